@@ -1,0 +1,54 @@
+// The two interfaces every lock algorithm is written against (DESIGN.md,
+// "One lock implementation, two runtimes"): RedisConn sends the exact argv a
+// Redis client sends; Runtime is the client's view of the world (its local
+// clocks, sleeps, tokens, connections). SimRuntime implements them over the
+// simulated world, RealRuntime over hiredis and std::chrono; a lock cannot
+// tell which it runs on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "sim/redis/reply.hpp"
+#include "sim/task.hpp"
+#include "sim/time.hpp"
+
+namespace locksim::locks {
+
+using sim::Duration;
+using sim::LocalInstant;
+using sim::Task;
+using sim::redis::Argv;
+using sim::redis::Reply;
+
+class RedisConn {
+ public:
+  virtual ~RedisConn() = default;
+  // Sends one command and waits for its reply. A timeout, a reset connection
+  // or a refused connection comes back as an error reply (never an
+  // exception): the request may still have executed on the server.
+  virtual Task<Reply> command(Argv argv) = 0;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual LocalInstant monotonic_now() = 0;  // drift applies, steps do not
+  virtual LocalInstant wall_now() = 0;       // drift and steps apply
+  virtual Task<void> sleep(Duration d) = 0;  // on the monotonic clock
+  virtual std::string random_token() = 0;    // unique per call (a UUID-like string)
+  virtual std::uint64_t random_below(std::uint64_t n) = 0;  // jitter, n > 0
+  virtual RedisConn& conn(std::size_t node) = 0;
+  virtual std::size_t node_count() const = 0;
+
+  // Runs `task` concurrently on this client, for background work such as a
+  // watchdog's renewal loop: on the simulator it is another root task of the
+  // client's host (so a GC pause of the client pauses it too); on the real
+  // runtime a thread. cancel() stops it (its frame is destroyed); cancelling
+  // a finished or unknown id does nothing.
+  virtual std::uint64_t spawn(Task<void> task) = 0;
+  virtual void cancel(std::uint64_t id) = 0;
+};
+
+}  // namespace locksim::locks

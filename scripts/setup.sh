@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages locksim needs (only the missing ones) and
+# builds it (Release) into build/. Idempotent: a second run installs nothing
+# and rebuilds incrementally. Used by run-main.sh and run-tests.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(g++ cmake ninja-build pkg-config catch2 librapidcheck-dev libcli11-dev
+  libhiredis-dev liblua5.1-0-dev libtomlplusplus-dev nlohmann-json3-dev
+  libbenchmark-dev redis-server libxml2-utils parallel)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+werror=OFF
+[[ "${CI:-}" == "true" ]] && werror=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSIM_WERROR="$werror" >/dev/null
+cmake --build build --parallel "$(nproc)"

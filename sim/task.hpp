@@ -1,0 +1,159 @@
+// Task<T>: the coroutine type of every simulated process and lock algorithm.
+//
+// Lazy (nothing runs until awaited or started), move-only, and using
+// symmetric transfer so long await chains do not grow the stack. An exception
+// thrown inside a task is rethrown in its awaiter. Destroying a Task destroys
+// its frame, and with it every child frame it is suspended in: this is how a
+// host crash (or a cancelled renewal task) tears down a whole call stack.
+// `live_task_frames()` counts frames on this thread so tests can prove there
+// are no leaks on completion, crash and cancellation.
+//
+// On the real runtime nothing suspends for real, so `sync_wait` runs a task
+// to completion on the caller's stack.
+#pragma once
+
+#include <cassert>
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <utility>
+
+namespace locksim::sim {
+
+inline std::int64_t& live_task_frames() {
+  thread_local std::int64_t count = 0;
+  return count;
+}
+
+template <class T>
+class Task;
+
+namespace detail {
+
+struct PromiseBase {
+  std::coroutine_handle<> continuation = std::noop_coroutine();
+  std::exception_ptr error;
+
+  PromiseBase() { ++live_task_frames(); }
+  ~PromiseBase() { --live_task_frames(); }
+  PromiseBase(const PromiseBase&) = delete;
+  PromiseBase& operator=(const PromiseBase&) = delete;
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+
+  struct FinalAwaiter {
+    bool await_ready() noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      return h.promise().continuation;  // symmetric transfer back to the awaiter
+    }
+    void await_resume() noexcept {}
+  };
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() noexcept { error = std::current_exception(); }
+};
+
+template <class T>
+struct Promise : PromiseBase {
+  std::optional<T> value;
+  Task<T> get_return_object() noexcept;
+  template <class U>
+  void return_value(U&& v) {
+    value.emplace(std::forward<U>(v));
+  }
+  T take() {
+    if (error) std::rethrow_exception(error);
+    assert(value.has_value());
+    return std::move(*value);
+  }
+};
+
+template <>
+struct Promise<void> : PromiseBase {
+  Task<void> get_return_object() noexcept;
+  void return_void() noexcept {}
+  void take() {
+    if (error) std::rethrow_exception(error);
+  }
+};
+
+}  // namespace detail
+
+template <class T = void>
+class [[nodiscard]] Task {
+ public:
+  using promise_type = detail::Promise<T>;
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  explicit Task(Handle h) : handle_(h) {}
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Task& operator=(Task&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() { reset(); }
+
+  bool valid() const { return static_cast<bool>(handle_); }
+  bool done() const { return handle_ && handle_.done(); }
+  void reset() {
+    if (handle_) std::exchange(handle_, {}).destroy();
+  }
+
+  // Start a root task (no awaiter): runs until its first suspension.
+  void start() {
+    assert(handle_ && !handle_.done());
+    handle_.resume();
+  }
+  // The result of a finished root task (rethrows its exception).
+  T result() {
+    assert(done());
+    return handle_.promise().take();
+  }
+  // The exception a finished root task ended with, if any.
+  std::exception_ptr error() const { return done() ? handle_.promise().error : nullptr; }
+
+  struct Awaiter {
+    Handle handle;
+    bool await_ready() const noexcept { return false; }
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+      handle.promise().continuation = awaiting;
+      return handle;  // symmetric transfer into the child
+    }
+    T await_resume() { return handle.promise().take(); }
+  };
+  Awaiter operator co_await() && {
+    assert(handle_);
+    return Awaiter{handle_};
+  }
+
+ private:
+  Handle handle_;
+};
+
+namespace detail {
+template <class T>
+Task<T> Promise<T>::get_return_object() noexcept {
+  return Task<T>(std::coroutine_handle<Promise<T>>::from_promise(*this));
+}
+inline Task<void> Promise<void>::get_return_object() noexcept {
+  return Task<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
+}
+}  // namespace detail
+
+// Runs a task that never suspends on anything external (the real runtime:
+// every await completes synchronously) and returns its result.
+template <class T>
+T sync_wait(Task<T> task) {
+  task.start();
+  assert(task.done() && "sync_wait: task suspended on an external event");
+  return task.result();
+}
+
+}  // namespace locksim::sim
