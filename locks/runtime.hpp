@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "sim/redis/reply.hpp"
 #include "sim/task.hpp"
@@ -29,6 +30,14 @@ class RedisConn {
   // or a refused connection comes back as an error reply (never an
   // exception): the request may still have executed on the server.
   virtual Task<Reply> command(Argv argv) = 0;
+  // The same with a per-call timeout (Redlock's short per-node timeout): a
+  // reply that does not arrive within `timeout` comes back as an error reply
+  // while the request may still execute later. The default ignores the
+  // timeout and uses the connection's own; runtimes override it.
+  virtual Task<Reply> command(Argv argv, Duration timeout) {
+    (void)timeout;
+    return command(std::move(argv));
+  }
 };
 
 class Runtime {
