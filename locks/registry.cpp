@@ -1,0 +1,72 @@
+// The registry table: built-ins from LOCKSIM_BUILTIN_LOCKS (one line each),
+// plus whatever register_lock() added. A std::map keeps it sorted by name.
+// Not thread-safe to register while other threads read: register at startup.
+#include "locks/registry.hpp"
+
+#include <map>
+
+// One line per built-in lock: X(suffix) refers to `LockInfo lock_info_<suffix>()`.
+#define LOCKSIM_BUILTIN_LOCKS(X) \
+  X(naive_del)                   \
+  X(token)                       \
+  X(get_then_del)                \
+  X(setnx_expire)                \
+  X(no_ttl)                      \
+  X(thread_id)                   \
+  X(delex)                       \
+  X(redlock)                     \
+  X(fenced)                      \
+  X(redlock_fenced)              \
+  X(watchdog)
+
+namespace locksim::locks {
+
+#define LOCKSIM_DECLARE_LOCK(suffix) LockInfo lock_info_##suffix();
+LOCKSIM_BUILTIN_LOCKS(LOCKSIM_DECLARE_LOCK)
+#undef LOCKSIM_DECLARE_LOCK
+
+namespace {
+
+std::map<std::string, LockInfo>& table() {
+  static std::map<std::string, LockInfo> locks = [] {
+    std::map<std::string, LockInfo> m;
+#define LOCKSIM_ADD_LOCK(suffix)           \
+  {                                        \
+    LockInfo info = lock_info_##suffix();  \
+    m.emplace(info.name, std::move(info)); \
+  }
+    LOCKSIM_BUILTIN_LOCKS(LOCKSIM_ADD_LOCK)
+#undef LOCKSIM_ADD_LOCK
+    return m;
+  }();
+  return locks;
+}
+
+}  // namespace
+
+bool register_lock(LockInfo info) {
+  if (info.name.empty() || !info.factory) return false;
+  std::string name = info.name;
+  table().insert_or_assign(std::move(name), std::move(info));
+  return true;
+}
+
+std::vector<LockInfo> all_locks() {
+  std::vector<LockInfo> out;
+  for (const auto& [name, info] : table()) out.push_back(info);
+  return out;
+}
+
+std::optional<LockInfo> find_lock(const std::string& name) {
+  auto it = table().find(name);
+  if (it == table().end()) return std::nullopt;
+  return it->second;
+}
+
+std::unique_ptr<Lock> make_lock(const std::string& name, Runtime& rt, const LockConfig& config) {
+  auto it = table().find(name);
+  if (it == table().end()) return nullptr;
+  return it->second.factory(rt, config);
+}
+
+}  // namespace locksim::locks
