@@ -1,0 +1,102 @@
+// redlock: RedlockLock (locks/redlock.hpp) over every node of the runtime.
+// The algorithm, its source, claims and assumptions are in redlock.hpp.
+#include <algorithm>
+#include <memory>
+#include <numeric>
+
+#include "locks/redlock.hpp"
+#include "locks/registry.hpp"
+
+namespace locksim::locks {
+
+RedlockLock::RedlockLock(Runtime& rt, LockConfig config, std::vector<std::size_t> nodes)
+    : LockBase(rt, std::move(config)), nodes_(std::move(nodes)) {}
+
+Duration RedlockLock::node_timeout() const {
+  if (config_.node_timeout > Duration::zero()) return config_.node_timeout;
+  return std::clamp<Duration>(config_.ttl / 200, 5ms, 50ms);
+}
+
+Duration RedlockLock::drift() const {
+  return std::chrono::milliseconds(sim::to_ms(config_.ttl) / 100 + 2);
+}
+
+LocalInstant RedlockLock::clock_now() {
+  return config_.clock == RedlockClock::Wall ? rt_.wall_now() : rt_.monotonic_now();
+}
+
+Duration RedlockLock::retry_delay() {
+  const std::int64_t jitter_ms = sim::to_ms(config_.retry_jitter);
+  if (jitter_ms <= 0) return config_.retry;
+  const auto extra =
+      static_cast<std::int64_t>(rt_.random_below(static_cast<std::uint64_t>(jitter_ms)));
+  return config_.retry + std::chrono::milliseconds(extra);
+}
+
+Task<bool> RedlockLock::after_grant(Lease&) { co_return true; }
+
+Task<std::optional<Lease>> RedlockLock::attempt() {
+  Lease lease{config_.key, rt_.random_token(), std::nullopt, std::nullopt, 0};
+  const LocalInstant t1 = clock_now();
+  std::size_t granted = 0;
+  for (std::size_t node : nodes_) {
+    Reply r = co_await cmd_within(node_timeout(), node, "SET", config_.key, lease.token, "NX", "PX",
+                                  ms_arg(config_.ttl));
+    if (r.is_ok()) ++granted;
+  }
+  bool ok = granted >= quorum() && co_await after_grant(lease);
+  const Duration validity = config_.ttl - (clock_now() - t1) - drift();
+  if (ok && config_.check_validity_after_acquire && validity <= Duration::zero()) ok = false;
+  if (!ok) {
+    (void)co_await unlock_all(lease.key, lease.token);
+    co_return std::nullopt;
+  }
+  lease.valid_until = rt_.monotonic_now() + validity;
+  co_return lease;
+}
+
+Task<std::size_t> RedlockLock::unlock_all(const std::string& key, const std::string& token) {
+  std::size_t removed = 0;
+  for (std::size_t node : nodes_) {
+    Reply r =
+        co_await cmd_within(node_timeout(), node, "EVAL", kCompareAndDeleteScript, "1", key, token);
+    if (r.is_integer(1)) ++removed;
+  }
+  co_return removed;
+}
+
+Task<bool> RedlockLock::release(Lease& lease) {
+  co_return co_await unlock_all(lease.key, lease.token) > 0;
+}
+
+Task<bool> RedlockLock::extend(Lease& lease) {
+  const LocalInstant t1 = clock_now();
+  std::size_t extended = 0;
+  for (std::size_t node : nodes_) {
+    Reply r = co_await cmd_within(node_timeout(), node, "EVAL", kCompareAndPexpireScript, "1",
+                                  lease.key, lease.token, ms_arg(config_.ttl));
+    if (r.is_integer(1)) ++extended;
+  }
+  const Duration validity = config_.ttl - (clock_now() - t1) - drift();
+  if (extended < quorum() || validity <= Duration::zero()) co_return false;
+  lease.valid_until = rt_.monotonic_now() + validity;
+  co_return true;
+}
+
+LockInfo lock_info_redlock() {
+  return {"redlock",
+          "Redlock over N independent masters: SET NX PX on each, quorum N/2+1, validity "
+          "ttl-elapsed-drift",
+          "redis.io distlock (Redlock), drift as redlock-rb",
+          3,
+          false,
+          false,
+          true,
+          [](Runtime& rt, const LockConfig& c) {
+            std::vector<std::size_t> nodes(rt.node_count());
+            std::iota(nodes.begin(), nodes.end(), std::size_t{0});
+            return std::make_unique<RedlockLock>(rt, c, std::move(nodes));
+          }};
+}
+
+}  // namespace locksim::locks

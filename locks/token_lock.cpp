@@ -1,0 +1,58 @@
+// token: `SET k token NX PX ttl`, release with the compare-and-delete script.
+//
+// Source: redis.io distlock page, "Correct Implementation with a Single
+// Instance" (REDIS-SEMANTICS.md, "Token unlock"): the unlock script deletes
+// the key only if it still holds this client's random token. Claims: a client
+// never removes another client's lock. Assumes holders finish within the TTL
+// for mutual exclusion: a paused holder still believes it holds the lock and
+// writes after its lease expired (canonical timeline b), and a failover or
+// an AOF power loss can hand the key out twice. extend = compare-and-pexpire.
+#include <memory>
+
+#include "locks/lock_base.hpp"
+#include "locks/registry.hpp"
+
+namespace locksim::locks {
+namespace {
+
+class TokenLock final : public LockBase {
+ public:
+  using LockBase::LockBase;
+
+  Task<bool> release(Lease& lease) override {
+    Reply r = co_await cmd(0, "EVAL", kCompareAndDeleteScript, "1", lease.key, lease.token);
+    co_return r.is_integer(1);
+  }
+
+  Task<bool> extend(Lease& lease) override {
+    const LocalInstant t1 = rt_.monotonic_now();
+    Reply r = co_await cmd(0, "EVAL", kCompareAndPexpireScript, "1", lease.key, lease.token,
+                           ms_arg(config_.ttl));
+    if (!r.is_integer(1)) co_return false;
+    renew_validity(lease, t1);
+    co_return true;
+  }
+
+ protected:
+  Task<std::optional<Lease>> attempt() override {
+    std::string token = rt_.random_token();
+    Reply r = co_await cmd(0, "SET", config_.key, token, "NX", "PX", ms_arg(config_.ttl));
+    if (!r.is_ok()) co_return std::nullopt;
+    co_return Lease{config_.key, std::move(token), std::nullopt, std::nullopt, 0};
+  }
+};
+
+}  // namespace
+
+LockInfo lock_info_token() {
+  return {"token",
+          "SET NX PX with a random token; release with the compare-and-delete script",
+          "redis.io distlock, single-instance lock",
+          1,
+          false,
+          false,
+          false,
+          [](Runtime& rt, const LockConfig& c) { return std::make_unique<TokenLock>(rt, c); }};
+}
+
+}  // namespace locksim::locks
