@@ -1,0 +1,238 @@
+// Links, deliveries, partitions and request/reply connections.
+#include "sim/network.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "sim/world.hpp"
+
+namespace locksim::sim {
+
+Duration LatencyModel::sample(Rng& rng) const {
+  Duration d = min;
+  if (max > min) d += Duration(static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>((max - min).count()) + 1)));
+  if (tail_per_mille > 0 && tail_max_shift > 0 && rng.chance(tail_per_mille, 1000)) {
+    d *= std::int64_t{1} << (1 + rng.below(tail_max_shift));
+  }
+  return d;
+}
+
+// ---- Connection ----------------------------------------------------------
+
+Connection::CallAwaiter Connection::call(Argv argv, Duration timeout) {
+  return CallAwaiter(*this, std::move(argv), timeout);
+}
+
+void Connection::complete(std::uint64_t request_id, Reply reply) {
+  auto it = std::find_if(pending_.begin(), pending_.end(),
+                         [&](const Pending& p) { return p.request_id == request_id; });
+  if (it == pending_.end()) return;  // timed out already, or the caller is gone: a late reply
+  const Pending p = *it;
+  pending_.erase(it);
+  Scheduler& sched = net_.world_.scheduler();
+  if (!sched.slot_live(p.slot)) return;
+  *p.out = std::move(reply);
+  sched.resume_slot(p.slot, 0);
+}
+
+void Connection::fail_all(const char* error) {
+  std::vector<Pending> failed = std::move(pending_);
+  pending_.clear();
+  Scheduler& sched = net_.world_.scheduler();
+  for (const Pending& p : failed) {
+    // An earlier resume may have destroyed this waiter: check before writing.
+    if (!sched.slot_live(p.slot)) continue;
+    *p.out = Reply::error(error);
+    sched.resume_slot(p.slot, 0);
+  }
+}
+
+Connection::CallAwaiter::~CallAwaiter() {
+  if (!armed_) return;
+  std::erase_if(conn_.pending_, [&](const Pending& p) { return p.request_id == request_id_; });
+  conn_.net_.world_.scheduler().release_slot(slot_);
+}
+
+void Connection::CallAwaiter::await_suspend(std::coroutine_handle<> h) {
+  Network& net = conn_.net_;
+  Scheduler& sched = net.world_.scheduler();
+  Host& client = net.host(conn_.client_);
+  slot_ = sched.acquire_slot(h, conn_.client_);
+  armed_ = true;
+  request_id_ = net.next_request_id_++;
+  conn_.pending_.push_back({request_id_, slot_, &reply_});
+  Network::Packet packet{Network::Kind::Request, conn_.id_, request_id_, client.incarnation(),
+                         net.host(conn_.server_).incarnation(), std::move(argv_), {}, nullptr};
+  net.send(conn_.client_, conn_.server_, std::move(packet));
+  // The timeout runs on the client's monotonic clock.
+  const HostClock& clock = client.clock();
+  const TrueInstant deadline = clock.true_when_monotonic(clock.monotonic(sched.now()) + timeout_);
+  sched.wake_at(std::max(deadline, sched.now()), slot_, 1);
+}
+
+Reply Connection::CallAwaiter::await_resume() {
+  if (conn_.net_.world_.scheduler().slot_outcome(slot_) == 1) return Reply::error(kTimeoutError);
+  return std::move(reply_);
+}
+
+// ---- Network -------------------------------------------------------------
+
+Network::Network(World& world, Rng rng) : world_(world), rng_(rng) {}
+
+Host& Network::host(HostId id) { return world_.host(id); }
+
+void Network::register_service(HostId h, Service* service) {
+  if (services_.size() <= h) services_.resize(h + 1, nullptr);
+  services_[h] = service;
+  hook_crashes(h);
+}
+
+void Network::hook_crashes(HostId h) {
+  if (crash_hooked_.size() <= h) crash_hooked_.resize(h + 1, false);
+  if (crash_hooked_[h]) return;
+  crash_hooked_[h] = true;
+  host(h).on_crash([this, h] { on_host_crash(h); });
+}
+
+Connection& Network::connect(HostId client, HostId server) {
+  const auto key = std::make_pair(client, server);
+  auto it = connection_index_.find(key);
+  if (it != connection_index_.end()) return connections_[it->second];
+  hook_crashes(client);
+  hook_crashes(server);
+  const std::size_t index = connections_.size();
+  connections_.push_back(Connection(*this, index, client, server));
+  connection_index_.emplace(key, index);
+  return connections_.back();
+}
+
+Network::Link& Network::link(HostId from, HostId to) {
+  const auto key = std::make_pair(from, to);
+  auto it = link_index_.find(key);
+  if (it != link_index_.end()) return links_[it->second];
+  link_index_.emplace(key, links_.size());
+  links_.push_back(Link{links_.size(), from, to, {}, Duration{0}, {}, {}});
+  return links_.back();
+}
+
+void Network::send(HostId from, HostId to, Packet packet) {
+  Link& l = link(from, to);
+  l.in_flight.push_back(std::move(packet));
+  ++packets_sent_;
+  const Duration extra = std::exchange(l.pending_delay, Duration{0});
+  schedule_delivery(l, extra);
+}
+
+void Network::schedule_delivery(Link& l, Duration extra) {
+  Scheduler& sched = world_.scheduler();
+  const TrueInstant t = std::max(sched.now() + latency_.sample(rng_) + extra, l.last_delivery);
+  l.last_delivery = t;
+  sched.schedule_any_epoch(t, &Network::on_deliver, this, l.index, l.to);
+}
+
+void Network::on_deliver(void* ctx, std::uint64_t link_index) {
+  auto& self = *static_cast<Network*>(ctx);
+  Link& l = self.links_[link_index];
+  assert(!l.in_flight.empty());
+  Packet packet = std::move(l.in_flight.front());
+  l.in_flight.pop_front();
+  if (self.cut(l.from, l.to)) {
+    if (self.partition_mode_ == PartitionMode::Hold) l.held.push_back(std::move(packet));
+    return;  // Drop: lost
+  }
+  self.deliver(l, std::move(packet));
+}
+
+void Network::deliver(Link& l, Packet packet) {
+  Host& receiver = host(l.to);
+  const bool current = receiver.up() && receiver.incarnation() == packet.to_incarnation;
+  switch (packet.kind) {
+    case Kind::Request: {
+      if (!current) {
+        // The server process is gone: the client's TCP stack sees a reset.
+        const char* why = receiver.up() ? kResetError : kRefusedError;
+        send(l.to, l.from, Packet{Kind::Reset, packet.conn, 0, 0, packet.from_incarnation, {}, {}, why});
+        return;
+      }
+      Service* service = l.to < services_.size() ? services_[l.to] : nullptr;
+      if (!service) {
+        send(l.to, l.from, Packet{Kind::Reset, packet.conn, 0, 0, packet.from_incarnation, {}, {}, kRefusedError});
+        return;
+      }
+      Request request{packet.conn, packet.id, l.from, l.to, packet.from_incarnation, std::move(packet.argv)};
+      if (auto reply = service->on_request(request)) respond(request, std::move(*reply));
+      return;
+    }
+    case Kind::Reply:
+      if (current) connections_[packet.conn].complete(packet.id, std::move(packet.reply));
+      return;
+    case Kind::Reset:
+      if (current) connections_[packet.conn].fail_all(packet.reset_reason);
+      return;
+    case Kind::Message: {
+      Service* service = l.to < services_.size() ? services_[l.to] : nullptr;
+      if (current && service) service->on_message(l.from, packet.argv);
+      return;
+    }
+  }
+}
+
+void Network::respond(const Request& request, Reply reply) {
+  send(request.server, request.client,
+       Packet{Kind::Reply, request.conn, request.id, host(request.server).incarnation(),
+              request.client_incarnation, {}, std::move(reply), nullptr});
+}
+
+void Network::send_message(HostId from, HostId to, Argv message) {
+  send(from, to, Packet{Kind::Message, 0, 0, host(from).incarnation(), host(to).incarnation(),
+                        std::move(message), {}, nullptr});
+}
+
+void Network::delay_next(HostId from, HostId to, Duration d) { link(from, to).pending_delay += d; }
+
+bool Network::cut(HostId from, HostId to) const {
+  if (!partitioned_) return false;
+  const int a = from < group_of_.size() ? group_of_[from] : -1;
+  const int b = to < group_of_.size() ? group_of_[to] : -1;
+  return a >= 0 && b >= 0 && a != b;
+}
+
+void Network::partition(const std::vector<std::vector<HostId>>& groups, PartitionMode mode) {
+  group_of_.assign(world_.host_count(), -1);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (HostId h : groups[g]) group_of_[h] = static_cast<int>(g);
+  partitioned_ = true;
+  partition_mode_ = mode;
+  release_held();
+}
+
+void Network::heal() {
+  partitioned_ = false;
+  group_of_.clear();
+  release_held();
+}
+
+void Network::release_held() {
+  for (Link& l : links_) {
+    if (l.held.empty() || cut(l.from, l.to)) continue;
+    // Held packets go first: they were sent before anything still in flight.
+    const std::size_t n = l.held.size();
+    l.in_flight.insert(l.in_flight.begin(), std::make_move_iterator(l.held.begin()),
+                       std::make_move_iterator(l.held.end()));
+    l.held.clear();
+    for (std::size_t i = 0; i < n; ++i) schedule_delivery(l, Duration{0});
+  }
+}
+
+void Network::on_host_crash(HostId h) {
+  for (Connection& c : connections_) {
+    if (c.server_ == h) {
+      // The reset travels the FIFO link behind replies already in flight.
+      send(h, c.client_, Packet{Kind::Reset, c.id_, 0, host(h).incarnation(),
+                                host(c.client_).incarnation(), {}, {}, kResetError});
+    }
+    if (c.client_ == h) c.pending_.clear();  // its frames are gone already
+  }
+}
+
+}  // namespace locksim::sim

@@ -1,0 +1,208 @@
+// Network: FIFO links between hosts, like TCP streams.
+//
+// Each directed link (from, to) delivers packets in the order they were sent:
+// a packet's delivery time is max(send + latency, the link's last delivery),
+// so `delay_next` (the "90 s GitHub packet") holds everything queued behind
+// it — head-of-line blocking. A delivery event belongs to the receiver host,
+// so a paused receiver gets its packets when it resumes, in order.
+// Partitions cut links between groups: `hold` keeps the packets until heal,
+// `drop` loses them. A packet addressed to a host that is down, or that
+// crashed since it was sent, is dropped; a request gets a reset back.
+//
+// On top of the links: request/reply connections. A client awaits
+// `conn.call(argv, timeout)`; the server's Service answers now or later
+// (WAIT). A timeout returns an error to the client while the request may
+// still arrive and execute; a late reply is then dropped. When a server
+// crashes, every connection to it gets a reset, which arrives after the
+// replies already in flight (it travels the same FIFO link).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "sim/redis/reply.hpp"
+#include "sim/rng.hpp"
+#include "sim/scheduler.hpp"
+
+namespace locksim::sim {
+
+class World;
+class Host;
+using redis::Argv;
+using redis::Reply;
+
+// One-way latency: uniform in [min, max]; with a heavy tail, a fraction
+// (tail_per_mille / 1000) of packets is slowed by a factor 2^k, k uniform in
+// [1, tail_max_shift]. Integer math only.
+struct LatencyModel {
+  Duration min = std::chrono::milliseconds(1);
+  Duration max = std::chrono::milliseconds(1);
+  std::uint32_t tail_per_mille = 0;
+  std::uint32_t tail_max_shift = 0;
+
+  static LatencyModel fixed(Duration d) { return {d, d, 0, 0}; }
+  static LatencyModel uniform(Duration lo, Duration hi) { return {lo, hi, 0, 0}; }
+  Duration sample(Rng& rng) const;
+};
+
+enum class PartitionMode : std::uint8_t { Hold, Drop };
+
+// Error replies a client sees for network failures.
+inline constexpr const char* kTimeoutError = "IOERR timeout";
+inline constexpr const char* kResetError = "IOERR connection reset by peer";
+inline constexpr const char* kRefusedError = "IOERR connection refused";
+
+// A request as the server sees it; keep it to answer later.
+struct Request {
+  std::uint64_t conn = 0;
+  std::uint64_t id = 0;
+  HostId client = kNoHost;
+  HostId server = kNoHost;
+  std::uint32_t client_incarnation = 0;
+  Argv argv;
+};
+
+// What a server host runs to answer requests and receive one-way messages.
+class Service {
+ public:
+  virtual ~Service() = default;
+  // Return a reply to answer now, or nullopt to answer later via Network::respond.
+  virtual std::optional<Reply> on_request(const Request& request) = 0;
+  virtual void on_message(HostId from, const Argv& message) {
+    (void)from;
+    (void)message;
+  }
+};
+
+class Network;
+
+class Connection {
+ public:
+  class CallAwaiter;
+  // co_await conn.call(argv, timeout) -> Reply (an error reply on timeout/reset).
+  CallAwaiter call(Argv argv, Duration timeout);
+  HostId client() const { return client_; }
+  HostId server() const { return server_; }
+  std::uint64_t id() const { return id_; }
+
+ private:
+  friend class Network;
+  struct Pending {
+    std::uint64_t request_id;
+    Scheduler::SlotRef slot;
+    Reply* out;
+  };
+  Connection(Network& net, std::uint64_t id, HostId client, HostId server)
+      : net_(net), id_(id), client_(client), server_(server) {}
+  void complete(std::uint64_t request_id, Reply reply);
+  void fail_all(const char* error);
+
+  Network& net_;
+  std::uint64_t id_;
+  HostId client_;
+  HostId server_;
+  std::vector<Pending> pending_;
+};
+
+class Connection::CallAwaiter {
+ public:
+  CallAwaiter(Connection& c, Argv argv, Duration timeout)
+      : conn_(c), argv_(std::move(argv)), timeout_(timeout) {}
+  CallAwaiter(const CallAwaiter&) = delete;
+  CallAwaiter& operator=(const CallAwaiter&) = delete;
+  ~CallAwaiter();
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h);
+  Reply await_resume();
+
+ private:
+  Connection& conn_;
+  Argv argv_;
+  Duration timeout_;
+  Reply reply_;
+  std::uint64_t request_id_ = 0;
+  Scheduler::SlotRef slot_{};
+  bool armed_ = false;
+};
+
+class Network {
+ public:
+  Network(World& world, Rng rng);
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  void set_latency(LatencyModel model) { latency_ = model; }
+  const LatencyModel& latency() const { return latency_; }
+
+  void register_service(HostId host, Service* service);
+  // A connection from client to server, created once and reused (stable address).
+  Connection& connect(HostId client, HostId server);
+
+  // One-way message, delivered to the receiver's Service::on_message.
+  void send_message(HostId from, HostId to, Argv message);
+  // Answers a request that Service::on_request deferred.
+  void respond(const Request& request, Reply reply);
+
+  // Holds the next packet sent on from->to (and all behind it) for d extra.
+  void delay_next(HostId from, HostId to, Duration d);
+  // Cuts every link between hosts of different groups; hosts in no group
+  // keep all their links.
+  void partition(const std::vector<std::vector<HostId>>& groups, PartitionMode mode);
+  void heal();
+  bool cut(HostId from, HostId to) const;
+
+  std::uint64_t packets_sent() const { return packets_sent_; }
+
+ private:
+  friend class Connection;
+  enum class Kind : std::uint8_t { Request, Reply, Reset, Message };
+  struct Packet {
+    Kind kind;
+    std::uint64_t conn = 0;
+    std::uint64_t id = 0;
+    std::uint32_t from_incarnation = 0;
+    std::uint32_t to_incarnation = 0;
+    Argv argv;
+    Reply reply;
+    const char* reset_reason = nullptr;
+  };
+  struct Link {
+    std::size_t index;
+    HostId from;
+    HostId to;
+    TrueInstant last_delivery{};
+    Duration pending_delay{0};
+    std::deque<Packet> in_flight;
+    std::deque<Packet> held;
+  };
+
+  Link& link(HostId from, HostId to);
+  void send(HostId from, HostId to, Packet packet);
+  void schedule_delivery(Link& l, Duration extra);
+  static void on_deliver(void* ctx, std::uint64_t link_index);
+  void deliver(Link& l, Packet packet);
+  void on_host_crash(HostId host);
+  void hook_crashes(HostId host);
+  void release_held();  // re-sends held packets on links that are no longer cut
+  Host& host(HostId id);
+
+  World& world_;
+  Rng rng_;
+  LatencyModel latency_;
+  std::map<std::pair<HostId, HostId>, std::size_t> link_index_;
+  std::deque<Link> links_;  // stable addresses; index = creation order
+  std::deque<Connection> connections_;
+  std::map<std::pair<HostId, HostId>, std::size_t> connection_index_;
+  std::vector<Service*> services_;
+  std::vector<int> group_of_;  // per host; -1 = in no group
+  PartitionMode partition_mode_ = PartitionMode::Hold;
+  bool partitioned_ = false;
+  std::uint64_t next_request_id_ = 1;
+  std::uint64_t packets_sent_ = 0;
+  std::vector<bool> crash_hooked_;
+};
+
+}  // namespace locksim::sim

@@ -1,0 +1,153 @@
+// The event loop, host pause/epoch bookkeeping and wait slots.
+#include "sim/scheduler.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace locksim::sim {
+
+void Scheduler::push(Event e) {
+  queue_.push_back(e);
+  std::push_heap(queue_.begin(), queue_.end(), Later{});
+}
+
+void Scheduler::schedule(TrueInstant t, Callback fn, void* ctx, std::uint64_t arg, HostId host) {
+  assert(t >= now_ && "cannot schedule in the past");
+  const std::uint32_t ep = host == kNoHost ? kAnyEpoch : hosts_[host].epoch;
+  push({t, next_seq_++, fn, ctx, arg, host, ep});
+}
+
+void Scheduler::schedule_any_epoch(TrueInstant t, Callback fn, void* ctx, std::uint64_t arg,
+                                   HostId host) {
+  assert(t >= now_ && "cannot schedule in the past");
+  push({t, next_seq_++, fn, ctx, arg, host, kAnyEpoch});
+}
+
+bool Scheduler::step() {
+  if (queue_.empty()) return false;
+  std::pop_heap(queue_.begin(), queue_.end(), Later{});
+  Event e = queue_.back();
+  queue_.pop_back();
+  now_ = e.at;
+  if (e.host != kNoHost) {
+    HostState& hs = hosts_[e.host];
+    if (e.epoch != kAnyEpoch && e.epoch != hs.epoch) return true;  // crashed since
+    if (hs.paused_until > now_) {
+      hs.deferred.push_back(e);
+      return true;
+    }
+  }
+  dispatch(e);
+  return true;
+}
+
+void Scheduler::dispatch(Event& e) {
+  if (++events_run_ > step_limit_) throw StepLimitExceeded{};
+  current_seq_ = e.seq;
+  trace_.fold_event(e.at, e.seq, e.host);
+  current_host_ = e.host;
+  e.fn(e.ctx, e.arg);
+  current_host_ = kNoHost;
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+}
+
+void Scheduler::run_until(TrueInstant t) {
+  while (!queue_.empty() && queue_.front().at <= t) step();
+  if (t > now_) now_ = t;
+}
+
+void Scheduler::run_until_idle() {
+  while (step()) {
+  }
+}
+
+HostId Scheduler::add_host() {
+  hosts_.emplace_back();
+  return static_cast<HostId>(hosts_.size() - 1);
+}
+
+void Scheduler::pause(HostId h, Duration d) {
+  HostState& hs = hosts_[h];
+  const TrueInstant until = now_ + d;
+  if (until <= hs.paused_until) return;  // already paused longer
+  hs.paused_until = until;
+  schedule(until, &Scheduler::on_resume_host, this, h);
+}
+
+void Scheduler::on_resume_host(void* ctx, std::uint64_t host) {
+  auto& self = *static_cast<Scheduler*>(ctx);
+  HostState& hs = self.hosts_[host];
+  if (hs.paused_until > self.now_) return;  // the pause was extended
+  // Re-queue at now, in the order the events were originally due.
+  std::vector<Event> deferred = std::move(hs.deferred);
+  hs.deferred.clear();
+  for (Event e : deferred) {
+    e.at = self.now_;
+    e.seq = self.next_seq_++;
+    self.push(e);
+  }
+}
+
+void Scheduler::bump_epoch(HostId h) {
+  HostState& hs = hosts_[h];
+  ++hs.epoch;
+  hs.deferred.clear();
+  hs.paused_until = now_;
+}
+
+Scheduler::SlotRef Scheduler::acquire_slot(std::coroutine_handle<> h, HostId host) {
+  std::uint32_t index;
+  if (!free_slots_.empty()) {
+    index = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& s = slots_[index];
+  s.handle = h;
+  s.host = host;
+  s.fired = false;
+  s.outcome = 0;
+  return {index, s.generation};
+}
+
+void Scheduler::release_slot(SlotRef ref) {
+  Slot& s = slots_[ref.index];
+  assert(s.generation == ref.generation);
+  ++s.generation;
+  s.handle = {};
+  free_slots_.push_back(ref.index);
+}
+
+bool Scheduler::slot_live(SlotRef ref) const {
+  const Slot& s = slots_[ref.index];
+  return s.generation == ref.generation && !s.fired;
+}
+
+void Scheduler::wake_at(TrueInstant t, SlotRef ref, std::uint32_t outcome) {
+  // Packs (generation, index, outcome) into the event argument: slots are
+  // recycled, so the generation tells a stale wake from a live one.
+  assert(outcome < 256 && ref.index < (1u << 24));
+  const std::uint64_t arg = (static_cast<std::uint64_t>(ref.generation) << 32) |
+                            (static_cast<std::uint64_t>(ref.index) << 8) | outcome;
+  schedule_any_epoch(t, &Scheduler::on_wake, this, arg, slots_[ref.index].host);
+}
+
+void Scheduler::on_wake(void* ctx, std::uint64_t arg) {
+  auto& self = *static_cast<Scheduler*>(ctx);
+  const auto generation = static_cast<std::uint32_t>(arg >> 32);
+  const auto index = static_cast<std::uint32_t>((arg >> 8) & 0xffffff);
+  self.resume_slot({index, generation}, static_cast<std::uint32_t>(arg & 0xff));
+}
+
+void Scheduler::resume_slot(SlotRef ref, std::uint32_t outcome) {
+  Slot& s = slots_[ref.index];
+  if (s.generation != ref.generation || s.fired || !s.handle) return;
+  s.fired = true;
+  s.outcome = outcome;
+  s.handle.resume();
+}
+
+}  // namespace locksim::sim
