@@ -27,6 +27,19 @@ struct EchoService : Service {
   void on_message(HostId, const Argv& m) override { seen.emplace_back(to_ms(world.now()), m[0]); }
 };
 
+// Client A and an echo server B with a fixed one-way latency.
+struct EchoPair {
+  World w{1};
+  Host& a = w.add_host("A");
+  Host& b = w.add_host("B");
+  EchoService echo{w};
+  explicit EchoPair(Duration latency) {
+    w.network().register_service(b.id(), &echo);
+    w.network().set_latency(LatencyModel::fixed(latency));
+  }
+  Connection& conn() { return w.network().connect(a.id(), b.id()); }
+};
+
 Task<void> sleep_then_record(Host& h, Duration d, std::vector<std::int64_t>& out) {
   co_await h.sleep(d);
   out.push_back(to_ms(h.world().now()));
@@ -247,12 +260,8 @@ TEST_CASE("a pause during a pause extends it rather than shortening it", "[sim]"
 }
 
 TEST_CASE("a paused host receives its messages after it resumes, in order", "[sim]") {
-  World w(1);
-  Host& a = w.add_host("A");
-  Host& b = w.add_host("B");
-  EchoService echo(w);
-  w.network().register_service(b.id(), &echo);
-  w.network().set_latency(LatencyModel::fixed(10ms));
+  EchoPair p(10ms);
+  auto& [w, a, b, echo] = p;
   b.pause(1s);
   w.network().send_message(a.id(), b.id(), {"one"});
   w.network().send_message(a.id(), b.id(), {"two"});
@@ -423,12 +432,8 @@ TEST_CASE("a link is FIFO: a delayed packet holds everything behind it", "[sim]"
 }
 
 TEST_CASE("a request that times out still arrives and executes later", "[sim]") {
-  World w(1);
-  Host& a = w.add_host("A");
-  Host& b = w.add_host("B");
-  EchoService echo(w);
-  w.network().register_service(b.id(), &echo);
-  w.network().set_latency(LatencyModel::fixed(1ms));
+  EchoPair p(1ms);
+  auto& [w, a, b, echo] = p;
   w.network().delay_next(a.id(), b.id(), 5s);
   Connection& c = w.network().connect(a.id(), b.id());
   std::vector<std::string> got;
@@ -440,12 +445,8 @@ TEST_CASE("a request that times out still arrives and executes later", "[sim]") 
 }
 
 TEST_CASE("a reply arrives after one round trip", "[sim]") {
-  World w(1);
-  Host& a = w.add_host("A");
-  Host& b = w.add_host("B");
-  EchoService echo(w);
-  w.network().register_service(b.id(), &echo);
-  w.network().set_latency(LatencyModel::fixed(2ms));
+  EchoPair p(2ms);
+  auto& [w, a, b, echo] = p;
   Connection& c = w.network().connect(a.id(), b.id());
   std::vector<std::string> got;
   a.spawn(call_and_record(c, "ping", 1s, got, w));
@@ -491,12 +492,8 @@ TEST_CASE("hosts in no partition group keep all their links", "[sim]") {
 }
 
 TEST_CASE("a crashed server resets the connection and its client sees an error", "[sim]") {
-  World w(1);
-  Host& a = w.add_host("A");
-  Host& b = w.add_host("B");
-  EchoService echo(w);
-  w.network().register_service(b.id(), &echo);
-  w.network().set_latency(LatencyModel::fixed(1ms));
+  EchoPair p(1ms);
+  auto& [w, a, b, echo] = p;
   w.network().delay_next(a.id(), b.id(), 100ms);
   Connection& c = w.network().connect(a.id(), b.id());
   std::vector<std::string> got;
@@ -509,12 +506,8 @@ TEST_CASE("a crashed server resets the connection and its client sees an error",
 }
 
 TEST_CASE("a request to a host that is down is refused", "[sim]") {
-  World w(1);
-  Host& a = w.add_host("A");
-  Host& b = w.add_host("B");
-  EchoService echo(w);
-  w.network().register_service(b.id(), &echo);
-  w.network().set_latency(LatencyModel::fixed(1ms));
+  EchoPair p(1ms);
+  auto& [w, a, b, echo] = p;
   b.crash();
   Connection& c = w.network().connect(a.id(), b.id());
   std::vector<std::string> got;
@@ -524,12 +517,8 @@ TEST_CASE("a request to a host that is down is refused", "[sim]") {
 }
 
 TEST_CASE("a crashed client's outstanding call leaks nothing and its late reply is dropped", "[sim]") {
-  World w(1);
-  Host& a = w.add_host("A");
-  Host& b = w.add_host("B");
-  EchoService echo(w);
-  w.network().register_service(b.id(), &echo);
-  w.network().set_latency(LatencyModel::fixed(5ms));
+  EchoPair p(5ms);
+  auto& [w, a, b, echo] = p;
   Connection& c = w.network().connect(a.id(), b.id());
   const auto before = live_task_frames();
   std::vector<std::string> got;
