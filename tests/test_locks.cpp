@@ -1,0 +1,536 @@
+// Lock tests: one contract suite, written once over a LockWorld (N client
+// runtimes over shared Redis nodes plus a way to let time pass), run for
+// every registered lock on every available backend — the in-process engine
+// world now; real redis-servers and the simulator plug in through
+// `backends()`. Each contract states what the algorithm really does: where
+// a lock does not protect against something (naive-del's late DEL, the
+// shared thread id), the test asserts the damage rather than skipping it.
+// After the contract: lock-specific behaviour (Redlock quorum, timeouts and
+// validity; the Redisson watchdog; fencing) and the registry.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "locks/redlock.hpp"
+#include "locks/registry.hpp"
+#include "tests/support/engine_runtime.hpp"
+
+namespace locksim::testing {
+namespace {
+
+using locks::Lease;
+using locks::Lock;
+using locks::LockConfig;
+using locks::LockInfo;
+using namespace std::chrono_literals;
+
+struct Backend {
+  std::string name;
+  LockWorldFactory make;
+};
+
+std::vector<Backend> backends() { return {{"engine", make_engine_lock_world}}; }
+
+// What each built-in lock really does in the contract's situations.
+struct Expectation {
+  bool expires = true;              // the entry goes away after the TTL
+  bool late_release_frees = false;  // an expired holder's late release removes the next holder's entry
+};
+
+Expectation expectation_for(const std::string& name) {
+  if (name == "no-ttl") return {false, false};
+  if (name == "naive-del" || name == "setnx-expire" || name == "thread-id") return {true, true};
+  return {};
+}
+
+constexpr Duration kTtl = 1000ms;
+constexpr Duration kShortWait = 100ms;  // a contender's acquire_timeout
+
+LockConfig holder_config(const LockInfo& info) {
+  LockConfig c;
+  c.key = "lock:test:" + info.name;
+  c.ttl = kTtl;
+  c.retry = 10ms;
+  c.acquire_timeout = 2s;
+  return c;
+}
+
+LockConfig contender_config(const LockInfo& info) {
+  LockConfig c = holder_config(info);
+  c.acquire_timeout = kShortWait;
+  return c;
+}
+
+// A world for one lock: client i uses locks[i]; client 0 is the holder,
+// the others contend with a short acquire_timeout.
+struct Fixture {
+  std::unique_ptr<LockWorld> world;
+  std::vector<std::unique_ptr<Lock>> locks;
+
+  Fixture(const Backend& backend, const LockInfo& info, std::size_t clients = 3)
+      : Fixture(backend, info, holder_config(info), contender_config(info), clients) {}
+  Fixture(const Backend& backend, const LockInfo& info, const LockConfig& holder,
+          const LockConfig& contender, std::size_t clients = 3) {
+    world = backend.make({info.min_nodes, clients, info.needs_redis84});
+    for (std::size_t i = 0; i < clients; ++i)
+      locks.push_back(info.factory(world->client(i), i == 0 ? holder : contender));
+  }
+  ~Fixture() { locks.clear(); }  // locks (and their watchdogs) go before the world
+
+  std::optional<Lease> acquire(std::size_t i) { return run_task(*world, locks[i]->try_acquire()); }
+  bool release(std::size_t i, Lease& lease) { return run_task(*world, locks[i]->release(lease)); }
+  bool extend(std::size_t i, Lease& lease) { return run_task(*world, locks[i]->extend(lease)); }
+  // The holder's process stops renewing (its watchdog stalls, as in a long pause).
+  void stop_background(std::size_t i, const Lease& lease) {
+    if (lease.background != 0) world->client(i).cancel(lease.background);
+  }
+  Reply raw(std::size_t client, std::size_t node, Argv argv) {
+    return run_task(*world, world->client(client).conn(node).command(std::move(argv)));
+  }
+};
+
+using Contract = void (*)(const Backend&, const LockInfo&);
+
+// Runs one contract for every registered lock on every backend.
+void for_every_lock(Contract contract) {
+  for (const Backend& backend : backends())
+    for (const LockInfo& info : locks::all_locks())
+      DYNAMIC_SECTION(info.name << " on " << backend.name) { contract(backend, info); }
+}
+
+// ---------------------------------------------------------------------------
+// The contract
+
+void uncontended_acquire_and_release(const Backend& b, const LockInfo& info) {
+  Fixture f(b, info);
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  CHECK(lease->key == "lock:test:" + info.name);
+  CHECK_FALSE(lease->token.empty());
+  CHECK(f.release(0, *lease));
+  CHECK(f.acquire(1));
+  CHECK(f.locks[0]->round_trips() > 0);
+}
+
+void contender_gives_up_after_acquire_timeout(const Backend& b, const LockInfo& info) {
+  Fixture f(b, info);
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  const LocalInstant start = f.world->client(1).monotonic_now();
+  CHECK_FALSE(f.acquire(1));
+  const Duration waited = f.world->client(1).monotonic_now() - start;
+  CHECK(waited >= kShortWait);
+  CHECK(waited < kShortWait + 300ms);  // at most one more retry (Redlock: + jitter)
+  CHECK(f.release(0, *lease));
+}
+
+void lock_frees_itself_after_the_ttl(const Backend& b, const LockInfo& info) {
+  Fixture f(b, info);
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  f.stop_background(0, *lease);
+  f.world->wait(kTtl + 100ms);
+  CHECK(f.acquire(1).has_value() == expectation_for(info.name).expires);
+}
+
+void late_release_by_an_expired_holder(const Backend& b, const LockInfo& info) {
+  const Expectation expect = expectation_for(info.name);
+  if (!expect.expires) return;  // no-ttl: the lease never expires, there is no late release
+  Fixture f(b, info);
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  f.stop_background(0, *a);
+  f.world->wait(kTtl + 100ms);
+  auto lease_b = f.acquire(1);
+  REQUIRE(lease_b);
+  const bool removed = f.release(0, *a);  // A wakes up and releases its expired lease
+  CHECK(removed == expect.late_release_frees);
+  CHECK(f.acquire(2).has_value() == expect.late_release_frees);
+}
+
+void extend_keeps_the_lock_past_its_ttl(const Backend& b, const LockInfo& info) {
+  Fixture f(b, info);
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  f.stop_background(0, *lease);  // the extend alone must do it
+  f.world->wait(kTtl * 2 / 3);
+  CHECK(f.extend(0, *lease));
+  f.world->wait(kTtl * 2 / 3);  // past the original TTL
+  CHECK(f.locks[0]->still_valid(*lease));
+  CHECK_FALSE(f.acquire(1));
+  CHECK(f.release(0, *lease));
+}
+
+void validity_is_tracked_as_declared(const Backend& b, const LockInfo& info) {
+  Fixture f(b, info);
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  CHECK(lease->valid_until.has_value() == info.tracks_validity);
+  CHECK(f.locks[0]->still_valid(*lease));
+  f.stop_background(0, *lease);
+  f.world->wait(kTtl);
+  CHECK(f.locks[0]->still_valid(*lease) == !info.tracks_validity);
+}
+
+void track_validity_gives_a_deadline_of_ttl(const Backend& b, const LockInfo& info) {
+  LockConfig holder = holder_config(info);
+  holder.track_validity = true;
+  Fixture f(b, info, holder, contender_config(info));
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  REQUIRE(lease->valid_until);
+  CHECK(*lease->valid_until <= f.world->client(0).monotonic_now() + kTtl);
+  CHECK(f.locks[0]->still_valid(*lease));
+  f.stop_background(0, *lease);
+  f.world->wait(kTtl);
+  CHECK_FALSE(f.locks[0]->still_valid(*lease));
+}
+
+void fencing_tokens_strictly_increase(const Backend& b, const LockInfo& info) {
+  Fixture f(b, info);
+  auto first = f.acquire(0);
+  REQUIRE(first);
+  CHECK(first->fencing_token.has_value() == info.fencing);
+  if (!info.fencing) return;
+  CHECK(f.release(0, *first));
+  auto second = f.acquire(1);
+  REQUIRE(second);
+  CHECK(*second->fencing_token > *first->fencing_token);
+  f.world->wait(kTtl + 100ms);  // B's lease expires without a release
+  auto third = f.acquire(0);
+  REQUIRE(third);
+  CHECK(*third->fencing_token > *second->fencing_token);
+}
+
+TEST_CASE("every lock: an uncontended client acquires, releases, and another client then acquires",
+          "[locks]") {
+  for_every_lock(uncontended_acquire_and_release);
+}
+
+TEST_CASE("every lock: a second client is refused while the lock is held and gives up after "
+          "acquire_timeout",
+          "[locks]") {
+  for_every_lock(contender_gives_up_after_acquire_timeout);
+}
+
+TEST_CASE("every lock: the lock frees itself after the TTL when the holder stops (not no-ttl)",
+          "[locks]") {
+  for_every_lock(lock_frees_itself_after_the_ttl);
+}
+
+TEST_CASE("every lock: a late release by an expired holder removes the next holder's lock only "
+          "where the algorithm allows it",
+          "[locks]") {
+  for_every_lock(late_release_by_an_expired_holder);
+}
+
+TEST_CASE("every lock: extend keeps the lock past its original TTL", "[locks]") {
+  for_every_lock(extend_keeps_the_lock_past_its_ttl);
+}
+
+TEST_CASE("every lock: a lease carries a validity deadline exactly when the lock tracks one",
+          "[locks]") {
+  for_every_lock(validity_is_tracked_as_declared);
+}
+
+TEST_CASE("every lock: track_validity gives a local deadline no later than T1 + ttl", "[locks]") {
+  for_every_lock(track_validity_gives_a_deadline_of_ttl);
+}
+
+TEST_CASE("every lock: fencing tokens strictly increase from grant to grant", "[locks]") {
+  for_every_lock(fencing_tokens_strictly_increase);
+}
+
+// ---------------------------------------------------------------------------
+// Lock-specific behaviour (engine world: needs node faults and latencies)
+
+LockInfo info_of(const std::string& name) {
+  auto info = locks::find_lock(name);
+  REQUIRE(info);
+  return *info;
+}
+
+struct EngineFixture {
+  EngineWorld world;
+  std::vector<std::unique_ptr<EngineRuntime>> clients;
+  std::vector<std::unique_ptr<Lock>> locks;
+
+  EngineFixture(const std::string& lock, std::size_t nodes, LockConfig config,
+                std::size_t count = 2)
+      : world(nodes) {
+    const LockInfo info = info_of(lock);
+    for (std::size_t i = 0; i < count; ++i) {
+      clients.push_back(
+          std::make_unique<EngineRuntime>(world, std::string(1, static_cast<char>('A' + i))));
+      locks.push_back(info.factory(*clients.back(), config));
+    }
+  }
+  ~EngineFixture() { locks.clear(); }
+
+  template <class T>
+  T run(Task<T> task) {
+    std::optional<T> out;
+    world.run(detail::store_result(std::move(task), out));
+    return std::move(*out);
+  }
+  std::optional<Lease> acquire(std::size_t i) { return run(locks[i]->try_acquire()); }
+  bool release(std::size_t i, Lease& lease) { return run(locks[i]->release(lease)); }
+  bool exists(std::size_t node, const std::string& key) {
+    return world.engine(node).execute({"EXISTS", key}, world.node_wall_ms(node)).is_integer(1);
+  }
+};
+
+LockConfig redlock_config() {
+  LockConfig c;
+  c.key = "lock:redlock";
+  c.ttl = 1000ms;  // per-node timeout: ttl/200 clamped to 5 ms
+  c.retry = 10ms;
+  c.retry_jitter = 0ms;
+  c.acquire_timeout = 50ms;
+  return c;
+}
+
+TEST_CASE("redlock acquires with a majority when one of three nodes is down", "[locks]") {
+  EngineFixture f("redlock", 3, redlock_config());
+  f.world.set_node_down(2, true);
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  CHECK(f.exists(0, "lock:redlock"));
+  CHECK(f.exists(1, "lock:redlock"));
+  CHECK(f.release(0, *lease));
+  CHECK_FALSE(f.exists(0, "lock:redlock"));
+}
+
+TEST_CASE("redlock refuses and unlocks what it got when only a minority answers", "[locks]") {
+  EngineFixture f("redlock", 3, redlock_config());
+  f.world.set_node_down(1, true);
+  f.world.set_node_down(2, true);
+  CHECK_FALSE(f.acquire(0));
+  CHECK_FALSE(f.exists(0, "lock:redlock"));  // the failed attempt unlocked node 0
+}
+
+TEST_CASE("redlock counts a node slower than the per-node timeout as failed", "[locks]") {
+  EngineFixture f("redlock", 3, redlock_config());
+  f.world.set_node_latency(1, 20ms);  // > 5 ms per-node timeout
+  f.world.set_node_latency(2, 20ms);
+  CHECK_FALSE(f.acquire(0));
+  f.world.advance(100ms);  // the late SETs land, then expire or are unlocked
+  f.world.set_node_latency(1, 2ms);
+  f.world.set_node_latency(2, 2ms);
+  f.world.advance(kTtl);
+  CHECK(f.acquire(0));
+}
+
+TEST_CASE("a redlock lease is valid for ttl minus the elapsed time minus the drift", "[locks]") {
+  EngineFixture f("redlock", 3, redlock_config());
+  for (std::size_t n = 0; n < 3; ++n) f.world.set_node_latency(n, 4ms);
+  auto* lock = dynamic_cast<locks::RedlockLock*>(f.locks[0].get());
+  REQUIRE(lock);
+  CHECK(lock->drift() == 12ms);  // 1000/100 + 2
+  CHECK(lock->quorum() == 2);
+  const LocalInstant t1 = f.clients[0]->monotonic_now();
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  REQUIRE(lease->valid_until);
+  CHECK(*lease->valid_until == t1 + 1000ms - 12ms);  // elapsed 12 ms: the validity runs from T1
+  f.world.advance(*lease->valid_until - f.clients[0]->monotonic_now() - 1ms);
+  CHECK(lock->still_valid(*lease));
+  f.world.advance(1ms);
+  CHECK_FALSE(lock->still_valid(*lease));
+}
+
+TEST_CASE("redlock refuses a grant that took longer than the TTL, node-redlock v5 takes it",
+          "[locks]") {
+  LockConfig config = redlock_config();
+  config.node_timeout = 2s;  // slow but answering nodes
+  SECTION("with the validity check") {
+    EngineFixture f("redlock", 3, config);
+    for (std::size_t n = 0; n < 3; ++n) f.world.set_node_latency(n, 400ms);
+    CHECK_FALSE(f.acquire(0));
+  }
+  SECTION("without it (check_validity_after_acquire = false)") {
+    config.check_validity_after_acquire = false;
+    EngineFixture f("redlock", 3, config);
+    for (std::size_t n = 0; n < 3; ++n) f.world.set_node_latency(n, 400ms);
+    auto lease = f.acquire(0);
+    REQUIRE(lease);
+    CHECK_FALSE(f.locks[0]->still_valid(*lease));  // born expired
+  }
+}
+
+TEST_CASE("redlock: a forward clock jump on one node of a bare majority lets a second client in",
+          "[locks]") {
+  // Canonical timeline c: A holds nodes 0,1,2 of 5; node 2 jumps past the
+  // TTL and drops the key; B gets 2,3,4. Both hold a majority.
+  EngineFixture f("redlock", 5, redlock_config());
+  f.world.set_node_down(3, true);
+  f.world.set_node_down(4, true);
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  f.world.set_node_down(3, false);
+  f.world.set_node_down(4, false);
+  f.world.set_node_wall_offset(2, 2s);
+  auto b = f.acquire(1);
+  REQUIRE(b);
+  CHECK(f.locks[0]->still_valid(*a));  // A still believes it holds the lock
+  CHECK(f.locks[1]->still_valid(*b));
+}
+
+TEST_CASE("redlock-fenced takes its token from the counter node only", "[locks]") {
+  LockConfig config = redlock_config();
+  EngineFixture f("redlock-fenced", 4, config);
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  CHECK(lease->fencing_token == 1);
+  CHECK(f.exists(3, "lock:redlock:fence"));
+  CHECK_FALSE(f.exists(3, "lock:redlock"));
+  for (std::size_t n = 0; n < 3; ++n) CHECK(f.exists(n, "lock:redlock"));
+}
+
+TEST_CASE("redlock-fenced fails the attempt when the counter node is down", "[locks]") {
+  EngineFixture f("redlock-fenced", 4, redlock_config());
+  f.world.set_node_down(3, true);
+  CHECK_FALSE(f.acquire(0));
+  for (std::size_t n = 0; n < 3; ++n) CHECK_FALSE(f.exists(n, "lock:redlock"));
+}
+
+LockConfig watchdog_config() {
+  LockConfig c;
+  c.key = "lock:redisson";
+  c.ttl = 30s;  // Redisson's default lease: renewed every 10 s
+  c.retry = 100ms;
+  c.acquire_timeout = 1s;
+  return c;
+}
+
+TEST_CASE("the watchdog keeps the lock alive past its TTL while the holder lives", "[locks]") {
+  EngineFixture f("watchdog", 1, watchdog_config());
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  CHECK(a->background != 0);
+  f.world.advance(95s);  // three lease times
+  CHECK_FALSE(f.acquire(1));
+  CHECK(f.locks[0]->round_trips() >= 1 + 9);  // the lock script + a renewal every 10 s
+  CHECK(f.release(0, *a));
+  CHECK(f.acquire(1));
+}
+
+TEST_CASE("the watchdog lock is re-entrant and counts its holds", "[locks]") {
+  EngineFixture f("watchdog", 1, watchdog_config());
+  auto first = f.acquire(0);
+  auto second = f.acquire(0);
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->token == second->token);
+  CHECK(f.world.engine(0).execute({"HGET", "lock:redisson", first->token}, f.world.node_wall_ms(0)) ==
+        Reply::bulk("2"));
+  CHECK(f.release(0, *second));
+  CHECK_FALSE(f.acquire(1));  // still held once
+  CHECK(f.release(0, *first));
+  CHECK(f.acquire(1));
+}
+
+TEST_CASE("the watchdog stops renewing after release", "[locks]") {
+  EngineFixture f("watchdog", 1, watchdog_config());
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  CHECK(f.release(0, *a));
+  const std::uint64_t sent = f.locks[0]->round_trips();
+  f.world.advance(60s);
+  CHECK(f.locks[0]->round_trips() == sent);
+}
+
+TEST_CASE("the watchdog stops once it finds the lock gone", "[locks]") {
+  EngineFixture f("watchdog", 1, watchdog_config());
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  f.world.engine(0).execute({"DEL", "lock:redisson"}, f.world.node_wall_ms(0));
+  f.world.advance(10s);  // one renewal finds nothing to renew
+  const std::uint64_t sent = f.locks[0]->round_trips();
+  f.world.advance(60s);
+  CHECK(f.locks[0]->round_trips() == sent);
+  CHECK_FALSE(f.release(0, *a));  // not the owner any more: nil
+}
+
+TEST_CASE("a watchdog unlock by a non-owner answers nil and never deletes", "[locks]") {
+  EngineFixture f("watchdog", 1, watchdog_config());
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  Lease forged = *a;
+  forged.token = "someone-else:1";
+  CHECK_FALSE(f.release(1, forged));
+  CHECK(f.exists(0, "lock:redisson"));
+}
+
+TEST_CASE("thread-id locks on two instances share one token", "[locks]") {
+  LockConfig config;
+  config.key = "lock:thread";
+  config.acquire_timeout = 50ms;
+  EngineFixture f("thread-id", 1, config);
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  CHECK(a->token == "thread-1");
+  Lease b_view{"lock:thread", "thread-1", std::nullopt, std::nullopt, 0};
+  CHECK(f.release(1, b_view));  // B never held it, yet its release removes A's lock
+  CHECK_FALSE(f.exists(0, "lock:thread"));
+}
+
+TEST_CASE("a single-node lock sends one command per acquire and per release", "[locks]") {
+  for (const char* name : {"naive-del", "token", "delex", "fenced"}) {
+    LockConfig config;
+    config.key = "lock:count";
+    EngineWorld world(1, sim::redis::EngineOptions{true});
+    EngineRuntime rt(world, "A");
+    auto lock = locks::make_lock(name, rt, config);
+    REQUIRE(lock);
+    std::optional<std::optional<Lease>> lease;
+    world.run(detail::store_result(lock->try_acquire(), lease));
+    REQUIRE(*lease);
+    std::optional<bool> released;
+    world.run(detail::store_result(lock->release(**lease), released));
+    CHECK(*released);
+    INFO(name);
+    CHECK(lock->round_trips() == 2);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The registry
+
+TEST_CASE("the registry lists the built-in locks sorted by name", "[locks]") {
+  std::vector<std::string> names;
+  for (const LockInfo& info : locks::all_locks()) names.push_back(info.name);
+  CHECK(std::is_sorted(names.begin(), names.end()));
+  for (const char* name : {"naive-del", "token", "get-then-del", "setnx-expire", "no-ttl",
+                           "thread-id", "delex", "redlock", "fenced", "redlock-fenced", "watchdog"})
+    CHECK(std::find(names.begin(), names.end(), name) != names.end());
+}
+
+TEST_CASE("the registry states each lock's requirements", "[locks]") {
+  CHECK(info_of("delex").needs_redis84);
+  CHECK(info_of("fenced").fencing);
+  CHECK(info_of("redlock").min_nodes == 3);
+  CHECK(info_of("redlock").tracks_validity);
+  CHECK_FALSE(info_of("watchdog").tracks_validity);
+  for (const LockInfo& info : locks::all_locks()) {
+    CHECK_FALSE(info.description.empty());
+    CHECK_FALSE(info.source.empty());
+  }
+}
+
+TEST_CASE("a user registers a lock at run time and builds it by name", "[locks]") {
+  LockInfo mine = info_of("token");
+  mine.name = "aaa-user-token";
+  mine.description = "a user's lock";
+  CHECK(locks::register_lock(mine));
+  CHECK(locks::all_locks().front().name == "aaa-user-token");
+  EngineWorld world(1);
+  EngineRuntime rt(world, "A");
+  CHECK(locks::make_lock("aaa-user-token", rt, LockConfig{}) != nullptr);
+  CHECK(locks::make_lock("no-such-lock", rt, LockConfig{}) == nullptr);
+  CHECK_FALSE(locks::register_lock(LockInfo{}));
+}
+
+}  // namespace
+}  // namespace locksim::testing
