@@ -1,0 +1,314 @@
+// The simulated redis-server: requests, AOF, replication, WAIT, expiry cycle.
+#include "sim/redis/node.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "sim/world.hpp"
+
+namespace locksim::sim::redis {
+
+namespace {
+
+std::optional<std::int64_t> parse_int(const std::string& s) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+bool is_command(const Argv& argv, std::string_view name) {
+  if (argv.empty() || argv[0].size() != name.size()) return false;
+  return std::equal(name.begin(), name.end(), argv[0].begin(),
+                    [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+}
+
+const Argv kActiveExpire{"(active-expire)"};
+
+}  // namespace
+
+RedisNode::RedisNode(Host& host, NodeConfig config)
+    : host_(host), config_(config), engine_(config.engine), rng_(host.rng().fork("redis-node")) {
+  host_.world().network().register_service(host_.id(), this);
+  host_.set_main([this](Host&) { return main(); });
+  host_.on_crash([this] { on_crash(); });
+}
+
+// ---- lifecycle ---------------------------------------------------------------
+
+Task<void> RedisNode::main() {
+  // Load: the AOF if there is one, else start empty.
+  engine_.flush_all();
+  dataset_log_.clear();
+  if (config_.appendonly) {
+    for (const Argv& argv : aof_) engine_.apply(argv, now_ms());
+    (void)engine_.take_effects();
+    dataset_log_ = aof_;
+    aof_fsynced_ = aof_.size();  // what survived is on disk now
+  }
+  offset_ = 0;
+  // A restarted master has a new replication id: its replicas resync fully.
+  for (ReplicaLink& r : replicas_) {
+    r.node->full_sync_from(*this);
+    r.acked = offset_;
+    r.last_ack = host_.world().now();
+  }
+  if (master_ && master_->host().up()) full_sync_from(*master_);
+  host_.spawn(fsync_loop());
+  host_.spawn(replica_ack_loop());
+  co_await active_expiry_loop();
+}
+
+void RedisNode::on_crash() {
+  engine_.flush_all();
+  dataset_log_.clear();
+  outbox_.clear();
+  waits_.clear();
+  if (!config_.appendonly) aof_.clear();
+}
+
+void RedisNode::power_loss() {
+  aof_.resize(aof_fsynced_);  // what was written but not fsynced is gone
+  host_.crash();
+}
+
+Task<void> RedisNode::active_expiry_loop() {
+  for (;;) {
+    co_await host_.sleep(config_.active_expire_interval);
+    if (engine_.role() != Role::Master) continue;
+    engine_.active_expire(now_ms());
+    if (engine_.last_key_events().empty()) continue;
+    const Reply none = Reply::nil();
+    notify(kNoHost, false, kActiveExpire, none);
+    record_effects(kNoHost);
+  }
+}
+
+Task<void> RedisNode::fsync_loop() {
+  if (!config_.appendonly || config_.appendfsync == Fsync::Always) co_return;
+  const Duration period = config_.appendfsync == Fsync::Everysec ? Duration(std::chrono::seconds(1))
+                                                                 : Duration(std::chrono::seconds(30));
+  for (;;) {
+    co_await host_.sleep(period);
+    // An everysec fsync may stall (slow disk); Redis then postpones the
+    // write for up to 2 s: model it as skipping one cycle.
+    if (config_.appendfsync == Fsync::Everysec && !fsync_stalled_ &&
+        config_.fsync_stall_per_mille > 0 && rng_.chance(config_.fsync_stall_per_mille, 1000)) {
+      fsync_stalled_ = true;
+      continue;
+    }
+    fsync_stalled_ = false;
+    aof_fsynced_ = aof_.size();
+  }
+}
+
+Task<void> RedisNode::replica_ack_loop() {
+  for (;;) {
+    co_await host_.sleep(std::chrono::seconds(1));
+    if (engine_.role() == Role::Replica && master_)
+      host_.world().network().send_message(host_.id(), master_->id(), {"ACK", std::to_string(offset_)});
+  }
+}
+
+// ---- commands ----------------------------------------------------------------
+
+std::optional<Reply> RedisNode::on_request(const Request& request) {
+  if (is_command(request.argv, "wait")) return wait_command(request);
+  Reply reply = execute(request);
+  return reply;
+}
+
+Reply RedisNode::execute(const Request& request) {
+  const Argv& argv = request.argv;
+  if (engine_.role() == Role::Master && config_.min_replicas_to_write > 0 &&
+      Engine::is_write_command(argv) && good_replicas() < config_.min_replicas_to_write) {
+    Reply refused = Reply::error("NOREPLICAS Not enough good replicas to write.");
+    static const std::vector<KeyEvent> none;
+    for (NodeObserver* o : observers_)
+      o->on_command({host_.world().now(), host_.id(), request.client, false, argv, refused, none});
+    return refused;
+  }
+  Reply reply = engine_.execute(argv, now_ms());
+  notify(request.client, false, argv, reply);
+  record_effects(request.client);
+  return reply;
+}
+
+void RedisNode::notify(HostId client, bool replicated, const Argv& argv, const Reply& reply) {
+  if (observers_.empty()) return;
+  const CommandSeen seen{host_.world().now(), host_.id(), client, replicated,
+                         argv, reply, engine_.last_key_events()};
+  for (NodeObserver* o : observers_) o->on_command(seen);
+}
+
+void RedisNode::record_effects(HostId origin) {
+  std::vector<Argv> effects = engine_.take_effects();
+  if (effects.empty()) return;
+  for (const Argv& e : effects) {
+    dataset_log_.push_back(e);
+    if (config_.appendonly) aof_.push_back(e);
+  }
+  // appendfsync always: fsync before the reply is sent.
+  if (config_.appendonly && config_.appendfsync == Fsync::Always) aof_fsynced_ = aof_.size();
+  const std::uint64_t first = offset_ + 1;
+  offset_ += effects.size();
+  if (!replicas_.empty()) replicate({std::move(effects), origin, first});
+}
+
+// ---- replication -------------------------------------------------------------
+
+void RedisNode::replicate(Batch batch_effects) {
+  const std::uint64_t batch = next_batch_++;
+  outbox_.emplace(batch, std::move(batch_effects));
+  Scheduler& sched = host_.world().scheduler();
+  // Host-bound: a crash before it is due loses the batch; a pause delays it.
+  sched.schedule(sched.now() + config_.replication_lag, &RedisNode::on_replication_due, this, batch, host_.id());
+}
+
+void RedisNode::on_replication_due(void* ctx, std::uint64_t batch) {
+  auto& self = *static_cast<RedisNode*>(ctx);
+  auto it = self.outbox_.find(batch);
+  if (it == self.outbox_.end()) return;
+  const Batch b = std::move(it->second);
+  self.outbox_.erase(it);
+  std::uint64_t at = b.first_offset;
+  for (const Argv& e : b.effects) {
+    // REPL <origin client> <offset after this effect> <effect argv...>
+    Argv message{"REPL", std::to_string(b.origin), std::to_string(at++)};
+    message.insert(message.end(), e.begin(), e.end());
+    for (const ReplicaLink& r : self.replicas_)
+      self.host_.world().network().send_message(self.host_.id(), r.node->id(), message);
+  }
+}
+
+void RedisNode::on_message(HostId from, const Argv& message) {
+  if (message.size() >= 4 && message[0] == "REPL") {
+    if (master_ && master_->id() == from && engine_.role() == Role::Replica) apply_stream(message);
+  } else if (message.size() == 2 && message[0] == "ACK") {
+    if (auto offset = parse_int(message[1])) on_ack(from, static_cast<std::uint64_t>(*offset));
+  }
+}
+
+void RedisNode::apply_stream(const Argv& message) {
+  const auto origin = static_cast<HostId>(parse_int(message[1]).value_or(kNoHost));
+  const auto offset = static_cast<std::uint64_t>(parse_int(message[2]).value_or(0));
+  const Argv argv(message.begin() + 3, message.end());
+  engine_.apply(argv, now_ms());
+  (void)engine_.take_effects();
+  dataset_log_.push_back(argv);
+  if (config_.appendonly) {
+    aof_.push_back(argv);
+    if (config_.appendfsync == Fsync::Always) aof_fsynced_ = aof_.size();
+  }
+  offset_ = offset;
+  notify(origin, true, argv, Reply::ok());
+  host_.world().network().send_message(host_.id(), master_->id(), {"ACK", std::to_string(offset_)});
+}
+
+void RedisNode::on_ack(HostId from, std::uint64_t offset) {
+  for (ReplicaLink& r : replicas_) {
+    if (r.node->id() != from) continue;
+    r.acked = std::max(r.acked, offset);
+    r.last_ack = host_.world().now();
+  }
+  answer_waits();
+}
+
+int RedisNode::good_replicas() const {
+  const TrueInstant now = host_.world().now();
+  int good = 0;
+  for (const ReplicaLink& r : replicas_) good += (now - r.last_ack <= config_.min_replicas_max_lag) ? 1 : 0;
+  return good;
+}
+
+std::int64_t RedisNode::acked_replicas(std::uint64_t target) const {
+  std::int64_t n = 0;
+  for (const ReplicaLink& r : replicas_) n += r.acked >= target ? 1 : 0;
+  return n;
+}
+
+void RedisNode::attach_replica(RedisNode& replica) {
+  replica.master_ = this;
+  replica.engine_.set_role(Role::Replica);
+  replica.full_sync_from(*this);
+  replicas_.push_back({&replica, offset_, host_.world().now()});
+}
+
+void RedisNode::full_sync_from(const RedisNode& master) {
+  // The RDB transfer, instantaneous: replace the dataset with the master's.
+  engine_.flush_all();
+  for (const Argv& argv : master.dataset_log_) engine_.apply(argv, now_ms());
+  (void)engine_.take_effects();
+  dataset_log_ = master.dataset_log_;
+  if (config_.appendonly) {
+    aof_ = dataset_log_;  // the replica rewrites its AOF after a full sync
+    aof_fsynced_ = aof_.size();
+  }
+  offset_ = master.offset_;
+}
+
+void RedisNode::promote() {
+  if (master_) {
+    std::erase_if(master_->replicas_, [&](const ReplicaLink& r) { return r.node == this; });
+    master_ = nullptr;
+  }
+  engine_.set_role(Role::Master);
+}
+
+void RedisNode::demote_to_replica_of(RedisNode& master) {
+  // Hand this node's replicas to the new master as well.
+  for (ReplicaLink& r : replicas_)
+    if (r.node != &master) master.attach_replica(*r.node);
+  replicas_.clear();
+  master.attach_replica(*this);
+}
+
+// ---- WAIT --------------------------------------------------------------------
+
+std::optional<Reply> RedisNode::wait_command(const Request& request) {
+  const Argv& argv = request.argv;
+  if (argv.size() != 3) return Reply::error("ERR wrong number of arguments for 'wait' command");
+  if (engine_.role() == Role::Replica)
+    return Reply::error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
+        "replica is configured to be writable (which is not the default) writes to replicas are just "
+        "local and are not propagated.");
+  const auto needed = parse_int(argv[1]);
+  const auto timeout_ms = parse_int(argv[2]);
+  if (!needed || !timeout_ms) return Reply::error("ERR value is not an integer or out of range");
+  if (*timeout_ms < 0) return Reply::error("ERR timeout is negative");
+  const std::int64_t acked = acked_replicas(offset_);
+  if (acked >= *needed) return Reply::integer_of(acked);
+  const std::uint64_t id = next_wait_++;
+  waits_.push_back({request, offset_, *needed, id});
+  if (*timeout_ms > 0) {
+    const HostClock& clock = host_.clock();
+    Scheduler& sched = host_.world().scheduler();
+    const TrueInstant due = clock.true_when_monotonic(clock.monotonic(sched.now()) +
+                                                      std::chrono::milliseconds(*timeout_ms));
+    sched.schedule(std::max(due, sched.now()), &RedisNode::on_wait_timeout, this, id, host_.id());
+  }
+  return std::nullopt;  // answered later
+}
+
+void RedisNode::answer_waits() {
+  std::vector<PendingWait> still;
+  for (PendingWait& w : waits_) {
+    const std::int64_t acked = acked_replicas(w.target);
+    if (acked >= w.needed) host_.world().network().respond(w.request, Reply::integer_of(acked));
+    else still.push_back(std::move(w));
+  }
+  waits_ = std::move(still);
+}
+
+void RedisNode::on_wait_timeout(void* ctx, std::uint64_t wait_id) {
+  auto& self = *static_cast<RedisNode*>(ctx);
+  auto it = std::find_if(self.waits_.begin(), self.waits_.end(),
+                         [&](const PendingWait& w) { return w.id == wait_id; });
+  if (it == self.waits_.end()) return;
+  const Reply reply = Reply::integer_of(self.acked_replicas(it->target));
+  self.host_.world().network().respond(it->request, reply);
+  self.waits_.erase(it);
+}
+
+}  // namespace locksim::sim::redis

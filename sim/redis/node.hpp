@@ -1,0 +1,158 @@
+// RedisNode: one simulated redis-server process on a host.
+//
+// Wraps an Engine (keyspace, commands, Lua) with what a real server adds
+// around it, per REDIS-SEMANTICS.md:
+//  - the network: commands arrive as requests and are answered in order;
+//  - the AOF: every effect is written (write(2)) before the reply and
+//    fsynced per `appendfsync` (always | everysec | no). A process crash keeps
+//    what was written (the OS page cache survives); a power loss keeps only
+//    what was fsynced. Restart replays the AOF; without it the node restarts
+//    empty;
+//  - asynchronous replication: effects wait `replication_lag` in the
+//    master's buffer, then stream to replicas, which apply them and ack. A
+//    master that crashes loses what it had not sent. WAIT counts acks;
+//    min-replicas-to-write refuses writes with -NOREPLICAS;
+//  - active expiry every 100 ms on masters, on the node's own wall clock.
+// Observers see every command with its reply and keyspace effects; checkers
+// build their history from that (they never look inside lock algorithms).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/host.hpp"
+#include "sim/network.hpp"
+#include "sim/redis/engine.hpp"
+
+namespace locksim::sim::redis {
+
+enum class Fsync : std::uint8_t { Always, Everysec, No };
+
+struct NodeConfig {
+  bool appendonly = true;
+  Fsync appendfsync = Fsync::Everysec;
+  // Chance (per mille) that an everysec fsync stalls and is postponed a
+  // cycle, so a power loss can cost up to 2 s of writes.
+  std::uint32_t fsync_stall_per_mille = 0;
+  Duration replication_lag = std::chrono::milliseconds(5);
+  int min_replicas_to_write = 0;
+  Duration min_replicas_max_lag = std::chrono::seconds(10);
+  Duration active_expire_interval = std::chrono::milliseconds(100);
+  EngineOptions engine;
+};
+
+// One command as a node saw it, for checkers and timelines.
+struct CommandSeen {
+  TrueInstant at;
+  HostId node;
+  HostId client;   // for a replicated effect: the client whose command caused it
+  bool replicated; // applied from the master's stream, not a client command
+  const Argv& argv;
+  const Reply& reply;
+  const std::vector<KeyEvent>& key_events;
+};
+
+class NodeObserver {
+ public:
+  virtual ~NodeObserver() = default;
+  virtual void on_command(const CommandSeen& seen) = 0;
+};
+
+class RedisNode : public Service {
+ public:
+  RedisNode(Host& host, NodeConfig config);
+  RedisNode(const RedisNode&) = delete;
+  RedisNode& operator=(const RedisNode&) = delete;
+
+  Host& host() { return host_; }
+  HostId id() const { return host_.id(); }
+  Engine& engine() { return engine_; }
+  const NodeConfig& config() const { return config_; }
+  Role role() const { return engine_.role(); }
+  std::uint64_t offset() const { return offset_; }  // replication offset (effects applied)
+
+  void add_observer(NodeObserver* observer) { observers_.push_back(observer); }
+
+  // Topology. attach_replica makes `replica` follow this node (full sync now).
+  void attach_replica(RedisNode& replica);
+  // Failover: this replica becomes a master (starts expiring on its own clock).
+  void promote();
+  // A returning old master is demoted: its data is replaced by a full sync
+  // from `master`; writes it accepted meanwhile are lost.
+  void demote_to_replica_of(RedisNode& master);
+  RedisNode* master() const { return master_; }
+
+  // A machine crash: only fsynced AOF data survives. (Host::crash() alone is a
+  // process crash: written data survives.)
+  void power_loss();
+
+  // AOF state, for tests and timelines.
+  std::size_t aof_written() const { return aof_.size(); }
+  std::size_t aof_fsynced() const { return aof_fsynced_; }
+
+  std::optional<Reply> on_request(const Request& request) override;
+  void on_message(HostId from, const Argv& message) override;
+
+ private:
+  struct ReplicaLink {
+    RedisNode* node;
+    std::uint64_t acked = 0;
+    TrueInstant last_ack{};
+  };
+  struct PendingWait {
+    Request request;
+    std::uint64_t target;
+    std::int64_t needed;
+    std::uint64_t id;
+  };
+
+  Task<void> main();
+  Task<void> active_expiry_loop();
+  Task<void> fsync_loop();
+  Task<void> replica_ack_loop();
+  void on_crash();
+  std::int64_t now_ms() const { return to_ms(host_.wall_now()); }
+  Reply execute(const Request& request);
+  std::optional<Reply> wait_command(const Request& request);
+  struct Batch {
+    std::vector<Argv> effects;
+    HostId origin;               // the client whose command caused them
+    std::uint64_t first_offset;  // replication offset after the first effect
+  };
+  void record_effects(HostId origin);
+  void replicate(Batch batch);
+  static void on_replication_due(void* ctx, std::uint64_t batch);
+  void apply_stream(const Argv& message);
+  void on_ack(HostId from, std::uint64_t offset);
+  int good_replicas() const;
+  std::int64_t acked_replicas(std::uint64_t target) const;
+  void answer_waits();
+  static void on_wait_timeout(void* ctx, std::uint64_t wait_id);
+  void full_sync_from(const RedisNode& master);
+  void notify(HostId client, bool replicated, const Argv& argv, const Reply& reply);
+
+  Host& host_;
+  NodeConfig config_;
+  Engine engine_;
+  // A log whose replay rebuilds the current dataset: what a full sync (RDB
+  // transfer) hands a new replica.
+  std::vector<Argv> dataset_log_;
+  std::vector<Argv> aof_;
+  std::size_t aof_fsynced_ = 0;
+  bool fsync_stalled_ = false;
+  std::uint64_t offset_ = 0;
+  RedisNode* master_ = nullptr;
+  std::vector<ReplicaLink> replicas_;
+  // Effects waiting `replication_lag` before they are sent, by batch id.
+  std::map<std::uint64_t, Batch> outbox_;
+  std::uint64_t next_batch_ = 0;
+  std::vector<PendingWait> waits_;
+  std::uint64_t next_wait_ = 0;
+  std::vector<NodeObserver*> observers_;
+  Rng rng_;
+};
+
+}  // namespace locksim::sim::redis

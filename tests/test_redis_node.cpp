@@ -1,0 +1,230 @@
+// The simulated redis-server around the engine: AOF persistence, crashes vs
+// power loss, replication lag, failover, WAIT, min-replicas-to-write, expiry
+// on the node's own wall clock (REDIS-SEMANTICS.md).
+#include <catch2/catch.hpp>
+
+#include "sim/redis/node.hpp"
+#include "sim/redis/sentinel.hpp"
+#include "sim/world.hpp"
+
+using namespace locksim::sim;
+using namespace locksim::sim::redis;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A client host and Redis nodes; `call` sends a command and runs the world
+// until the reply is back.
+struct RedisWorld {
+  World w{1};
+  Host& client = w.add_host("A");
+  std::vector<std::unique_ptr<RedisNode>> nodes;
+
+  RedisWorld() { w.network().set_latency(LatencyModel::fixed(1ms)); }
+
+  RedisNode& add_node(const std::string& name, NodeConfig config = {}) {
+    Host& h = w.add_host(name);
+    nodes.push_back(std::make_unique<RedisNode>(h, config));
+    h.start();
+    return *nodes.back();
+  }
+
+  Reply call(RedisNode& node, Argv argv, Duration timeout = 5s) {
+    Reply out;
+    bool done = false;
+    auto task = [](Connection& c, Argv a, Duration t, Reply& o, bool& d) -> Task<void> {
+      o = co_await c.call(std::move(a), t);
+      d = true;
+    };
+    client.spawn(task(w.network().connect(client.id(), node.id()), std::move(argv), timeout, out, done));
+    while (!done) w.scheduler().run_until(w.now() + 1ms);
+    return out;
+  }
+
+  void advance(Duration d) { w.scheduler().run_until(w.now() + d); }
+};
+
+}  // namespace
+
+TEST_CASE("a process crash keeps written AOF data but a power loss keeps only the fsynced", "[redis]") {
+  for (bool power_loss : {false, true}) {
+    RedisWorld rw;
+    RedisNode& node = rw.add_node("redis-1", {.appendonly = true, .appendfsync = Fsync::Everysec});
+    rw.advance(1100ms);  // just after the first fsync
+    REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
+    CHECK(node.aof_written() == 1);
+    CHECK(node.aof_fsynced() == 0);
+    if (power_loss) node.power_loss();
+    else node.host().crash();
+    node.host().restart();
+    rw.advance(10ms);
+    const Reply got = rw.call(node, {"GET", "lock"});
+    if (power_loss) CHECK(got.is_nil());
+    else CHECK(got == Reply::bulk("A"));
+  }
+}
+
+TEST_CASE("an everysec fsync makes earlier writes survive a power loss", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1", {.appendonly = true, .appendfsync = Fsync::Everysec});
+  REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
+  rw.advance(1100ms);
+  CHECK(node.aof_fsynced() == 1);
+  node.power_loss();
+  node.host().restart();
+  rw.advance(10ms);
+  CHECK(rw.call(node, {"GET", "lock"}) == Reply::bulk("A"));
+}
+
+TEST_CASE("appendfsync always loses no acknowledged write in a power loss", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1", {.appendonly = true, .appendfsync = Fsync::Always});
+  REQUIRE(rw.call(node, {"SET", "lock", "A"}).is_ok());
+  node.power_loss();
+  node.host().restart();
+  rw.advance(10ms);
+  CHECK(rw.call(node, {"GET", "lock"}) == Reply::bulk("A"));
+}
+
+TEST_CASE("a node without persistence restarts empty", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1", {.appendonly = false});
+  REQUIRE(rw.call(node, {"SET", "lock", "A"}).is_ok());
+  node.host().crash();
+  node.host().restart();
+  rw.advance(10ms);
+  CHECK(rw.call(node, {"GET", "lock"}).is_nil());
+}
+
+TEST_CASE("the AOF holds relative expiry rewritten as absolute", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1", {.appendonly = true, .appendfsync = Fsync::Always});
+  REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
+  // After a restart long past the deadline the key is gone: the deadline was absolute.
+  node.host().crash();
+  rw.advance(40s);
+  node.host().restart();
+  rw.advance(10ms);
+  CHECK(rw.call(node, {"GET", "lock"}).is_nil());
+}
+
+TEST_CASE("a forward clock step on the node expires a lock early", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1");
+  REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "10000"}).is_ok());
+  rw.advance(1s);
+  CHECK(rw.call(node, {"GET", "lock"}) == Reply::bulk("A"));
+  node.host().clock().step(20s);
+  CHECK(rw.call(node, {"GET", "lock"}).is_nil());
+  CHECK(rw.call(node, {"SET", "lock", "B", "NX", "PX", "10000"}).is_ok());
+}
+
+TEST_CASE("a replica answers an expired key as missing but keeps it until the master's DEL", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1");
+  RedisNode& replica = rw.add_node("redis-1-replica-1");
+  master.attach_replica(replica);
+  REQUIRE(rw.call(master, {"SET", "lock", "A", "PX", "100"}).is_ok());
+  rw.advance(50ms);
+  CHECK(replica.engine().key_count() == 1);
+  master.host().pause(10s);  // no active expiry, no DEL for a while
+  rw.advance(500ms);
+  CHECK(rw.call(replica, {"GET", "lock"}).is_nil());
+  CHECK(replica.engine().key_count() == 1);
+  rw.advance(10s);  // the master resumes, expires the key, streams the DEL
+  CHECK(replica.engine().key_count() == 0);
+}
+
+TEST_CASE("writes replicate after the replication lag and WAIT counts the acks", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1", {.replication_lag = 50ms});
+  RedisNode& replica = rw.add_node("redis-1-replica-1");
+  master.attach_replica(replica);
+  REQUIRE(rw.call(master, {"SET", "k", "v"}).is_ok());
+  CHECK(replica.engine().key_count() == 0);
+  CHECK(rw.call(master, {"WAIT", "1", "1000"}) == Reply::integer_of(1));
+  CHECK(replica.engine().key_count() == 1);
+  CHECK(rw.call(replica, {"SET", "x", "y"}) ==
+        Reply::error("READONLY You can't write against a read only replica."));
+}
+
+TEST_CASE("WAIT times out with the acks it has when a replica is cut off", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1");
+  RedisNode& replica = rw.add_node("redis-1-replica-1");
+  master.attach_replica(replica);
+  rw.w.network().partition({{master.id(), rw.client.id()}, {replica.id()}}, PartitionMode::Drop);
+  REQUIRE(rw.call(master, {"SET", "k", "v"}).is_ok());
+  const TrueInstant before = rw.w.now();
+  CHECK(rw.call(master, {"WAIT", "1", "200"}) == Reply::integer_of(0));
+  CHECK(rw.w.now() - before >= 200ms);
+}
+
+TEST_CASE("min-replicas-to-write refuses writes once the replica stops acking", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1", {.min_replicas_to_write = 1, .min_replicas_max_lag = 10s});
+  RedisNode& replica = rw.add_node("redis-1-replica-1");
+  master.attach_replica(replica);
+  rw.advance(2s);
+  CHECK(rw.call(master, {"SET", "k", "v"}).is_ok());
+  replica.host().crash();
+  rw.advance(12s);
+  CHECK(rw.call(master, {"SET", "k", "v"}) == Reply::error("NOREPLICAS Not enough good replicas to write."));
+  CHECK(rw.call(master, {"GET", "k"}) == Reply::bulk("v"));
+}
+
+TEST_CASE("a lock key is lost on failover when replication lags", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1", {.replication_lag = 50ms});
+  RedisNode& replica = rw.add_node("redis-1-replica-1");
+  master.attach_replica(replica);
+  Sentinel sentinel(rw.w.add_host("sentinel"), {{&master, {&replica}}}, 1s);
+  rw.w.find_host("sentinel")->start();
+  REQUIRE(rw.call(master, {"SET", "lock", "A", "NX", "PX", "30000"}).is_ok());
+  master.host().crash();  // before the key left the replication buffer
+  rw.advance(1500ms);
+  REQUIRE(&sentinel.master_of(0) == &replica);
+  CHECK(replica.role() == Role::Master);
+  CHECK(rw.call(replica, {"SET", "lock", "B", "NX", "PX", "30000"}).is_ok());
+}
+
+TEST_CASE("an isolated old master accepts writes that are lost when it is demoted", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1");
+  RedisNode& replica = rw.add_node("redis-1-replica-1");
+  master.attach_replica(replica);
+  Host& sentinel_host = rw.w.add_host("sentinel");
+  Sentinel sentinel(sentinel_host, {{&master, {&replica}}}, 1s);
+  sentinel_host.start();
+  rw.w.network().partition({{master.id(), rw.client.id()}, {replica.id(), sentinel_host.id()}},
+                           PartitionMode::Drop);
+  rw.advance(1500ms);
+  REQUIRE(&sentinel.master_of(0) == &replica);
+  CHECK(rw.call(master, {"SET", "order", "1"}).is_ok());  // the old master still says OK
+  rw.w.network().heal();
+  rw.advance(500ms);
+  CHECK(master.role() == Role::Replica);
+  CHECK(rw.call(master, {"GET", "order"}).is_nil());
+}
+
+TEST_CASE("a script's effects reach the replica as the commands it ran", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1");
+  RedisNode& replica = rw.add_node("redis-1-replica-1");
+  master.attach_replica(replica);
+  REQUIRE(rw.call(master, {"SET", "lock", "tok", "PX", "30000"}).is_ok());
+  const std::string unlock =
+      "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 end";
+  CHECK(rw.call(master, {"EVAL", unlock, "1", "lock", "tok"}) == Reply::integer_of(1));
+  rw.advance(100ms);
+  CHECK(replica.engine().key_count() == 0);
+}
+
+TEST_CASE("a paused node answers after the pause, in order", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1");
+  node.host().pause(2s);
+  const TrueInstant before = rw.w.now();
+  CHECK(rw.call(node, {"PING"}, 5s) == Reply::status("PONG"));
+  CHECK(rw.w.now() - before >= 2s);
+}
