@@ -13,8 +13,9 @@
 // long past or in 2100, so no key expires during a sequence by accident.
 //
 // One server serves the whole run (a function-local static). The number of
-// cases per property is LOCKSIM_PROPERTY_CASES (default below, sized to keep
-// this file well under a minute on two cores); RC_PARAMS="seed=N" replays.
+// cases per property is LOCKSIM_PROPERTY_CASES, else RC_PARAMS' max_success,
+// else default_cases below (the whole file then takes seconds on two cores);
+// RC_PARAMS="seed=N" or the printed reproduce string replays a failure.
 #include <rapidcheck.h>
 #include <stdlib.h>
 
@@ -52,7 +53,7 @@ using locksim::tests::RedisServerOptions;
 using locksim::tests::RedisServerProcess;
 using locksim::tests::skip_without_redis_server;
 
-constexpr int default_cases = 150;
+constexpr int default_cases = 1000;  // ~1 ms each against a local server
 
 // ---------------------------------------------------------------- fixture --
 
@@ -275,12 +276,14 @@ std::string describe(const std::vector<Argv>& seq, const Mismatch& m) {
 
 // --------------------------------------------------------------- property --
 
+// LOCKSIM_PROPERTY_CASES, else an explicit RC_PARAMS max_success, else ours.
 int property_cases() {
   if (const char* env = std::getenv("LOCKSIM_PROPERTY_CASES")) {
     int n = std::atoi(env);
     if (n > 0) return n;
   }
-  return default_cases;
+  const int configured = rc::detail::configuration().testParams.maxSuccess;
+  return configured != rc::detail::TestParams{}.maxSuccess ? configured : default_cases;
 }
 
 // Checks `property` with LOCKSIM_PROPERTY_CASES cases (rapidcheck's other
