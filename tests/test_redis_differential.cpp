@@ -17,6 +17,7 @@
 // else default_cases below (the whole file then takes seconds on two cores);
 // RC_PARAMS="seed=N" or the printed reproduce string replays a failure.
 #include <rapidcheck.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -49,6 +50,7 @@ using locksim::sim::Task;
 using locksim::sim::redis::Argv;
 using locksim::sim::redis::Engine;
 using locksim::sim::redis::Reply;
+using locksim::sim::redis::Role;
 using locksim::tests::RedisServerOptions;
 using locksim::tests::RedisServerProcess;
 using locksim::tests::skip_without_redis_server;
@@ -216,6 +218,17 @@ bool replies_match(const Argv& argv, const Reply& engine, const Reply& server) {
   return close_enough(engine, server, tolerance);
 }
 
+// A Reply as text with every type spelled out, so Catch2 prints both sides
+// of a failed comparison and a bulk "OK" never equals a status OK.
+std::string shown(const Reply& r) {
+  static const char* const names[] = {"nil", "status", "integer", "bulk", "error", "array"};
+  std::string out = names[static_cast<int>(r.type)];
+  if (r.type != Reply::Type::Array) return out + " " + r.to_string();
+  out += " [";
+  for (std::size_t i = 0; i < r.elements.size(); ++i) out += (i ? ", " : "") + shown(r.elements[i]);
+  return out + "]";
+}
+
 std::string render(const Argv& argv) {
   std::string out;
   for (const auto& a : argv) {
@@ -267,8 +280,8 @@ std::optional<Mismatch> first_mismatch(const std::vector<Argv>& seq) {
 std::string describe(const std::vector<Argv>& seq, const Mismatch& m) {
   std::ostringstream out;
   out << "command " << (m.index + 1) << ": " << render(seq[m.index]) << "\n"
-      << "  engine: " << m.engine.to_string() << "\n"
-      << "  server: " << m.server.to_string() << "\n"
+      << "  engine: " << shown(m.engine) << "\n"
+      << "  server: " << shown(m.server) << "\n"
       << "sequence:\n"
       << render(seq);
   return out.str();
@@ -595,8 +608,8 @@ TEST_CASE("redis-server 7.0 and the engine answer with the same exact error text
   for (const auto& step : error_text_examples) {
     INFO("command: " << render(step.argv));
     Reply server = shared_conn().execute(step.argv);
-    CHECK(server.to_string() == step.expected.to_string());
-    CHECK(engine.execute(step.argv, wall_ms()).to_string() == step.expected.to_string());
+    CHECK(shown(server) == shown(step.expected));
+    CHECK(shown(engine.execute(step.argv, wall_ms())) == shown(step.expected));
   }
 }
 
@@ -643,14 +656,14 @@ TEST_CASE("a hiredis connection turns a killed server into an error reply and re
 
   server.restart();
   // A process crash loses nothing already written to the AOF.
-  CHECK(conn.execute({"GET", "k"}) == Reply::bulk("v"));
+  CHECK(shown(conn.execute({"GET", "k"})) == shown(Reply::bulk("v")));
 }
 
 TEST_CASE("a hiredis command to a hung server times out with an error reply", "[differential]") {
   skip_without_redis_server();
   RedisServerProcess server;
   HiredisConn conn(HiredisOptions{"127.0.0.1", server.port(), 500ms, 300ms});
-  REQUIRE(conn.execute({"PING"}) == Reply::status("PONG"));
+  REQUIRE(shown(conn.execute({"PING"})) == shown(Reply::status("PONG")));
 
   server.pause();
   const auto start = std::chrono::steady_clock::now();
@@ -665,7 +678,7 @@ TEST_CASE("a hiredis command to a hung server times out with an error reply", "[
   CHECK(is_io_error(short_timeout));
   // The timed-out SET still ran once the server resumed; the late replies
   // were dropped with the old connection.
-  CHECK(conn.execute({"GET", "k"}) == Reply::bulk("v"));
+  CHECK(shown(conn.execute({"GET", "k"})) == shown(Reply::bulk("v")));
 }
 
 TEST_CASE("a hiredis connection authenticates with REDISCLI_AUTH", "[differential]") {
@@ -677,12 +690,12 @@ TEST_CASE("a hiredis connection authenticates with REDISCLI_AUTH", "[differentia
   {
     ScopedEnv env("REDISCLI_AUTH", "s3cret pass");
     HiredisConn conn(options);
-    CHECK(conn.execute({"PING"}) == Reply::status("PONG"));
+    CHECK(shown(conn.execute({"PING"})) == shown(Reply::status("PONG")));
   }
   {
     ScopedEnv env("REDISCLI_AUTH", nullptr);
     HiredisConn conn(options);
-    CHECK(conn.execute({"PING"}) == Reply::error("NOAUTH Authentication required."));
+    CHECK(shown(conn.execute({"PING"})) == shown(Reply::error("NOAUTH Authentication required.")));
   }
   {
     ScopedEnv env("REDISCLI_AUTH", "wrong");
@@ -693,13 +706,54 @@ TEST_CASE("a hiredis connection authenticates with REDISCLI_AUTH", "[differentia
   }
 }
 
+TEST_CASE("a replica started by the fixture follows its master and refuses writes like the engine",
+          "[differential]") {
+  skip_without_redis_server();
+  RedisServerOptions as_master;
+  as_master.extra_args = {"--repl-diskless-sync-delay", "0"};
+  RedisServerProcess master(as_master);
+  RedisServerOptions as_replica;
+  as_replica.replicaof_port = master.port();
+  RedisServerProcess replica(as_replica);
+  HiredisConn to_master(HiredisOptions{"127.0.0.1", master.port(), 500ms, 2000ms});
+  HiredisConn to_replica(HiredisOptions{"127.0.0.1", replica.port(), 500ms, 2000ms});
+
+  REQUIRE(to_master.execute({"SET", "k", "v"}).is_ok());
+  const auto deadline = std::chrono::steady_clock::now() + 15s;
+  while (!to_master.execute({"WAIT", "1", "100"}).is_integer(1) &&
+         std::chrono::steady_clock::now() < deadline) {
+  }
+  CHECK(shown(to_replica.execute({"GET", "k"})) == shown(Reply::bulk("v")));
+
+  Reply refused = to_replica.execute({"SET", "k", "w"});
+  CHECK(shown(refused) == shown(Reply::error("READONLY You can't write against a read only replica.")));
+  Engine engine;
+  engine.set_role(Role::Replica);
+  CHECK(shown(engine.execute({"SET", "k", "w"}, wall_ms())) == shown(refused));
+}
+
+TEST_CASE("a destroyed server fixture leaves no process and no directory behind", "[differential]") {
+  skip_without_redis_server();
+  pid_t pid = -1;
+  std::filesystem::path dir;
+  {
+    RedisServerProcess server;
+    pid = server.pid();
+    dir = server.dir();
+    REQUIRE(::kill(pid, 0) == 0);
+    server.pause();  // even a stopped server is stopped for good
+  }
+  CHECK(::kill(pid, 0) == -1);
+  CHECK(!std::filesystem::exists(dir));
+}
+
 TEST_CASE("a hiredis connection carries binary-safe arguments and replies", "[differential]") {
   reset_server();
   const std::string binary("a\0b\r\n\xff", 6);
   CHECK(shared_conn().execute({"SET", binary, binary}).is_ok());
-  CHECK(shared_conn().execute({"GET", binary}) == Reply::bulk(binary));
-  CHECK(shared_conn().execute({"EVAL", "return {1, 'x', {ok='y'}}", "0"}) ==
-        Reply::array({Reply::integer_of(1), Reply::bulk("x"), Reply::status("y")}));
+  CHECK(shown(shared_conn().execute({"GET", binary})) == shown(Reply::bulk(binary)));
+  CHECK(shown(shared_conn().execute({"EVAL", "return {1, 'x', {ok='y'}}", "0"})) ==
+        shown(Reply::array({Reply::integer_of(1), Reply::bulk("x"), Reply::status("y")})));
 }
 
 TEST_CASE("the real runtime runs a lock acquire to completion with sync_wait", "[differential]") {
@@ -711,7 +765,7 @@ TEST_CASE("the real runtime runs a lock acquire to completion with sync_wait", "
   CHECK(rt.random_token() != token);
   CHECK(locksim::sim::sync_wait(acquire(rt, "lock", token)).is_ok());
   CHECK(locksim::sim::sync_wait(acquire(rt, "lock", rt.random_token())).is_nil());
-  CHECK(shared_conn().execute({"GET", "lock"}) == Reply::bulk(token));
+  CHECK(shown(shared_conn().execute({"GET", "lock"})) == shown(Reply::bulk(token)));
   for (int i = 0; i < 100; ++i) CHECK(rt.random_below(3) < 3);
   const auto earlier = rt.monotonic_now();
   CHECK(earlier <= rt.monotonic_now());
@@ -746,6 +800,6 @@ TEST_CASE("a spawned task on the real runtime stops promptly when cancelled in i
     while (renewals.load() < 2) std::this_thread::sleep_for(1ms);
   }
   CHECK(renewals.load() == 2);
-  CHECK(shared_conn().execute({"GET", "renewals"}) == Reply::bulk("2"));
+  CHECK(shown(shared_conn().execute({"GET", "renewals"})) == shown(Reply::bulk("2")));
   CHECK(locksim::sim::live_task_frames() == frames_before);
 }
