@@ -659,6 +659,19 @@ TEST_CASE("a hiredis connection turns a killed server into an error reply and re
   CHECK(shown(conn.execute({"GET", "k"})) == shown(Reply::bulk("v")));
 }
 
+TEST_CASE("a hiredis connection survives a server restart between two commands", "[differential]") {
+  skip_without_redis_server();
+  RedisServerOptions aof;
+  aof.appendonly = true;
+  aof.appendfsync = "always";
+  RedisServerProcess server(aof);
+  HiredisConn conn(HiredisOptions{"127.0.0.1", server.port(), 500ms, 1000ms});
+  REQUIRE(conn.execute({"SET", "k", "v"}).is_ok());
+  server.restart();
+  // The closed connection is noticed before sending, not by a failed command.
+  CHECK(shown(conn.execute({"GET", "k"})) == shown(Reply::bulk("v")));
+}
+
 TEST_CASE("a hiredis command to a hung server times out with an error reply", "[differential]") {
   skip_without_redis_server();
   RedisServerProcess server;

@@ -3,6 +3,7 @@
 #include "locks/hiredis/hiredis_conn.hpp"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
 #include <sys/time.h>
 
 #include <algorithm>
@@ -75,6 +76,15 @@ bool is_timeout(const redisContext* c, int saved_errno) {
   return c->err == REDIS_ERR_IO && (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK);
 }
 
+// An idle connection has nothing to read: readable, hung up or failed means
+// the server closed it (a restart, an idle timeout) or left stray bytes.
+// Checked before sending, so a restarted server does not cost one failed
+// command that never reached it.
+bool is_stale(const redisContext* c) {
+  pollfd p{c->fd, POLLIN | POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) != 0;
+}
+
 }  // namespace
 
 HiredisConn::HiredisConn(HiredisOptions options) : options_(std::move(options)) {
@@ -107,7 +117,7 @@ Reply HiredisConn::io_error(const std::string& what) {
 }
 
 std::string HiredisConn::ensure_connected() {
-  if (context_ && context_->err == 0) return "";
+  if (context_ && context_->err == 0 && !is_stale(context_)) return "";
   drop_connection();
   context_ = redisConnectWithTimeout(options_.host.c_str(), options_.port,
                                      to_timeval(options_.connect_timeout));
