@@ -6,6 +6,7 @@
 // compare-and-pexpire sibling for extends).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,7 +60,8 @@ class LockBase : public Lock {
 
   Runtime& rt_;
   LockConfig config_;
-  std::uint64_t round_trips_ = 0;
+  // Atomic: on RealRuntime a spawned renewal task sends from its own thread.
+  std::atomic<std::uint64_t> round_trips_{0};
 };
 
 }  // namespace locksim::locks

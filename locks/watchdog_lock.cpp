@@ -18,9 +18,12 @@
 // holder's process stays responsive: the watchdog runs on the same process,
 // so a GC pause stops renewals too, the lock expires under a paused holder
 // that still believes it holds it, and a failover can lose the hash.
-// Redisson keeps no validity deadline; `track_validity` adds one (T1 + ttl,
-// moved forward by every renewal).
+// A contended acquire polls every `retry` (Redisson waits on the unlock
+// channel instead: same outcome, more round trips). Redisson keeps no
+// validity deadline; `track_validity` adds one (T1 + ttl, moved forward by
+// every renewal).
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <utility>
 
@@ -72,15 +75,15 @@ class WatchdogLock final : public LockBase {
 
   bool still_valid(const Lease& lease) override {
     if (!lease.valid_until) return true;
-    return rt_.monotonic_now() < std::max(*lease.valid_until, renewed_until_);
+    const LocalInstant renewed{Duration(renewed_until_ns_.load())};
+    return rt_.monotonic_now() < std::max(*lease.valid_until, renewed);
   }
 
  protected:
   Task<std::optional<Lease>> attempt() override {
     Reply r = co_await cmd(0, "EVAL", kLockScript, "1", config_.key, ms_arg(config_.ttl), field_);
     if (!r.is_nil()) co_return std::nullopt;
-    if (watchdog_ == 0) watchdog_ = rt_.spawn(renew_loop(config_.key));
-    co_return Lease{config_.key, field_, std::nullopt, std::nullopt, watchdog_};
+    co_return Lease{config_.key, field_, std::nullopt, std::nullopt, ensure_watchdog()};
   }
 
  private:
@@ -103,18 +106,30 @@ class WatchdogLock final : public LockBase {
       co_await rt_.sleep(interval());
       const LocalInstant t1 = rt_.monotonic_now();
       if (!co_await renew(key, field_)) break;
-      renewed_until_ = t1 + config_.ttl;
+      renewed_until_ns_ = (t1 + config_.ttl).time_since_epoch().count();
     }
-    watchdog_ = 0;  // ended on its own: the next grant starts a new one
+    renewal_ended_ = true;  // ended on its own: the next grant starts a new one
+  }
+
+  // Starts the renewal task unless one is running; its id.
+  std::uint64_t ensure_watchdog() {
+    if (watchdog_ == 0 || renewal_ended_) {
+      stop_watchdog();
+      renewal_ended_ = false;
+      watchdog_ = rt_.spawn(renew_loop(config_.key));
+    }
+    return watchdog_;
   }
 
   void stop_watchdog() {
-    if (watchdog_ != 0) rt_.cancel(std::exchange(watchdog_, 0));
+    if (const std::uint64_t id = watchdog_.exchange(0); id != 0) rt_.cancel(id);
   }
 
   std::string field_;
-  std::uint64_t watchdog_ = 0;
-  LocalInstant renewed_until_{};
+  // Atomics: on RealRuntime the renewal task runs on its own thread.
+  std::atomic<std::uint64_t> watchdog_{0};
+  std::atomic<bool> renewal_ended_{false};
+  std::atomic<std::int64_t> renewed_until_ns_{0};  // monotonic ns of the last renewal's deadline
 };
 
 }  // namespace
