@@ -1,8 +1,9 @@
 // Lock tests: one contract suite, written once over a LockWorld (N client
 // runtimes over shared Redis nodes plus a way to let time pass), run for
-// every registered lock on every available backend — the in-process engine
-// world now; real redis-servers and the simulator plug in through
-// `backends()`. Each contract states what the algorithm really does: where
+// every registered lock on the in-process engine world ("[locks]", one test
+// case per behaviour) and on real redis-servers through RealRuntime
+// ("[locks-real]", ~2 min, skipped without redis-server). SimRuntime plugs in
+// the same way: a LockWorld implementation, a Backend, run_every_contract(). Each contract states what the algorithm really does: where
 // a lock does not protect against something (naive-del's late DEL, the
 // shared thread id), the test asserts the damage rather than skipping it.
 // After the contract: lock-specific behaviour (Redlock quorum, timeouts and
@@ -10,11 +11,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <set>
+#include <thread>
 
+#include "locks/hiredis/real_runtime.hpp"
 #include "locks/redlock.hpp"
 #include "locks/registry.hpp"
 #include "tests/support/engine_runtime.hpp"
+#include "tests/support/redis_server.hpp"
 
 namespace locksim::testing {
 namespace {
@@ -28,9 +31,44 @@ using namespace std::chrono_literals;
 struct Backend {
   std::string name;
   LockWorldFactory make;
+  std::function<bool(const LockWorldSpec&)> supports = [](const LockWorldSpec&) { return true; };
 };
 
-std::vector<Backend> backends() { return {{"engine", make_engine_lock_world}}; }
+Backend engine_backend() { return {"engine", make_engine_lock_world}; }
+
+// Real redis-servers (7.0: no DELEX), started once per test binary and
+// flushed for every world; one RealRuntime per client.
+class RealLockWorld final : public LockWorld {
+ public:
+  explicit RealLockWorld(const LockWorldSpec& spec) {
+    static std::vector<std::unique_ptr<tests::RedisServerProcess>> servers;
+    std::vector<std::string> endpoints;
+    for (std::size_t i = 0; i < spec.nodes; ++i) {
+      if (i == servers.size()) servers.push_back(std::make_unique<tests::RedisServerProcess>());
+      endpoints.push_back(servers[i]->endpoint());
+    }
+    for (std::size_t i = 0; i < spec.clients; ++i)
+      clients_.push_back(std::make_unique<locks::RealRuntime>(endpoints));
+    for (std::size_t n = 0; n < spec.nodes; ++n)
+      (void)sim::sync_wait(clients_.front()->conn(n).command({"FLUSHALL"}));
+  }
+  std::string backend() const override { return "real"; }
+  std::size_t client_count() const override { return clients_.size(); }
+  locks::Runtime& client(std::size_t i) override { return *clients_.at(i); }
+  void run(Task<void> task) override { sim::sync_wait(std::move(task)); }
+  void wait(Duration d) override { std::this_thread::sleep_for(d); }
+
+ private:
+  std::vector<std::unique_ptr<locks::RealRuntime>> clients_;
+};
+
+Backend real_backend() {
+  return {"real redis-server",
+          [](const LockWorldSpec& spec) -> std::unique_ptr<LockWorld> {
+            return std::make_unique<RealLockWorld>(spec);
+          },
+          [](const LockWorldSpec& spec) { return !spec.redis84; }};
+}
 
 // What each built-in lock really does in the contract's situations.
 struct Expectation {
@@ -92,10 +130,12 @@ struct Fixture {
 
 using Contract = void (*)(const Backend&, const LockInfo&);
 
-// Runs one contract for every registered lock on every backend.
-void for_every_lock(Contract contract) {
-  for (const Backend& backend : backends())
-    for (const LockInfo& info : locks::all_locks())
+LockWorldSpec spec_for(const LockInfo& info) { return {info.min_nodes, 3, info.needs_redis84}; }
+
+// Runs one contract for every registered lock on a backend.
+void for_every_lock(Contract contract, const Backend& backend = engine_backend()) {
+  for (const LockInfo& info : locks::all_locks())
+    if (backend.supports(spec_for(info)))
       DYNAMIC_SECTION(info.name << " on " << backend.name) { contract(backend, info); }
 }
 
@@ -201,6 +241,31 @@ void fencing_tokens_strictly_increase(const Backend& b, const LockInfo& info) {
   auto third = f.acquire(0);
   REQUIRE(third);
   CHECK(*third->fencing_token > *second->fencing_token);
+}
+
+// The whole contract, for the backends other than the engine world.
+void run_every_contract(const Backend& backend) {
+  const std::vector<std::pair<const char*, Contract>> contracts = {
+      {"uncontended", uncontended_acquire_and_release},
+      {"contender gives up", contender_gives_up_after_acquire_timeout},
+      {"frees after ttl", lock_frees_itself_after_the_ttl},
+      {"late release", late_release_by_an_expired_holder},
+      {"extend", extend_keeps_the_lock_past_its_ttl},
+      {"validity", validity_is_tracked_as_declared},
+      {"track_validity", track_validity_gives_a_deadline_of_ttl},
+      {"fencing", fencing_tokens_strictly_increase},
+  };
+  for (const auto& [name, contract] : contracts)
+    DYNAMIC_SECTION(name) { for_every_lock(contract, backend); }
+}
+
+TEST_CASE("every lock keeps its contract on real redis-servers through RealRuntime",
+          "[locks-real]") {
+  if (!tests::find_redis_server()) {
+    WARN("no redis-server: skipped");
+    return;
+  }
+  run_every_contract(real_backend());
 }
 
 TEST_CASE("every lock: an uncontended client acquires, releases, and another client then acquires",
