@@ -3,14 +3,13 @@
 // every registered lock on the in-process engine world ("[locks]", one test
 // case per behaviour) and on real redis-servers through RealRuntime
 // ("[locks-real]", ~2 min, skipped without redis-server). SimRuntime plugs in
-// the same way: a LockWorld implementation, a Backend, run_every_contract(). Each contract states what the algorithm really does: where
-// a lock does not protect against something (naive-del's late DEL, the
-// shared thread id), the test asserts the damage rather than skipping it.
-// After the contract: lock-specific behaviour (Redlock quorum, timeouts and
-// validity; the Redisson watchdog; fencing) and the registry.
-#include <catch2/catch.hpp>
-
+// the same way: a LockWorld implementation, a Backend, run_every_contract(). Each contract states
+// what the algorithm really does: where a lock does not protect against something (naive-del's late
+// DEL, the shared thread id), the test asserts the damage rather than skipping it. After the
+// contract: lock-specific behaviour (Redlock quorum, timeouts and validity; the Redisson watchdog;
+// fencing) and the registry.
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <thread>
 
 #include "locks/hiredis/real_runtime.hpp"
@@ -72,8 +71,9 @@ Backend real_backend() {
 
 // What each built-in lock really does in the contract's situations.
 struct Expectation {
-  bool expires = true;              // the entry goes away after the TTL
-  bool late_release_frees = false;  // an expired holder's late release removes the next holder's entry
+  bool expires = true;  // the entry goes away after the TTL
+  bool late_release_frees =
+      false;  // an expired holder's late release removes the next holder's entry
 };
 
 Expectation expectation_for(const std::string& name) {
@@ -135,8 +135,9 @@ LockWorldSpec spec_for(const LockInfo& info) { return {info.min_nodes, 3, info.n
 // Runs one contract for every registered lock on a backend.
 void for_every_lock(Contract contract, const Backend& backend = engine_backend()) {
   for (const LockInfo& info : locks::all_locks())
-    if (backend.supports(spec_for(info)))
-      DYNAMIC_SECTION(info.name << " on " << backend.name) { contract(backend, info); }
+    if (backend.supports(spec_for(info))) DYNAMIC_SECTION(info.name << " on " << backend.name) {
+        contract(backend, info);
+      }
 }
 
 // ---------------------------------------------------------------------------
@@ -255,8 +256,9 @@ void run_every_contract(const Backend& backend) {
       {"track_validity", track_validity_gives_a_deadline_of_ttl},
       {"fencing", fencing_tokens_strictly_increase},
   };
-  for (const auto& [name, contract] : contracts)
-    DYNAMIC_SECTION(name) { for_every_lock(contract, backend); }
+  for (const auto& [name, contract] : contracts) DYNAMIC_SECTION(name) {
+      for_every_lock(contract, backend);
+    }
 }
 
 TEST_CASE("every lock keeps its contract on real redis-servers through RealRuntime",
@@ -273,9 +275,10 @@ TEST_CASE("every lock: an uncontended client acquires, releases, and another cli
   for_every_lock(uncontended_acquire_and_release);
 }
 
-TEST_CASE("every lock: a second client is refused while the lock is held and gives up after "
-          "acquire_timeout",
-          "[locks]") {
+TEST_CASE(
+    "every lock: a second client is refused while the lock is held and gives up after "
+    "acquire_timeout",
+    "[locks]") {
   for_every_lock(contender_gives_up_after_acquire_timeout);
 }
 
@@ -284,9 +287,10 @@ TEST_CASE("every lock: the lock frees itself after the TTL when the holder stops
   for_every_lock(lock_frees_itself_after_the_ttl);
 }
 
-TEST_CASE("every lock: a late release by an expired holder removes the next holder's lock only "
-          "where the algorithm allows it",
-          "[locks]") {
+TEST_CASE(
+    "every lock: a late release by an expired holder removes the next holder's lock only "
+    "where the algorithm allows it",
+    "[locks]") {
   for_every_lock(late_release_by_an_expired_holder);
 }
 
@@ -460,6 +464,67 @@ TEST_CASE("redlock-fenced fails the attempt when the counter node is down", "[lo
   for (std::size_t n = 0; n < 3; ++n) CHECK_FALSE(f.exists(n, "lock:redlock"));
 }
 
+TEST_CASE("redlock extend fails once a majority of the nodes no longer answers", "[locks]") {
+  EngineFixture f("redlock", 3, redlock_config());
+  auto lease = f.acquire(0);
+  REQUIRE(lease);
+  const auto before = lease->valid_until;
+  f.world.advance(500ms);
+  CHECK(f.run(f.locks[0]->extend(*lease)));
+  CHECK(lease->valid_until > before);
+  f.world.set_node_down(1, true);
+  f.world.set_node_down(2, true);
+  const auto extended = lease->valid_until;
+  CHECK_FALSE(f.run(f.locks[0]->extend(*lease)));
+  CHECK(lease->valid_until == extended);  // a failed extend leaves the deadline alone
+}
+
+TEST_CASE("a client that dies between SETNX and EXPIRE leaves a lock that never expires",
+          "[locks]") {
+  LockConfig config;
+  config.key = "lock:setnx";
+  config.ttl = 1s;
+  config.acquire_timeout = 100ms;
+  EngineFixture f("setnx-expire", 1, config);
+  f.world.set_node_latency(0, 10ms);
+  std::optional<std::optional<Lease>> a;
+  const std::uint64_t task =
+      f.clients[0]->spawn(detail::store_result(f.locks[0]->try_acquire(), a));
+  f.world.advance(15ms);       // SETNX done at 10 ms, EXPIRE not sent yet
+  f.clients[0]->cancel(task);  // A's process dies
+  f.world.advance(1h);
+  CHECK_FALSE(f.acquire(1));
+  CHECK(f.exists(0, "lock:setnx"));
+}
+
+// A's lease (1 s) expires between its release's GET (executes at 1000 ms,
+// the last alive instant) and its DEL (1010 ms); B's SET lands at 1005 ms.
+bool next_holder_survives_a_release_racing_expiry(const std::string& lock) {
+  LockConfig config;
+  config.key = "lock:race";
+  config.ttl = 1s;
+  config.acquire_timeout = 100ms;
+  EngineFixture f(lock, 1, config, 3);
+  auto a = f.acquire(0);
+  REQUIRE(a);
+  f.world.set_node_latency(0, 10ms);
+  f.world.advance(990ms);
+  std::optional<bool> released;
+  (void)f.clients[0]->spawn(detail::store_result(f.locks[0]->release(*a), released));
+  f.world.advance(5ms);
+  auto b = f.acquire(1);
+  REQUIRE(b);
+  f.world.advance(20ms);
+  REQUIRE(released);
+  return f.exists(0, "lock:race");
+}
+
+TEST_CASE("get-then-del removes the next holder's lock when the lease expires between GET and DEL",
+          "[locks]") {
+  CHECK_FALSE(next_holder_survives_a_release_racing_expiry("get-then-del"));
+  CHECK(next_holder_survives_a_release_racing_expiry("token"));
+}
+
 LockConfig watchdog_config() {
   LockConfig c;
   c.key = "lock:redisson";
@@ -488,8 +553,8 @@ TEST_CASE("the watchdog lock is re-entrant and counts its holds", "[locks]") {
   REQUIRE(first);
   REQUIRE(second);
   CHECK(first->token == second->token);
-  CHECK(f.world.engine(0).execute({"HGET", "lock:redisson", first->token}, f.world.node_wall_ms(0)) ==
-        Reply::bulk("2"));
+  CHECK(f.world.engine(0).execute({"HGET", "lock:redisson", first->token},
+                                  f.world.node_wall_ms(0)) == Reply::bulk("2"));
   CHECK(f.release(0, *second));
   CHECK_FALSE(f.acquire(1));  // still held once
   CHECK(f.release(0, *first));

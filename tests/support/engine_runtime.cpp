@@ -78,7 +78,8 @@ void EngineWorld::run(Task<void> task) {
   roots_.at(id).task.start();
   current_root_ = previous;
   while (!roots_.at(id).task.done()) {
-    if (!step()) throw std::logic_error("EngineWorld::run: the task waits but nothing is scheduled");
+    if (!step())
+      throw std::logic_error("EngineWorld::run: the task waits but nothing is scheduled");
   }
   Task<void> done = std::move(roots_.at(id).task);
   roots_.erase(id);
@@ -160,9 +161,7 @@ LocalInstant EngineRuntime::wall_now() {
 
 Task<void> EngineRuntime::sleep(Duration d) { co_await world_.sleep_for(d); }
 
-std::string EngineRuntime::random_token() {
-  return name_ + "-tok-" + std::to_string(++tokens_);
-}
+std::string EngineRuntime::random_token() { return name_ + "-tok-" + std::to_string(++tokens_); }
 
 std::uint64_t EngineRuntime::random_below(std::uint64_t n) { return rng_.below(n); }
 
