@@ -2,8 +2,9 @@
 // runtimes over shared Redis nodes plus a way to let time pass), run for
 // every registered lock on the in-process engine world ("[locks]", one test
 // case per behaviour) and on real redis-servers through RealRuntime
-// ("[locks-real]", ~2 min, skipped without redis-server). SimRuntime plugs in
-// the same way: a LockWorld implementation, a Backend, run_every_contract(). Each contract states
+// ("[locks-real]", ~1 min, skipped without redis-server) and on the
+// simulator through SimRuntime. Another backend plugs in the same way: a
+// LockWorld implementation, a Backend, run_every_contract(). Each contract states
 // what the algorithm really does: where a lock does not protect against something (naive-del's late
 // DEL, the shared thread id), the test asserts the damage rather than skipping it. After the
 // contract: lock-specific behaviour (Redlock quorum, timeouts and validity; the Redisson watchdog;
@@ -15,6 +16,9 @@
 #include "locks/hiredis/real_runtime.hpp"
 #include "locks/redlock.hpp"
 #include "locks/registry.hpp"
+#include "locks/sim_runtime.hpp"
+#include "sim/redis/node.hpp"
+#include "sim/world.hpp"
 #include "tests/support/engine_runtime.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -54,12 +58,62 @@ class RealLockWorld final : public LockWorld {
   std::string backend() const override { return "real"; }
   std::size_t client_count() const override { return clients_.size(); }
   locks::Runtime& client(std::size_t i) override { return *clients_.at(i); }
-  void run(Task<void> task) override { sim::sync_wait(std::move(task)); }
+  void run(std::size_t, Task<void> task) override { sim::sync_wait(std::move(task)); }
   void wait(Duration d) override { std::this_thread::sleep_for(d); }
 
  private:
   std::vector<std::unique_ptr<locks::RealRuntime>> clients_;
 };
+
+// The simulator: Redis node hosts (no AOF) and client hosts with SimRuntime,
+// 1 ms network latency, 1 s command timeout.
+class SimLockWorld final : public LockWorld {
+ public:
+  explicit SimLockWorld(const LockWorldSpec& spec) : world_(1) {
+    world_.network().set_latency(sim::LatencyModel::fixed(1ms));
+    sim::redis::NodeConfig config;
+    config.appendonly = false;
+    config.engine.redis84_ifeq = spec.redis84;
+    for (std::size_t i = 0; i < spec.nodes; ++i) {
+      nodes_.push_back(std::make_unique<sim::redis::RedisNode>(
+          world_.add_host("redis-" + std::to_string(i + 1)), config));
+      nodes_.back()->host().start();
+    }
+    auto directory = [this](std::size_t node) { return nodes_.at(node)->id(); };
+    for (std::size_t i = 0; i < spec.clients; ++i) {
+      sim::Host& host = world_.add_host(std::string(1, static_cast<char>('A' + i)));
+      clients_.push_back(std::make_unique<locks::SimRuntime>(host, spec.nodes, directory, 1s));
+    }
+  }
+  ~SimLockWorld() override { world_.destroy_hosts(); }  // frames first, as RunContext does
+  std::string backend() const override { return "sim"; }
+  std::size_t client_count() const override { return clients_.size(); }
+  locks::Runtime& client(std::size_t i) override { return *clients_.at(i); }
+  void run(std::size_t client, Task<void> task) override {
+    bool done = false;
+    clients_.at(client)->host().spawn(flag_when_done(std::move(task), done));
+    const sim::TrueInstant limit = world_.now() + 1h;
+    while (!done && world_.now() < limit) world_.scheduler().run_until(world_.now() + 1ms);
+    if (!done) throw std::logic_error("SimLockWorld::run: the task did not finish within 1 h");
+  }
+  void wait(Duration d) override { world_.scheduler().run_until(world_.now() + d); }
+
+ private:
+  static Task<void> flag_when_done(Task<void> task, bool& done) {
+    co_await std::move(task);
+    done = true;
+  }
+
+  sim::World world_;
+  std::vector<std::unique_ptr<sim::redis::RedisNode>> nodes_;
+  std::vector<std::unique_ptr<locks::SimRuntime>> clients_;
+};
+
+Backend sim_backend() {
+  return {"sim", [](const LockWorldSpec& spec) -> std::unique_ptr<LockWorld> {
+            return std::make_unique<SimLockWorld>(spec);
+          }};
+}
 
 Backend real_backend() {
   return {"real redis-server",
@@ -116,15 +170,19 @@ struct Fixture {
   }
   ~Fixture() { locks.clear(); }  // locks (and their watchdogs) go before the world
 
-  std::optional<Lease> acquire(std::size_t i) { return run_task(*world, locks[i]->try_acquire()); }
-  bool release(std::size_t i, Lease& lease) { return run_task(*world, locks[i]->release(lease)); }
-  bool extend(std::size_t i, Lease& lease) { return run_task(*world, locks[i]->extend(lease)); }
+  std::optional<Lease> acquire(std::size_t i) {
+    return run_task(*world, i, locks[i]->try_acquire());
+  }
+  bool release(std::size_t i, Lease& lease) {
+    return run_task(*world, i, locks[i]->release(lease));
+  }
+  bool extend(std::size_t i, Lease& lease) { return run_task(*world, i, locks[i]->extend(lease)); }
   // The holder's process stops renewing (its watchdog stalls, as in a long pause).
   void stop_background(std::size_t i, const Lease& lease) {
     if (lease.background != 0) world->client(i).cancel(lease.background);
   }
   Reply raw(std::size_t client, std::size_t node, Argv argv) {
-    return run_task(*world, world->client(client).conn(node).command(std::move(argv)));
+    return run_task(*world, client, world->client(client).conn(node).command(std::move(argv)));
   }
 };
 
@@ -268,6 +326,10 @@ TEST_CASE("every lock keeps its contract on real redis-servers through RealRunti
     return;
   }
   run_every_contract(real_backend());
+}
+
+TEST_CASE("every lock keeps its contract on the simulator through SimRuntime", "[locks][sim]") {
+  run_every_contract(sim_backend());
 }
 
 TEST_CASE("every lock: an uncontended client acquires, releases, and another client then acquires",

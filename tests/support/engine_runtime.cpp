@@ -186,7 +186,7 @@ class EngineLockWorld final : public LockWorld {
   std::string backend() const override { return "engine"; }
   std::size_t client_count() const override { return clients_.size(); }
   locks::Runtime& client(std::size_t i) override { return *clients_.at(i); }
-  void run(Task<void> task) override { world_.run(std::move(task)); }
+  void run(std::size_t, Task<void> task) override { world_.run(std::move(task)); }
   void wait(Duration d) override { world_.advance(d); }
 
  private:

@@ -163,8 +163,9 @@ class LockWorld {
   virtual std::string backend() const = 0;  // "engine", "real", "sim"
   virtual std::size_t client_count() const = 0;
   virtual locks::Runtime& client(std::size_t i) = 0;
-  // Runs one task to completion (background tasks keep running as time passes).
-  virtual void run(Task<void> task) = 0;
+  // Runs a task of client i to completion (on the simulator: a root task of
+  // that client's host); background tasks keep running as time passes.
+  virtual void run(std::size_t client, Task<void> task) = 0;
   // Lets d pass (background tasks run meanwhile).
   virtual void wait(Duration d) = 0;
 };
@@ -181,11 +182,11 @@ Task<void> store_result(Task<T> task, std::optional<T>& out) {
 }
 }  // namespace detail
 
-// Runs a task that returns a value on a LockWorld and returns the value.
+// Runs a task of client i that returns a value and returns the value.
 template <class T>
-T run_task(LockWorld& world, Task<T> task) {
+T run_task(LockWorld& world, std::size_t client, Task<T> task) {
   std::optional<T> out;
-  world.run(detail::store_result(std::move(task), out));
+  world.run(client, detail::store_result(std::move(task), out));
   return std::move(*out);
 }
 
