@@ -6,7 +6,7 @@ namespace locksim::sim {
 World::World(std::uint64_t seed)
     : seed_(seed), root_(seed), scheduler_(trace_), network_(*this, root_.fork("network")) {}
 
-World::~World() { hosts_.clear(); }
+World::~World() { destroy_hosts(); }
 
 Host& World::add_host(std::string name) {
   const HostId id = scheduler_.add_host();

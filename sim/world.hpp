@@ -38,6 +38,9 @@ class World {
   Host* find_host(std::string_view name);
   std::size_t host_count() const { return hosts_.size(); }
   const std::string& host_name(HostId id) const;
+  // Destroys every host and its frames (the end of a run). Frames are
+  // destroyed while the scheduler and network are still alive.
+  void destroy_hosts() { hosts_.clear(); }
 
   // A semantic trace record at the current instant.
   void note(HostId host, std::string_view kind, std::string_view detail) {

@@ -1,0 +1,28 @@
+// How one run is shown: the JSON object of DESIGN.md's CLI contract (other
+// tools parse it: keys and meanings are fixed; we only add keys) and the
+// human text verdict of `locksim run`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scenarios/runner.hpp"
+
+namespace locksim::reports {
+
+// {"scenario","lock","seed","digest","events","sim_time_ms","violations",
+//  "expected","matched","repro"} plus "stats" (an addition: acquisitions,
+// round trips, acquire latency percentiles).
+nlohmann::ordered_json run_to_json(const scenarios::RunResult& run);
+
+// The seed first, then a verdict per property, the violations explained
+// with their evidence, the expectation, and the repro command.
+std::string run_to_text(const scenarios::RunResult& run, const std::string& description);
+
+// The event trace, one line per record: "  35.012s  A  acquired  grant 2".
+std::string trace_to_text(const scenarios::RunResult& run);
+
+// Percentile p (0..100) of sorted values, nearest-rank; 0 for none.
+std::int64_t percentile(std::vector<std::int64_t> values, int p);
+
+}  // namespace locksim::reports

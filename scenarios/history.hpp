@@ -1,0 +1,94 @@
+// History: what happened in one run, in true time, as the checkers see it.
+//
+// The checkers judge a run only from this record (DESIGN.md "Properties and
+// violations"): clients' beliefs that they hold the lock, their acquire
+// attempts, every command the Redis nodes executed on the lock key with its
+// keyspace effect, and the storage's accepted and rejected writes. They never
+// look inside a lock algorithm, so a new lock is judged by the same rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/redis/engine.hpp"
+#include "sim/time.hpp"
+#include "sim/trace.hpp"
+
+namespace locksim::scenarios {
+
+using sim::HostId;
+using sim::TrueInstant;
+
+// One grant a client believed it had: from the acquire reply until it
+// started its release, abandoned, crashed, or its validity deadline passed.
+struct Belief {
+  std::size_t client;          // index into History::clients
+  std::uint64_t grant;         // global order of acquire replies (true time order)
+  TrueInstant start;
+  std::optional<TrueInstant> end;       // nullopt = still believing at the end of the run
+  std::optional<TrueInstant> deadline;  // the lock's validity deadline mapped to true time
+  std::optional<std::int64_t> fencing_token;
+  std::string end_reason;      // "release" | "abandon" | "crash" | "" (still held)
+  TrueInstant effective_end(TrueInstant run_end) const;
+};
+
+// An acquire attempt in progress (for lock-unavailable).
+struct Attempt {
+  std::size_t client;
+  TrueInstant start;
+  std::optional<TrueInstant> end;
+  bool acquired = false;
+};
+
+// A change to a lock entry on one node.
+struct EntryEvent {
+  TrueInstant at;
+  std::uint64_t seq;
+  HostId node;
+  std::optional<std::size_t> client;  // who caused it (nullopt: the server itself, e.g. active expiry)
+  bool replicated;                    // applied from the master's stream
+  sim::redis::KeyEvent::Kind kind;
+  std::string key;
+  std::string command;  // the command as text, for explanations
+};
+
+struct StorageWrite {
+  TrueInstant at;  // when the storage applied or rejected it
+  std::size_t client;
+  std::uint64_t grant;
+  std::optional<std::int64_t> fencing_token;
+  bool accepted;
+  int index;  // write number within the critical section (1-based)
+};
+
+struct ClientInfo {
+  std::string name;
+  HostId host;
+  std::vector<TrueInstant> crashes;     // every crash, in order
+  std::optional<TrueInstant> finished;  // when its workload ended
+};
+
+struct FaultRecord {
+  TrueInstant at;
+  std::string description;  // "pause A 35s"
+  std::string target;
+  std::optional<TrueInstant> until;  // pauses and partitions
+};
+
+struct History {
+  std::vector<ClientInfo> clients;
+  std::vector<std::string> nodes;  // node host names, by HostId order of creation
+  std::vector<Belief> beliefs;
+  std::vector<Attempt> attempts;
+  std::vector<EntryEvent> entries;
+  std::vector<StorageWrite> writes;
+  std::vector<FaultRecord> faults;
+  TrueInstant end{};
+  std::uint64_t next_grant = 0;
+
+  std::optional<std::size_t> client_of(HostId host) const;
+};
+
+}  // namespace locksim::scenarios

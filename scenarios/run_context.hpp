@@ -1,0 +1,80 @@
+// RunContext: everything one scenario run builds — the world, its Redis
+// nodes, Sentinel, storage, clients — and the History it records. The
+// workload, the faults and the runner share it; nothing outlives a run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "locks/registry.hpp"
+#include "locks/sim_runtime.hpp"
+#include "scenarios/history.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/redis/node.hpp"
+#include "sim/redis/sentinel.hpp"
+#include "sim/world.hpp"
+
+namespace locksim::scenarios {
+
+struct ClientState {
+  const ClientSpec* spec = nullptr;
+  sim::Host* host = nullptr;
+  std::unique_ptr<locks::SimRuntime> runtime;
+  int iterations_done = 0;
+  std::optional<std::size_t> open_belief;   // index into history.beliefs
+  std::optional<std::size_t> open_attempt;  // index into history.attempts
+};
+
+struct RunStats {
+  std::uint64_t attempts = 0;
+  std::uint64_t acquisitions = 0;
+  std::uint64_t gave_up = 0;
+  std::uint64_t round_trips = 0;  // Redis commands sent by the locks
+  std::vector<std::int64_t> acquire_latency_us;  // true time from attempt start to grant
+};
+
+struct RunContext {
+  const Scenario& scenario;
+  locks::LockInfo lock;
+  sim::World world;
+  History history;
+  RunStats stats;
+
+  std::vector<std::unique_ptr<sim::redis::RedisNode>> nodes;  // masters first, then replicas
+  std::vector<sim::redis::RedisNode*> masters;                // as configured: redis-1..N
+  std::unique_ptr<sim::redis::Sentinel> sentinel;
+  sim::Host* storage = nullptr;
+  std::vector<ClientState> clients;
+
+  // Faults waiting for a trigger, by trigger text ("A:acquired", "A:write#2").
+  std::multimap<std::string, const FaultSpec*> armed;
+  std::vector<std::unique_ptr<FaultSpec>> generated_faults;  // nemesis, restarts, heals
+  std::vector<const FaultSpec*> scheduled;  // fault events refer to these by index
+
+  RunContext(const Scenario& s, locks::LockInfo info, std::uint64_t seed)
+      : scenario(s), lock(std::move(info)), world(seed) {}
+  // Frames first: a lock object living in a client's frame may still talk to
+  // its runtime (e.g. cancel a watchdog) while it is destroyed.
+  ~RunContext() { world.destroy_hosts(); }
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+
+  sim::redis::RedisNode* node_by_name(std::string_view name);
+  sim::Host* host_by_name(std::string_view name) { return world.find_host(name); }
+};
+
+// The workload (scenarios/workload.cpp): a client's main.
+sim::Task<void> client_main(RunContext& ctx, std::size_t client);
+void on_client_crash(RunContext& ctx, std::size_t client);
+
+// Faults (scenarios/faults.cpp).
+void schedule_faults(RunContext& ctx);
+// A trigger point was reached: arms the faults waiting for it. Returns true
+// if any fault was scheduled (the caller then yields so it can act first).
+bool fire_trigger(RunContext& ctx, const std::string& host, std::string_view event, int write_index = 0);
+
+}  // namespace locksim::scenarios

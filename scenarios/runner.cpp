@@ -1,0 +1,167 @@
+// Building a world from a scenario, running it, judging it.
+#include "scenarios/runner.hpp"
+
+#include "scenarios/run_context.hpp"
+#include "scenarios/storage.hpp"
+
+namespace locksim::scenarios {
+
+namespace {
+
+using sim::redis::RedisNode;
+
+// Observes every node and keeps the changes to the lock entry.
+class LockKeyObserver final : public sim::redis::NodeObserver {
+ public:
+  explicit LockKeyObserver(RunContext& ctx) : ctx_(ctx) {}
+  void on_command(const sim::redis::CommandSeen& seen) override {
+    for (const auto& e : seen.key_events) {
+      if (e.key != ctx_.scenario.lock.key) continue;
+      std::optional<std::size_t> client;
+      if (seen.client != sim::kNoHost) client = ctx_.history.client_of(seen.client);
+      ctx_.history.entries.push_back({seen.at, ctx_.world.scheduler().current_seq(), seen.node, client,
+                                      seen.replicated, e.kind, e.key, command_text(seen.argv)});
+    }
+  }
+
+ private:
+  static std::string command_text(const sim::Argv& argv) {
+    std::string s;
+    for (std::size_t i = 0; i < argv.size() && i < 6; ++i) {
+      std::string word = argv[i];
+      if (word.size() > 24) word = word.substr(0, 21) + "...";
+      s += (i ? " " : "") + word;
+    }
+    return s;
+  }
+  RunContext& ctx_;
+};
+
+sim::redis::NodeConfig node_config(const Scenario& s, const locks::LockInfo& lock) {
+  sim::redis::NodeConfig c;
+  c.appendonly = s.redis.appendonly;
+  c.appendfsync = s.redis.appendfsync;
+  c.fsync_stall_per_mille = s.redis.fsync_stall_per_mille;
+  c.replication_lag = s.redis.replication_lag;
+  c.min_replicas_to_write = s.redis.min_replicas_to_write;
+  // A lock that needs Redis 8.4 gets it: the scenario is about its faults.
+  c.engine.redis84_ifeq = s.redis.redis84 || lock.needs_redis84;
+  return c;
+}
+
+void build_redis(RunContext& ctx, LockKeyObserver& observer) {
+  const Scenario& s = ctx.scenario;
+  const auto config = node_config(s, ctx.lock);
+  std::vector<sim::redis::Sentinel::Shard> shards;
+  for (int m = 1; m <= s.redis.masters; ++m) {
+    const std::string name = "redis-" + std::to_string(m);
+    ctx.nodes.push_back(std::make_unique<RedisNode>(ctx.world.add_host(name), config));
+    ctx.masters.push_back(ctx.nodes.back().get());
+    shards.push_back({ctx.masters.back(), {}});
+    for (int r = 1; r <= s.redis.replicas; ++r) {
+      ctx.nodes.push_back(
+          std::make_unique<RedisNode>(ctx.world.add_host(name + "-replica-" + std::to_string(r)), config));
+      ctx.masters.back()->attach_replica(*ctx.nodes.back());
+      shards.back().replicas.push_back(ctx.nodes.back().get());
+    }
+  }
+  for (auto& node : ctx.nodes) {
+    node->add_observer(&observer);
+    ctx.history.nodes.resize(node->id() + 1);
+    ctx.history.nodes[node->id()] = node->host().name();
+  }
+  if (s.redis.replicas > 0)
+    ctx.sentinel = std::make_unique<sim::redis::Sentinel>(ctx.world.add_host("sentinel"), std::move(shards),
+                                                          s.redis.failover_after);
+}
+
+void build_clients(RunContext& ctx) {
+  const Scenario& s = ctx.scenario;
+  ctx.clients.reserve(s.clients.size());
+  for (const ClientSpec& spec : s.clients) {
+    sim::Host& host = ctx.world.add_host(spec.name);
+    if (spec.clock_drift_ppm != 0) host.clock().set_drift(ctx.world.now(), spec.clock_drift_ppm);
+    auto directory = [&ctx](std::size_t node) {
+      return ctx.sentinel ? ctx.sentinel->master_of(node).id() : ctx.masters[node]->id();
+    };
+    auto runtime = std::make_unique<locks::SimRuntime>(host, ctx.masters.size(), directory, s.network.timeout);
+    ClientState state;
+    state.spec = &spec;
+    state.host = &host;
+    state.runtime = std::move(runtime);
+    ctx.clients.push_back(std::move(state));
+    ctx.history.clients.push_back({spec.name, host.id(), {}, std::nullopt});
+  }
+  for (std::size_t c = 0; c < ctx.clients.size(); ++c) {
+    sim::Host& host = *ctx.clients[c].host;
+    host.set_main([&ctx, c](sim::Host&) { return client_main(ctx, c); });
+    host.on_crash([&ctx, c] { on_client_crash(ctx, c); });
+  }
+}
+
+std::optional<std::string> unsupported(const Scenario& s, const locks::LockInfo& lock) {
+  if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
+    return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
+           s.name + " has " + std::to_string(s.redis.masters);
+  return std::nullopt;
+}
+
+}  // namespace
+
+RedisNode* RunContext::node_by_name(std::string_view name) {
+  for (auto& n : nodes)
+    if (n->host().name() == name) return n.get();
+  return nullptr;
+}
+
+std::set<std::string> RunResult::violation_kinds() const {
+  std::set<std::string> kinds;
+  for (const Violation& v : violations) kinds.insert(v.kind);
+  return kinds;
+}
+
+Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
+  auto info = locks::find_lock(lock_kind);
+  if (!info) return failure(std::string("unknown lock kind '") + lock_kind + "' (see `locksim list`)");
+  if (auto why = unsupported(scenario, *info)) return failure(*why);
+
+  RunContext ctx(scenario, *info, options.seed);
+  ctx.world.trace().set_recording(options.record_trace);
+  const auto& lat = scenario.network.latency;
+  ctx.world.network().set_latency({lat.min, lat.max, scenario.network.tail_per_mille, scenario.network.tail_max_shift});
+  LockKeyObserver observer(ctx);
+  build_redis(ctx, observer);
+  StorageService storage(ctx.world, ctx.history, scenario.fencing);
+  ctx.storage = &ctx.world.add_host("storage");
+  ctx.world.network().register_service(ctx.storage->id(), &storage);
+  build_clients(ctx);
+  schedule_faults(ctx);
+
+  for (auto& node : ctx.nodes) node->host().start();
+  if (ctx.sentinel) ctx.world.find_host("sentinel")->start();
+  for (ClientState& c : ctx.clients) c.host->start();
+  ctx.world.scheduler().run_until(sim::true_epoch + scenario.duration);
+  ctx.history.end = ctx.world.now();
+
+  RunResult r;
+  r.scenario = scenario.name;
+  r.lock = lock_kind;
+  r.seed = options.seed;
+  r.digest = ctx.world.trace().digest();
+  r.events = ctx.world.trace().event_count();
+  r.sim_time_ms = sim::to_ms(ctx.world.now());
+  r.violations = check_all(ctx.history, scenario.liveness_bound());
+  r.expected = scenario.expected_for(lock_kind);
+  r.matched = r.expected ? r.violation_kinds() == *r.expected : r.violations.empty();
+  const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
+  r.repro = "locksim run " + ref + " --lock " + lock_kind + " --seed " + std::to_string(options.seed);
+  r.summary = {ctx.stats.attempts, ctx.stats.acquisitions, ctx.stats.gave_up, ctx.stats.round_trips,
+               std::move(ctx.stats.acquire_latency_us)};
+  for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));
+  r.trace = ctx.world.trace().records();
+  r.history = std::move(ctx.history);
+  return r;
+}
+
+}  // namespace locksim::scenarios

@@ -1,0 +1,59 @@
+// The runner: builds a world from a scenario and a lock kind, runs it for
+// the scenario's duration, and judges the history with the checkers.
+// Everything is a function of (scenario, lock, seed): same inputs, same
+// digest, on any machine and any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scenarios/checkers.hpp"
+#include "scenarios/history.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/result.hpp"
+#include "sim/trace.hpp"
+
+namespace locksim::scenarios {
+
+struct RunOptions {
+  std::string lock_kind;        // empty = the scenario's [lock] kind
+  std::uint64_t seed = 1;
+  bool record_trace = false;    // keep printable trace records (--trace, timelines)
+  std::string scenario_ref;     // how the user named it, for the repro command
+};
+
+struct RunSummary {
+  std::uint64_t attempts = 0;
+  std::uint64_t acquisitions = 0;
+  std::uint64_t gave_up = 0;
+  std::uint64_t round_trips = 0;
+  std::vector<std::int64_t> acquire_latency_us;
+};
+
+struct RunResult {
+  std::string scenario;
+  std::string lock;
+  std::uint64_t seed = 0;
+  std::uint64_t digest = 0;
+  std::uint64_t events = 0;
+  std::int64_t sim_time_ms = 0;
+  std::vector<Violation> violations;
+  std::optional<std::set<std::string>> expected;
+  bool matched = false;
+  std::string repro;
+  RunSummary summary;
+  History history;                        // for timelines and reports
+  std::vector<sim::TraceRecord> trace;    // when record_trace
+  std::vector<std::string> host_names;    // by HostId, to print the trace
+
+  std::set<std::string> violation_kinds() const;
+};
+
+// A run that cannot start (unknown lock, a lock the topology cannot serve)
+// is an input error, not a crash.
+Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunOptions& options);
+
+}  // namespace locksim::scenarios

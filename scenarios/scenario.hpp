@@ -1,0 +1,205 @@
+// Scenario: a run described as data (DESIGN.md "Scenario files"): topology,
+// workload, lock, faults and the expected outcome, like FoundationDB's test
+// TOML (workload + nemeses). `load_scenario_*` parse TOML with toml++ and
+// validate every field; a bad file gives `file:line: field: message`.
+//
+// Decisions where DESIGN.md is silent (the user-visible contract of a file):
+//  - Every table rejects unknown keys ("did you mean ..." when one is close),
+//    and a [[fault]] rejects keys its kind does not use (`by` on a pause).
+//  - Durations are strings with units: ns, us (or µs), ms, s, m, h; a
+//    fraction is exact ("1.5s" = 1500 ms; "1.5ns" is an error), parts may be
+//    combined ("1m30s"), "0" needs no unit; integers and floats are refused
+//    (`ttl = 30000` has no unit). Signed durations are only for clock-jump
+//    `by`, which needs the sign spelled out ("+20s" / "-5s").
+//  - Field paths are dotted; arrays of tables count from 1 as a reader
+//    does: `client[1]` is the first [[client]], `fault[2].after` the second
+//    fault's trigger. Line 0 = the file as a whole (missing file, missing
+//    top-level field); an error inside a table without the offending key
+//    (a missing field) points at the table's header line.
+//  - Required: `name`, at least one [[client]] with a `name`; a [[fault]]'s
+//    `kind` and its kind's fields (pause: target+duration; clock-jump:
+//    target+by; clock-drift: target+ppm; delay: from+to+duration;
+//    crash/power-loss: target, optional restart_after (absent = stays down);
+//    restart/failover: target; partition: groups, optional duration (0 or
+//    absent = until a heal) and mode; heal: nothing). [nemesis] needs `kinds`.
+//  - Bounds: duration, ttl (>= 1ms: PX takes milliseconds), retry, timeout,
+//    liveness, mean_interval, max_duration, pause/delay durations are > 0;
+//    other durations >= 0. masters 1..kMaxMasters, replicas 0..kMaxReplicas,
+//    writes 0..kMaxWrites, iterations 1..kMaxIterations, |ppm| <= kMaxPpm,
+//    per-mille values 0..1000, min_replicas_to_write <= replicas.
+//  - Hosts: client names use letters, digits, '_', '-', '.' (they appear in
+//    triggers "A:write#2"), are unique, and may not be "storage" or start
+//    with "redis-". crash/power-loss/restart target a client or a Redis node;
+//    failover targets a master and needs replicas >= 1; a partition needs at
+//    least two non-empty groups with no host twice (a host in no group
+//    reaches everyone); delay's from and to differ.
+//  - Triggers: acquired/write/write#N/released name a client (write#N needs
+//    N <= that client's `writes`); crash/restart name a client or Redis node.
+//  - A client that starts, or an untriggered fault whose `at` is, at or
+//    after `duration` is an error (it would silently never happen).
+//  - [lock] kind and the keys of [expect.by_lock] must be registered locks
+//    whose needs the topology meets (min_nodes masters, redis84 for DELEX).
+//    `counter_node` is a master name ("redis-5") or LockConfig's 0-based
+//    index (-1 = the last node). [lock] also accepts `thread_name`
+//    (LockConfig::thread_name, the watchdog's hash field).
+//  - [expect] without `violations` leaves expect_default unset (only the
+//    locks under by_lock have an expectation); `violations = []` expects none.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "locks/lock.hpp"
+#include "sim/network.hpp"
+#include "sim/redis/node.hpp"
+#include "sim/result.hpp"
+#include "sim/time.hpp"
+
+namespace locksim::scenarios {
+
+using sim::Duration;
+
+// "1ms..5ms" (uniform) or a single duration "3ms".
+struct DurationRange {
+  Duration min{0};
+  Duration max{0};
+};
+
+enum class WorkloadKind : std::uint8_t { Lock, Gate };
+
+enum class FaultKind : std::uint8_t {
+  Pause, ClockJump, ClockDrift, Delay, Crash, PowerLoss, Restart, Failover, Partition, Heal
+};
+std::string_view fault_kind_name(FaultKind kind);            // "pause", "clock-jump", ...
+std::optional<FaultKind> fault_kind_from_name(std::string_view name);
+const std::vector<FaultKind>& all_fault_kinds();
+
+// `after = "A:acquired"`: a point in the run that starts a fault's clock.
+// Events: acquired, write (write 1) or write#N, released, crash, restart.
+struct Trigger {
+  std::string host;   // a client, or a Redis node for crash/restart
+  std::string event;  // "acquired" | "write" | "released" | "crash" | "restart"
+  int write_index = 1;  // for "write#N"
+  std::string text() const;  // as written: "A:write#2"
+};
+
+struct FaultSpec {
+  FaultKind kind = FaultKind::Pause;
+  std::string target;                        // pause, clock-*, crash, power-loss, restart, failover
+  std::string from, to;                      // delay
+  Duration at{0};                            // true time, or the offset after `after`
+  std::optional<Trigger> after;
+  Duration duration{0};                      // pause, delay, partition
+  Duration by{0};                            // clock-jump (signed)
+  std::int64_t ppm = 0;                      // clock-drift
+  std::optional<Duration> restart_after;     // crash, power-loss
+  std::vector<std::vector<std::string>> groups;  // partition
+  sim::PartitionMode mode = sim::PartitionMode::Hold;  // partition: "hold" | "drop"
+  int line = 0;                              // where it was written (for messages)
+};
+
+struct NemesisSpec {
+  std::vector<FaultKind> kinds;
+  Duration mean_interval{std::chrono::seconds(5)};
+  Duration max_duration{std::chrono::seconds(40)};
+  std::vector<std::string> targets;  // empty = every client and Redis node
+};
+
+struct ClientSpec {
+  std::string name;
+  Duration start{0};
+  Duration work{std::chrono::seconds(1)};
+  int writes = 1;
+  int iterations = 1;
+  std::int64_t clock_drift_ppm = 0;
+};
+
+struct RedisSpec {
+  int masters = 1;
+  int replicas = 0;  // per master
+  Duration replication_lag{std::chrono::milliseconds(5)};
+  bool appendonly = true;
+  sim::redis::Fsync appendfsync = sim::redis::Fsync::Everysec;
+  std::uint32_t fsync_stall_per_mille = 0;
+  Duration failover_after{0};  // 0 = never automatically
+  int min_replicas_to_write = 0;
+  bool redis84 = false;  // DELEX / SET IFEQ
+};
+
+struct NetworkSpec {
+  DurationRange latency{std::chrono::milliseconds(1), std::chrono::milliseconds(3)};
+  std::uint32_t tail_per_mille = 0;  // heavy tail: this share of packets is slowed 2^k
+  std::uint32_t tail_max_shift = 0;
+  Duration timeout{std::chrono::seconds(1)};  // client command timeout
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source;  // the file it came from ("catalog/gc-pause.toml")
+  Duration duration{std::chrono::seconds(60)};
+
+  WorkloadKind workload = WorkloadKind::Lock;
+  std::string lock_kind = "token";  // [lock] kind: the default for `run`
+  locks::LockConfig lock;           // key, ttl, retry, acquire_timeout and per-lock options
+
+  RedisSpec redis;
+  NetworkSpec network;
+  bool fencing = false;               // [storage] fencing
+  std::optional<Duration> liveness;   // [check] liveness (default 2 x ttl)
+
+  std::vector<ClientSpec> clients;
+  std::vector<FaultSpec> faults;
+  std::optional<NemesisSpec> nemesis;
+
+  // [expect]: `violations` for every lock; `by_lock` per lock kind (the
+  // catalog lists an expectation for each lock it covers).
+  std::optional<std::set<std::string>> expect_default;
+  std::map<std::string, std::set<std::string>> expect_by_lock;
+
+  // The expected violation set for a lock; nullopt = no expectation.
+  std::optional<std::set<std::string>> expected_for(const std::string& lock_kind) const;
+  Duration liveness_bound() const { return liveness.value_or(2 * lock.ttl); }
+};
+
+struct ScenarioError {
+  std::string file;
+  int line = 0;  // 0 = the file as a whole
+  std::string field;
+  std::string message;
+  std::string to_string() const;  // "file:line: field: message"
+};
+
+// Validation bounds (keep fuzzed or mistyped files from building huge worlds).
+inline constexpr std::int64_t kMaxMasters = 99;
+inline constexpr std::int64_t kMaxReplicas = 9;
+inline constexpr std::int64_t kMaxWrites = 10'000;
+inline constexpr std::int64_t kMaxIterations = 1'000'000;
+inline constexpr std::int64_t kMaxPpm = 999'999;
+inline constexpr std::int64_t kMaxTailShift = 20;
+
+// Host names: "redis-<master>" (1-based), "redis-<master>-replica-<replica>"
+// for replica >= 1.
+std::string redis_host_name(int master, int replica = 0);
+// Every host of a scenario: clients in file order, masters, replicas, "storage".
+std::vector<std::string> host_names(const Scenario& scenario);
+// Names within a small edit distance of `wanted` (or containing it), closest
+// first, at most five: for "did you mean" messages.
+std::vector<std::string> close_names(std::string_view wanted, const std::vector<std::string>& names);
+
+// The violation names of DESIGN.md (part of the CLI contract).
+const std::vector<std::string>& violation_names();
+
+Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, const std::string& file);
+Result<Scenario, ScenarioError> load_scenario_file(const std::string& path);
+
+// "30s", "150ms", "2m", "1.5s", "-5s" (signed where a field allows it).
+std::optional<Duration> parse_duration(std::string_view text);
+std::optional<DurationRange> parse_duration_range(std::string_view text);
+
+}  // namespace locksim::scenarios
