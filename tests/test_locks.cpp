@@ -508,6 +508,49 @@ TEST_CASE("redlock: a forward clock jump on one node of a bare majority lets a s
   CHECK(f.locks[1]->still_valid(*b));
 }
 
+Task<void> step_wall_clock_after(EngineRuntime& rt, Duration after, Duration offset) {
+  co_await rt.sleep(after);
+  rt.set_wall_offset(offset);
+}
+
+// The client's wall clock steps back 500 ms in the middle of an acquire
+// (nodes answer in 4 ms each, the step lands at 6 ms).
+std::optional<Duration> redlock_validity_with_a_wall_step(locks::RedlockClock clock) {
+  LockConfig config = redlock_config();
+  config.clock = clock;
+  EngineFixture f("redlock", 3, config);
+  for (std::size_t n = 0; n < 3; ++n) f.world.set_node_latency(n, 4ms);
+  (void)f.clients[0]->spawn(step_wall_clock_after(*f.clients[0], 6ms, -500ms));
+  const LocalInstant start = f.clients[0]->monotonic_now();
+  auto lease = f.acquire(0);
+  if (!lease || !lease->valid_until) return std::nullopt;
+  return *lease->valid_until - start;
+}
+
+TEST_CASE(
+    "a redlock client timing on the wall clock trusts its lease too long after a backward "
+    "step; on the monotonic clock it does not",
+    "[locks]") {
+  CHECK(redlock_validity_with_a_wall_step(locks::RedlockClock::Monotonic) == 1000ms - 12ms);
+  // elapsed = 12 ms - 500 ms: validity 1000 + 488 - 12, beyond the keys' TTL
+  CHECK(redlock_validity_with_a_wall_step(locks::RedlockClock::Wall) == 12ms + 1476ms);
+}
+
+TEST_CASE("delex cannot release on a Redis 7.0 node, which has no DELEX", "[locks]") {
+  LockConfig config;
+  config.key = "lock:delex";
+  EngineWorld world(1);  // redis84_ifeq off
+  EngineRuntime rt(world, "A");
+  auto lock = locks::make_lock("delex", rt, config);
+  std::optional<std::optional<Lease>> lease;
+  world.run(detail::store_result(lock->try_acquire(), lease));
+  REQUIRE(*lease);
+  std::optional<bool> released;
+  world.run(detail::store_result(lock->release(**lease), released));
+  CHECK_FALSE(*released);
+  CHECK(world.engine(0).execute({"EXISTS", "lock:delex"}, world.node_wall_ms(0)).is_integer(1));
+}
+
 TEST_CASE("redlock-fenced takes its token from the counter node only", "[locks]") {
   LockConfig config = redlock_config();
   EngineFixture f("redlock-fenced", 4, config);
