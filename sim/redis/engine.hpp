@@ -24,6 +24,10 @@ struct EngineOptions {
   // Redis 8.4's `DELEX key IFEQ v` and `SET ... IFEQ v`; off as on 7.0
   // (then they answer like 7.0: unknown command / syntax error).
   bool redis84_ifeq = false;
+  // Lua VM instructions one script may run before it is stopped with an
+  // error (redis-server would answer BUSY to others until SCRIPT KILL; a
+  // simulation must not hang). About a tenth of a second of Lua.
+  std::uint64_t script_instruction_budget = 50'000'000;
 };
 
 // What one command did to the keyspace, for checkers and timelines.
