@@ -1,0 +1,1072 @@
+// Rendering one run's timeline as SVG (see timeline_svg.hpp for what it
+// shows). Layout comes first (the time scale, the lanes and their heights),
+// then one pass per part of the figure writes into a string; the <svg> header
+// is prepended last, once the height is known. Label placement is greedy:
+// each lane has a few text rows, and a label that would overlap another one
+// moves to the next row or is left to its shape's tooltip (<title>).
+#include "reports/timeline_svg.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace locksim::reports {
+
+namespace {
+
+using scenarios::Belief;
+using scenarios::EntryEvent;
+using scenarios::FaultRecord;
+using scenarios::History;
+using scenarios::RunResult;
+using scenarios::StorageWrite;
+using scenarios::Violation;
+using sim::TrueInstant;
+using EntryKind = sim::redis::KeyEvent::Kind;
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kSec = 1000 * kMs;
+constexpr std::int64_t kMin = 60 * kSec;
+constexpr std::int64_t kHour = 60 * kMin;
+
+// Client colours (Tableau 10 without its red and green, which mean
+// "rejected/violation" and "accepted" here).
+constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#9467bd", "#8c564b",
+                                    "#e377c2", "#17becf", "#bcbd22", "#393b79"};
+constexpr std::size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
+constexpr const char* kAccepted = "#2ca02c";
+constexpr const char* kRed = "#d62728";
+constexpr const char* kFault = "#b35900";
+constexpr const char* kInk = "#222222";
+constexpr const char* kMuted = "#666666";
+
+const char* client_colour(std::size_t client) { return kPalette[client % kPaletteSize]; }
+
+std::int64_t ns(TrueInstant t) { return t.time_since_epoch().count(); }
+std::string ms_text(TrueInstant t) { return std::to_string(sim::to_ms(t)) + "ms"; }
+
+// ---------------------------------------------------------------- text ----
+
+// Length of the valid UTF-8 sequence starting at s[i] (XML-legal code points
+// only), or 0 if there is none.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned c = at(0);
+  const auto cont = [&](std::size_t k, unsigned lo, unsigned hi) { return at(k) >= lo && at(k) <= hi; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1, 0x80, 0xBF) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    if (!cont(1, lo, hi) || !cont(2, 0x80, 0xBF)) return 0;
+    return (c == 0xEF && at(1) == 0xBF && at(2) >= 0xBE) ? 0 : 3;  // U+FFFE, U+FFFF
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return cont(1, lo, hi) && cont(2, 0x80, 0xBF) && cont(3, 0x80, 0xBF) ? 4 : 0;
+  }
+  return 0;
+}
+
+// s escaped for XML text and attribute values; invalid UTF-8 and the control
+// characters XML 1.0 forbids become '?'.
+std::string escaped(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_length(s, i);
+    if (len != 1) {
+      if (len == 0) out += '?';
+      else out.append(s.substr(i, len));
+      i += len == 0 ? 1 : len;
+      continue;
+    }
+    const char c = s[i++];
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n':
+      case '\t': out += ' '; break;
+      default: out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+    }
+  }
+  return out;
+}
+
+std::size_t code_points(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// Estimated rendered width in px of s at a sans-serif font size.
+int text_width(std::string_view s, int font_px) { return static_cast<int>(code_points(s)) * font_px * 62 / 100; }
+
+// The first n code points of s.
+std::string prefix_points(std::string_view s, std::size_t n) {
+  std::size_t i = 0;
+  for (std::size_t seen = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && seen++ == n) break;
+  }
+  return std::string(s.substr(0, i));
+}
+
+std::string truncated(std::string_view s, std::size_t max_points) {
+  if (code_points(s) <= max_points) return std::string(s);
+  return prefix_points(s, max_points > 1 ? max_points - 1 : 0) + "\xE2\x80\xA6";  // …
+}
+
+// Greedy word wrap to lines of at most max_points code points.
+std::vector<std::string> wrapped(std::string_view s, std::size_t max_points) {
+  std::vector<std::string> lines(1);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t j = s.find(' ', i);
+    if (j == std::string_view::npos) j = s.size();
+    std::string word(s.substr(i, j - i));
+    i = j + 1;
+    while (code_points(word) > max_points) {  // a word longer than a line is cut
+      if (!lines.back().empty()) lines.emplace_back();
+      lines.back() = prefix_points(word, max_points);
+      word = word.substr(lines.back().size());
+      lines.emplace_back();
+    }
+    const std::string& last = lines.back();
+    if (!last.empty() && code_points(last) + 1 + code_points(word) > max_points) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+  }
+  return lines;
+}
+
+std::string first_word(std::string_view s) { return std::string(s.substr(0, s.find(' '))); }
+
+// "clock-jump redis-3 +10s" -> "clock-jump +10s": the lane already names the target.
+std::string without_target(const FaultRecord& f) {
+  const std::string needle = " " + f.target;
+  std::string d = f.description;
+  const auto at = d.find(needle);
+  if (!f.target.empty() && at != std::string::npos &&
+      (at + needle.size() == d.size() || d[at + needle.size()] == ' '))
+    d.erase(at, needle.size());
+  return d;
+}
+
+// ----------------------------------------------------------------- svg ----
+
+std::string attr(std::string_view name, std::string_view value) {
+  return " " + std::string(name) + "=\"" + escaped(value) + "\"";
+}
+std::string num(std::int64_t v) { return std::to_string(v); }
+
+// A write-only SVG body. Style arguments are attribute strings made from
+// constants; every piece of data goes through escaped().
+class Svg {
+ public:
+  std::string& out() { return out_; }
+  void open(std::string_view tag, std::string_view attrs = {}) {
+    out_ += "<" + std::string(tag) + std::string(attrs) + ">\n";
+  }
+  void close(std::string_view tag) { out_ += "</" + std::string(tag) + ">\n"; }
+  void rect(int x, int y, int w, int h, std::string_view style, std::string_view tip = {}) {
+    shape("rect", attr("x", num(x)) + attr("y", num(y)) + attr("width", num(std::max(w, 1))) +
+                      attr("height", num(std::max(h, 1))) + std::string(style), tip);
+  }
+  void line(int x1, int y1, int x2, int y2, std::string_view style, std::string_view tip = {}) {
+    shape("line", attr("x1", num(x1)) + attr("y1", num(y1)) + attr("x2", num(x2)) + attr("y2", num(y2)) +
+                      std::string(style), tip);
+  }
+  void circle(int cx, int cy, int r, std::string_view style, std::string_view tip = {}) {
+    shape("circle", attr("cx", num(cx)) + attr("cy", num(cy)) + attr("r", num(r)) + std::string(style), tip);
+  }
+  void path(std::string_view d, std::string_view style, std::string_view tip = {}) {
+    shape("path", attr("d", d) + std::string(style), tip);
+  }
+  void text(int x, int y, std::string_view content, std::string_view style) {
+    out_ += "<text" + attr("x", num(x)) + attr("y", num(y)) + std::string(style) + ">" + escaped(content) +
+            "</text>\n";
+  }
+  // An ✕ of half-size r, drawn (not a glyph: no font needed).
+  void cross(int cx, int cy, int r, std::string_view colour, std::string_view tip) {
+    const std::string d = "M" + num(cx - r) + " " + num(cy - r) + "L" + num(cx + r) + " " + num(cy + r) + "M" +
+                          num(cx - r) + " " + num(cy + r) + "L" + num(cx + r) + " " + num(cy - r);
+    path(d, attr("stroke", colour) + attr("stroke-width", "3") + attr("stroke-linecap", "round"), tip);
+  }
+
+ private:
+  void shape(std::string_view tag, const std::string& attrs, std::string_view tip) {
+    out_ += "<" + std::string(tag) + attrs;
+    if (tip.empty()) {
+      out_ += "/>\n";
+    } else {
+      out_ += "><title>" + escaped(tip) + "</title></" + std::string(tag) + ">\n";
+    }
+  }
+  std::string out_;
+};
+
+std::string fill(std::string_view colour) { return attr("fill", colour); }
+std::string font(int px, std::string_view colour = kInk, std::string_view extra = {}) {
+  return attr("font-size", num(px)) + attr("fill", colour) + std::string(extra);
+}
+const std::string kBold = attr("font-weight", "bold");
+const std::string kMiddle = attr("text-anchor", "middle");
+const std::string kItalic = attr("font-style", "italic");
+
+// --------------------------------------------------------------- scale ----
+
+// The run's end in true time: the history's, else the reported duration.
+std::int64_t run_end_ns(const RunResult& run) {
+  if (ns(run.history.end) > 0) return ns(run.history.end);
+  return std::max<std::int64_t>(run.sim_time_ms, 0) * kMs;
+}
+
+// Every instant something happens at (not the open ends of still-held beliefs).
+std::vector<std::int64_t> event_times(const RunResult& run) {
+  const History& h = run.history;
+  std::vector<std::int64_t> t;
+  for (const Belief& b : h.beliefs) {
+    t.push_back(ns(b.start));
+    if (b.end) t.push_back(ns(*b.end));
+    if (b.deadline) t.push_back(ns(*b.deadline));
+  }
+  for (const auto& a : h.attempts) {
+    t.push_back(ns(a.start));
+    if (a.end) t.push_back(ns(*a.end));
+  }
+  for (const EntryEvent& e : h.entries) t.push_back(ns(e.at));
+  for (const StorageWrite& w : h.writes) t.push_back(ns(w.at));
+  for (const FaultRecord& f : h.faults) t.push_back(ns(f.at));
+  for (const auto& c : h.clients)
+    for (TrueInstant x : c.crashes) t.push_back(ns(x));
+  for (const Violation& v : run.violations) t.push_back(ns(v.at));
+  return t;
+}
+
+// A tick step from 1-2-5 and clock-friendly steps, giving at most max_ticks.
+std::int64_t tick_step(std::int64_t span, std::int64_t max_ticks) {
+  static constexpr std::int64_t kSteps[] = {
+      1'000,      2'000,      5'000,       10'000,      20'000,      50'000,      100'000,    200'000,
+      500'000,    kMs,        2 * kMs,     5 * kMs,     10 * kMs,    20 * kMs,    50 * kMs,   100 * kMs,
+      200 * kMs,  500 * kMs,  kSec,        2 * kSec,    5 * kSec,    10 * kSec,   15 * kSec,  30 * kSec,
+      kMin,       2 * kMin,   5 * kMin,    10 * kMin,   15 * kMin,   30 * kMin,   kHour,      2 * kHour,
+      3 * kHour,  6 * kHour,  12 * kHour,  24 * kHour};
+  for (std::int64_t step : kSteps)
+    if (span / step <= max_ticks) return step;
+  const std::int64_t days = span / (24 * kHour * max_ticks) + 1;
+  return days * 24 * kHour;
+}
+
+// "250ms", "10.5s", "1m30s", "2h": precise enough for the tick step.
+std::string tick_label(std::int64_t t, std::int64_t step) {
+  if (step < kMs) return num(t / 1000) + "us";
+  if (step < 100 * kMs) return num(t / kMs) + "ms";
+  if (step < kSec) {
+    const std::int64_t tenths = t / (100 * kMs);
+    return num(tenths / 10) + (tenths % 10 ? "." + num(tenths % 10) : "") + "s";
+  }
+  const std::int64_t h = t / kHour, m = t % kHour / kMin, s = t % kMin / kSec;
+  std::string out;
+  if (h) out += num(h) + "h";
+  if (m) out += num(m) + "m";
+  if (s || out.empty()) out += num(s) + "s";
+  return out;
+}
+
+struct Scale {
+  std::int64_t start = 0;
+  std::int64_t end = 1;
+  std::int64_t tick = 1;
+  int left = 0;
+  int right = 1;
+
+  int x(std::int64_t t) const {
+    const std::int64_t span = end - start;
+    const std::int64_t q = std::max<std::int64_t>(1, span / 1'000'000'000'000);  // no int64 overflow
+    const std::int64_t d = std::clamp(t - start, -span, 2 * span);
+    return left + static_cast<int>(d / q * (right - left) / (span / q));
+  }
+  int x(TrueInstant t) const { return x(ns(t)); }
+};
+
+// The interesting span: from the first event to a little after the last one,
+// from 0 when the first event is early anyway; snapped to ticks.
+Scale make_scale(const RunResult& run, const TimelineOptions& o, int left, int right) {
+  const std::int64_t run_end = run_end_ns(run);
+  const auto times = event_times(run);
+  std::int64_t lo = 0, hi = run_end;
+  if (!o.full_span && !times.empty()) {
+    lo = std::max<std::int64_t>(0, *std::min_element(times.begin(), times.end()));
+    hi = std::max(*std::max_element(times.begin(), times.end()), lo + 10 * kMs);
+    hi += std::max<std::int64_t>((hi - lo) / 20, kMs);
+    lo = lo * 10 < hi * 3 ? 0 : lo - (hi - lo) / 20;
+  }
+  if (hi <= lo) hi = lo + kSec;
+  Scale s;
+  s.left = left;
+  s.right = right;
+  s.tick = tick_step(hi - lo, std::max(2, (right - left) / 80));
+  s.start = lo / s.tick * s.tick;
+  s.end = (hi + s.tick - 1) / s.tick * s.tick;
+  if (run_end > s.start && s.end > run_end && !times.empty() && run_end >= times.back()) s.end = run_end;
+  return s;
+}
+
+// -------------------------------------------------------------- labels ----
+
+// One row of text in a lane: labels are placed only where nothing else is.
+class LabelRow {
+ public:
+  LabelRow(int lo, int hi) : lo_(lo), hi_(hi) {}
+  bool fits(int x0, int x1) const {
+    if (x0 < lo_ || x1 > hi_) return false;
+    return std::none_of(taken_.begin(), taken_.end(),
+                        [&](const auto& r) { return x0 < r.second + 4 && r.first < x1 + 4; });
+  }
+  void take(int x0, int x1) { taken_.emplace_back(x0, x1); }
+  bool claim(int x0, int x1) {
+    if (!fits(x0, x1)) return false;
+    take(x0, x1);
+    return true;
+  }
+
+ private:
+  int lo_, hi_;
+  std::vector<std::pair<int, int>> taken_;
+};
+
+// --------------------------------------------------------------- lanes ----
+
+enum class LaneKind { Client, Node, Storage, Other };
+
+struct Lane {
+  LaneKind kind;
+  std::size_t index;  // client index or node HostId
+  std::string name;
+  int top = 0;
+  int height = 0;
+};
+
+int lane_height(LaneKind k) {
+  switch (k) {
+    case LaneKind::Client: return 60;
+    case LaneKind::Node: return 46;
+    case LaneKind::Storage: return 50;
+    case LaneKind::Other: return 40;
+  }
+  return 40;
+}
+
+const char* lane_kind_name(LaneKind k) {
+  switch (k) {
+    case LaneKind::Client: return "client";
+    case LaneKind::Node: return "redis";
+    case LaneKind::Storage: return "storage";
+    case LaneKind::Other: return "other";
+  }
+  return "";
+}
+
+// Text rows of one lane, shared by everything drawn in it.
+struct Rows {
+  LabelRow top, bar, bottom;
+  Rows(int lo, int hi) : top(lo, hi), bar(lo, hi), bottom(lo, hi) {}
+};
+
+// A lock entry's lifetime on one node, rebuilt from its events.
+struct EntrySpan {
+  const EntryEvent* created;
+  std::int64_t end;
+  const EntryEvent* ended = nullptr;  // nullptr: still there at the end of the run
+  std::vector<const EntryEvent*> modified;
+};
+
+bool foreign(const EntrySpan& span, const EntryEvent& e) {
+  return e.client && span.created->client && *e.client != *span.created->client && !e.replicated;
+}
+
+// ------------------------------------------------------------ renderer ----
+
+class Renderer {
+ public:
+  Renderer(const RunResult& run, const TimelineOptions& o)
+      : run_(run), h_(run.history), o_(o), width_(std::max(o.width_px, 480)) {}
+
+  std::string render() {
+    layout();
+    draw_defs();
+    draw_header();
+    draw_axis();
+    for (const Lane& lane : lanes_) draw_lane_frame(lane);
+    draw_grid();
+    draw_overlap_bands();
+    svg_.open("g", attr("clip-path", "url(#" + id("clip") + ")"));
+    for (const Lane& lane : lanes_) draw_lane(lane);
+    svg_.close("g");
+    draw_violation_marks();
+    int y = lanes_bottom_ + 10;
+    y = draw_violation_legend(y);
+    y = draw_colour_legend(y);
+    return document(y + 12);
+  }
+
+ private:
+  static constexpr int kLabelColumn = 118;
+  static constexpr int kBadgeRow = 22;
+
+  std::string id(std::string_view what) const { return o_.id_prefix + "-" + std::string(what); }
+  std::size_t shown_violations() const { return std::min(run_.violations.size(), o_.max_violations); }
+
+  // ---- layout ----
+
+  void layout() {
+    scale_ = make_scale(run_, o_, kLabelColumn + 8, width_ - 16);
+    assign_badge_rows();
+    int y = 86 + badge_rows_ * kBadgeRow;
+    lanes_top_ = y;
+    for (std::size_t c = 0; c < h_.clients.size(); ++c) add_lane(LaneKind::Client, c, h_.clients[c].name, y);
+    for (std::size_t n = 0; n < h_.nodes.size(); ++n)
+      if (!h_.nodes[n].empty()) add_lane(LaneKind::Node, n, h_.nodes[n], y);
+    add_lane(LaneKind::Storage, 0, "storage", y);
+    if (std::any_of(h_.faults.begin(), h_.faults.end(), [&](const FaultRecord& f) { return !lane_of(f.target); }))
+      add_lane(LaneKind::Other, 0, "network", y);
+    lanes_bottom_ = y;
+  }
+
+  void add_lane(LaneKind kind, std::size_t index, const std::string& name, int& y) {
+    lanes_.push_back({kind, index, name, y, lane_height(kind)});
+    y += lane_height(kind);
+  }
+
+  // Badges closer than a badge's width go to the next row (at most three rows).
+  void assign_badge_rows() {
+    std::vector<int> last_x;
+    for (std::size_t i = 0; i < shown_violations(); ++i) {
+      const int x = scale_.x(run_.violations[i].at);
+      std::size_t row = 0;
+      while (row < last_x.size() && x - last_x[row] < 22) ++row;
+      if (row == 3) row = i % 3;
+      if (row == last_x.size()) last_x.push_back(x);
+      last_x[row] = x;
+      badge_row_.push_back(static_cast<int>(row));
+    }
+    badge_rows_ = static_cast<int>(last_x.size());
+  }
+
+  const Lane* lane_of(const std::string& host) const {
+    for (const Lane& l : lanes_)
+      if (l.kind != LaneKind::Other && l.name == host) return &l;
+    return nullptr;
+  }
+
+  std::optional<std::size_t> client_named(const std::string& name) const {
+    for (std::size_t c = 0; c < h_.clients.size(); ++c)
+      if (h_.clients[c].name == name) return c;
+    return std::nullopt;
+  }
+
+  std::string client_name(std::optional<std::size_t> c) const {
+    return c && *c < h_.clients.size() ? h_.clients[*c].name : "server";
+  }
+
+  Rows rows() const { return Rows(scale_.left, scale_.right); }
+
+  // ---- document ----
+
+  std::string document(int height) {
+    const std::string title = "locksim timeline: " + run_.scenario + " / " + run_.lock + " / seed " + num_u(run_.seed);
+    std::string doc = "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\"" + attr("width", num(width_)) +
+                      attr("height", num(height)) + attr("viewBox", "0 0 " + num(width_) + " " + num(height)) +
+                      attr("role", "img") + attr("aria-label", title) +
+                      attr("font-family", "DejaVu Sans, Verdana, Arial, sans-serif") + ">\n";
+    doc += "<title>" + escaped(title) + "</title>\n";
+    doc += "<rect x=\"0\" y=\"0\"" + attr("width", num(width_)) + attr("height", num(height)) + fill("#ffffff") +
+           "/>\n";
+    return doc + svg_.out() + "</svg>\n";
+  }
+
+  static std::string num_u(std::uint64_t v) { return std::to_string(v); }
+
+  void draw_defs() {
+    svg_.open("defs");
+    for (std::size_t c = 0; c < std::clamp<std::size_t>(h_.clients.size(), 1, kPaletteSize); ++c) {
+      svg_.open("pattern", attr("id", id("hatch-" + num(static_cast<std::int64_t>(c)))) +
+                               attr("patternUnits", "userSpaceOnUse") + attr("width", "6") + attr("height", "6") +
+                               attr("patternTransform", "rotate(45)"));
+      svg_.rect(0, 0, 6, 6, fill("#ffffff"));
+      svg_.rect(0, 0, 3, 6, fill(client_colour(c)) + attr("fill-opacity", "0.75"));
+      svg_.close("pattern");
+    }
+    svg_.open("clipPath", attr("id", id("clip")));
+    svg_.rect(scale_.left, lanes_top_, scale_.right - scale_.left, lanes_bottom_ - lanes_top_, "");
+    svg_.close("clipPath");
+    svg_.close("defs");
+  }
+
+  std::string hatch_url(std::size_t client) const {
+    return "url(#" + id("hatch-" + num(static_cast<std::int64_t>(client % kPaletteSize))) + ")";
+  }
+
+  // ---- header and axis ----
+
+  bool passed() const { return run_.expected ? run_.matched : run_.violations.empty(); }
+
+  std::string verdict() const {
+    std::string v = passed() ? "PASS" : "FAIL";
+    if (run_.violations.empty()) {
+      v += " \xE2\x80\x94 no violations";
+    } else {
+      v += " \xE2\x80\x94 " + num(static_cast<std::int64_t>(run_.violations.size())) +
+           (run_.violations.size() == 1 ? " violation: " : " violations: ");
+      std::string kinds;
+      for (const std::string& k : run_.violation_kinds()) kinds += (kinds.empty() ? "" : ", ") + k;
+      v += kinds;
+    }
+    if (run_.expected && passed()) {
+      v += run_.violations.empty() ? ", as expected" : " \xE2\x80\x94 as expected";
+    } else if (run_.expected) {
+      std::string e;
+      for (const std::string& k : *run_.expected) e += (e.empty() ? "" : ", ") + k;
+      v += " (expected: " + (e.empty() ? std::string("none") : e) + ")";
+    }
+    return v;
+  }
+
+  void draw_header() {
+    const std::string title = run_.scenario + " \xC2\xB7 lock " + run_.lock + " \xC2\xB7 seed " + num_u(run_.seed);
+    svg_.text(12, 24, truncated(title, static_cast<std::size_t>(width_ / 10)), font(17, kInk, kBold));
+    svg_.text(12, 44, truncated(verdict(), static_cast<std::size_t>(width_ / 8)),
+              font(13, passed() ? kAccepted : kRed, kBold));
+    std::string sub = "true time " + tick_label(scale_.start, scale_.tick) + " \xE2\x80\x93 " +
+                      tick_label(scale_.end, scale_.tick) + " of a " + sim::format_duration(sim::Duration(run_end_ns(run_))) +
+                      " run";
+    if (run_.events) sub += " \xC2\xB7 " + num_u(run_.events) + " events";
+    if (run_.digest) sub += " \xC2\xB7 digest " + hex(run_.digest);
+    if (!run_.repro.empty()) sub += " \xC2\xB7 " + run_.repro;
+    svg_.text(12, 62, truncated(sub, static_cast<std::size_t>(width_ / 7)), font(11, kMuted));
+  }
+
+  static std::string hex(std::uint64_t v) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string s(16, '0');
+    for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = kDigits[v & 15];
+    return s;
+  }
+
+  int axis_y() const { return 82; }
+
+  void draw_axis() {
+    const int y = axis_y();
+    svg_.line(scale_.left, y, scale_.right, y, attr("stroke", kMuted));
+    svg_.text(12, y - 4, "true time \xE2\x86\x92", font(11, kMuted));
+    for (std::int64_t t = scale_.start; t <= scale_.end; t += scale_.tick) {
+      const int x = scale_.x(t);
+      svg_.line(x, y - 4, x, y, attr("stroke", kMuted));
+      svg_.text(x, y - 7, tick_label(t, scale_.tick), font(11, kMuted, kMiddle));
+    }
+  }
+
+  void draw_grid() {
+    for (std::int64_t t = scale_.start; t <= scale_.end; t += scale_.tick) {
+      const int x = scale_.x(t);
+      svg_.line(x, lanes_top_, x, lanes_bottom_, attr("stroke", "#dddddd"));
+    }
+  }
+
+  void draw_lane_frame(const Lane& lane) {
+    const bool odd = (&lane - lanes_.data()) % 2 == 1;
+    svg_.rect(8, lane.top, width_ - 16, lane.height, fill(odd ? "#f4f4f4" : "#fbfbfb"));
+    svg_.line(8, lane.top + lane.height, width_ - 8, lane.top + lane.height, attr("stroke", "#e4e4e4"));
+    const char* colour = lane.kind == LaneKind::Client ? client_colour(lane.index) : kInk;
+    const int mid = lane.top + lane.height / 2;
+    svg_.open("g", attr("data-lane", lane_kind_name(lane.kind)) + attr("data-name", lane.name));
+    svg_.text(14, mid, truncated(lane.name, 14), font(13, colour, kBold));
+    const std::string subtitle = lane.kind == LaneKind::Other ? "other faults" : lane_kind_name(lane.kind);
+    svg_.text(14, mid + 14, subtitle, font(10, kMuted));
+    svg_.close("g");
+  }
+
+  void draw_lane(const Lane& lane) {
+    switch (lane.kind) {
+      case LaneKind::Client: draw_client_lane(lane); break;
+      case LaneKind::Node: draw_node_lane(lane); break;
+      case LaneKind::Storage: draw_storage_lane(lane); break;
+      case LaneKind::Other: draw_other_lane(lane); break;
+    }
+  }
+
+  // ---- client lanes ----
+  // top row y+12 | belief bar y+16..y+32 | attempts y+36..y+39 | bottom row y+53
+
+  void draw_client_lane(const Lane& lane) {
+    Rows r = rows();
+    const std::size_t c = lane.index;
+    for (const auto& a : h_.attempts)
+      if (a.client == c) draw_attempt(lane, a);
+    for (const FaultRecord& f : h_.faults)
+      if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "GC pause ");
+    for (const Belief& b : h_.beliefs)
+      if (b.client == c) r.bar.take(scale_.x(b.start), belief_end_x(b));
+    for (const Belief& b : h_.beliefs)
+      if (b.client == c) draw_belief(lane, b, r);
+    for (const FaultRecord& f : h_.faults)
+      if (f.target == lane.name && !is_kind(f, {"pause", "crash", "power-loss"})) draw_fault_marker(lane, f, r);
+    for (std::int64_t t : crash_times(c)) draw_crash(lane, t, r);
+    for (const StorageWrite& w : h_.writes)
+      if (w.client == c) draw_lane_write(lane, w, r);
+  }
+
+  static bool is_kind(const FaultRecord& f, std::initializer_list<std::string_view> kinds) {
+    const std::string k = first_word(f.description);
+    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+  }
+
+  // Crashes from the client record and from crash faults aimed at it, once each.
+  std::vector<std::int64_t> crash_times(std::size_t c) const {
+    std::vector<std::int64_t> t;
+    for (TrueInstant x : h_.clients[c].crashes) t.push_back(ns(x));
+    for (const FaultRecord& f : h_.faults)
+      if (f.target == h_.clients[c].name && is_kind(f, {"crash", "power-loss"})) t.push_back(ns(f.at));
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+    return t;
+  }
+
+  int belief_end_x(const Belief& b) const {
+    return std::max(scale_.x(b.end ? ns(*b.end) : run_end_ns(run_)), scale_.x(b.start) + 2);
+  }
+
+  void draw_attempt(const Lane& lane, const scenarios::Attempt& a) {
+    const int x0 = scale_.x(a.start);
+    const int x1 = std::max(x0 + 2, scale_.x(a.end ? ns(*a.end) : run_end_ns(run_)));
+    const std::string tip = h_.clients[a.client].name + " tried to acquire from " + ms_text(a.start) +
+                            (a.end ? " to " + ms_text(*a.end) : std::string(" until the end")) +
+                            (a.acquired ? " (acquired)" : " (did not acquire)");
+    svg_.rect(x0, lane.top + 36, x1 - x0, 3, fill(client_colour(a.client)) + attr("fill-opacity", "0.55"), tip);
+  }
+
+  std::string belief_label(const Belief& b) const {
+    std::string s = "grant " + num(static_cast<std::int64_t>(b.grant + 1));
+    if (b.fencing_token) s += " \xC2\xB7 token " + num(*b.fencing_token);
+    return s;
+  }
+
+  std::string belief_tip(const Belief& b) const {
+    std::string s = h_.clients[b.client].name + " believed it held the lock (" + belief_label(b) + ") from " +
+                    ms_text(b.start) + " to " + (b.end ? ms_text(*b.end) : std::string("the end of the run"));
+    if (!b.end_reason.empty()) s += " (" + b.end_reason + ")";
+    if (b.deadline) s += "; validity deadline " + ms_text(*b.deadline);
+    return s;
+  }
+
+  void draw_belief(const Lane& lane, const Belief& b, Rows& r) {
+    const int x0 = scale_.x(b.start), x1 = belief_end_x(b);
+    const int xd = b.deadline ? std::clamp(scale_.x(*b.deadline), x0, x1) : x1;
+    const std::string tip = belief_tip(b);
+    svg_.open("g", attr("data-belief", num(static_cast<std::int64_t>(b.grant + 1))));
+    if (xd > x0) svg_.rect(x0, lane.top + 16, xd - x0, 16, fill(client_colour(b.client)), tip);
+    if (x1 > xd) {
+      svg_.rect(xd, lane.top + 16, x1 - xd, 16,
+                attr("fill", hatch_url(b.client)) + attr("stroke", client_colour(b.client)), tip + " (past deadline)");
+    }
+    svg_.close("g");
+    const std::string label = belief_label(b);
+    const int lx = std::max(x0, scale_.left);
+    if (r.top.claim(lx, lx + text_width(label, 11))) svg_.text(lx, lane.top + 12, label, font(11, kInk, kBold));
+    draw_belief_end(lane, b, x1, r);
+  }
+
+  void draw_belief_end(const Lane& lane, const Belief& b, int x1, Rows& r) {
+    std::string reason = b.end ? b.end_reason : "held at end";
+    if (reason.empty() || reason == "crash") return;  // the ✕ says it
+    if (!b.end) x1 = std::min(x1, scale_.right - text_width(reason, 10) - 4);
+    const int w = text_width(reason, 10);
+    if (r.bar.claim(x1 + 3, x1 + 3 + w)) {
+      svg_.text(x1 + 3, lane.top + 28, reason, font(10, kMuted, kItalic));
+    } else if (r.bottom.claim(x1 - w, x1)) {
+      svg_.text(x1 - w, lane.top + 53, reason, font(10, kMuted, kItalic));
+    }
+  }
+
+  void draw_pause(const Lane& lane, const FaultRecord& f, Rows& r, const std::string& prefix) {
+    const int x0 = scale_.x(f.at);
+    const int x1 = std::max(x0 + 2, scale_.x(f.until ? ns(*f.until) : ns(f.at)));
+    const std::string d = f.until ? sim::format_duration(*f.until - f.at) : without_target(f);
+    svg_.rect(x0, lane.top + 1, x1 - x0, lane.height - 2,
+              fill("#7f7f7f") + attr("fill-opacity", "0.30") + attr("data-fault", "pause"),
+              f.description + " at " + ms_text(f.at));
+    const std::string label = prefix + d;
+    const int w = text_width(label, 11);
+    if (r.bottom.claim(x0 + 3, x0 + 3 + w)) {
+      svg_.text(x0 + 3, lane.top + lane.height - 6, label, font(11, "#444444", kBold));
+    } else if (r.top.claim(x0 + 3, x0 + 3 + w)) {
+      svg_.text(x0 + 3, lane.top + 12, label, font(11, "#444444", kBold));
+    }
+  }
+
+  void draw_crash(const Lane& lane, std::int64_t t, Rows& r) {
+    const int x = scale_.x(t), mid = lane.top + lane.height / 2 - 6;
+    svg_.open("g", attr("data-fault", "crash"));
+    svg_.cross(x, mid, 7, kInk, "crash at " + num(t / kMs) + "ms");
+    svg_.close("g");
+    const int w = text_width("crash", 10);
+    if (r.bottom.claim(x - w / 2, x + w / 2)) svg_.text(x, lane.top + lane.height - 6, "crash", font(10, kInk, kMiddle));
+  }
+
+  std::string write_label(const StorageWrite& w) const {
+    return w.fencing_token ? "token " + num(*w.fencing_token) : "write " + num(w.index);
+  }
+
+  std::string write_tip(const StorageWrite& w) const {
+    std::string s = "storage " + std::string(w.accepted ? "accepted " : "rejected ") + h_.clients[w.client].name +
+                    "'s write " + num(w.index) + " (grant " + num(static_cast<std::int64_t>(w.grant + 1));
+    if (w.fencing_token) s += ", fencing token " + num(*w.fencing_token);
+    return s + ") at " + ms_text(w.at);
+  }
+
+  // Accepted: a green disc; rejected: a red square (shape too, not only colour).
+  void write_marker(int x, int y, const StorageWrite& w) {
+    svg_.open("g", attr("data-write", w.accepted ? "accepted" : "rejected"));
+    const std::string style = attr("stroke", "#ffffff") + attr("stroke-width", "1.5");
+    if (w.accepted) svg_.circle(x, y, 6, fill(kAccepted) + style, write_tip(w));
+    else svg_.rect(x - 6, y - 6, 12, 12, fill(kRed) + style, write_tip(w));
+    svg_.close("g");
+  }
+
+  void draw_lane_write(const Lane& lane, const StorageWrite& w, Rows& r) {
+    const int x = scale_.x(w.at);
+    write_marker(x, lane.top + 24, w);
+    const std::string label = write_label(w);
+    const int half = text_width(label, 10) / 2;
+    const char* colour = w.accepted ? "#1e7a1e" : kRed;
+    if (r.bottom.claim(x - half, x + half)) svg_.text(x, lane.top + 53, label, font(10, colour, kMiddle + kBold));
+  }
+
+  // ---- node lanes ----
+  // top row y+12 | entry bar y+17..y+31 | bottom row y+43
+
+  std::vector<EntrySpan> entry_spans(sim::HostId node) const {
+    std::vector<EntrySpan> spans;
+    bool open = false;
+    for (const EntryEvent& e : h_.entries) {
+      if (e.node != node) continue;
+      if (open && (e.kind == EntryKind::Deleted || e.kind == EntryKind::Expired || e.kind == EntryKind::Created)) {
+        spans.back().end = ns(e.at);
+        spans.back().ended = &e;
+        open = false;
+      }
+      if (e.kind == EntryKind::Created) {
+        spans.push_back({&e, run_end_ns(run_), nullptr, {}});
+        open = true;
+      } else if (e.kind == EntryKind::Modified && open) {
+        spans.back().modified.push_back(&e);
+      }
+    }
+    return spans;
+  }
+
+  void draw_node_lane(const Lane& lane) {
+    Rows r = rows();
+    for (const FaultRecord& f : h_.faults)
+      if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "paused ");
+    draw_down_periods(lane);
+    const auto spans = entry_spans(static_cast<sim::HostId>(lane.index));
+    for (const EntrySpan& s : spans) r.bar.take(scale_.x(s.created->at), scale_.x(s.end));
+    for (const EntrySpan& s : spans) draw_entry(lane, s, r);
+    for (const FaultRecord& f : h_.faults)
+      if (f.target == lane.name && first_word(f.description) != "pause") draw_fault_marker(lane, f, r);
+  }
+
+  // A crashed node is down until its restart: shade it.
+  void draw_down_periods(const Lane& lane) {
+    for (std::size_t i = 0; i < h_.faults.size(); ++i) {
+      const FaultRecord& f = h_.faults[i];
+      if (f.target != lane.name || !is_kind(f, {"crash", "power-loss"})) continue;
+      std::int64_t up = run_end_ns(run_);
+      for (std::size_t j = i + 1; j < h_.faults.size(); ++j)
+        if (h_.faults[j].target == lane.name && is_kind(h_.faults[j], {"restart"})) {
+          up = ns(h_.faults[j].at);
+          break;
+        }
+      const int x0 = scale_.x(f.at), x1 = std::max(x0 + 1, scale_.x(up));
+      svg_.rect(x0, lane.top + 1, x1 - x0, lane.height - 2, fill("#000000") + attr("fill-opacity", "0.10"),
+                lane.name + " down from " + ms_text(f.at) + " (" + first_word(f.description) + ")");
+    }
+  }
+
+  std::string entry_tip(const EntrySpan& s) const {
+    std::string tip = "lock entry " + s.created->key + " created by " + client_name(s.created->client) +
+                      (s.created->replicated ? " (replicated)" : "") + " at " + ms_text(s.created->at) + ": " +
+                      s.created->command;
+    if (s.ended) {
+      const char* how = s.ended->kind == EntryKind::Expired   ? " expired at "
+                        : s.ended->kind == EntryKind::Created ? " overwritten at "
+                                                              : " deleted at ";
+      tip += std::string(";") + how + ms_text(s.ended->at);
+      if (s.ended->kind != EntryKind::Expired) tip += " by " + client_name(s.ended->client) + ": " + s.ended->command;
+    } else {
+      tip += "; still there at the end";
+    }
+    return tip;
+  }
+
+  void draw_entry(const Lane& lane, const EntrySpan& s, Rows& r) {
+    const int x0 = scale_.x(s.created->at), x1 = std::max(x0 + 2, scale_.x(s.end));
+    const std::optional<std::size_t> owner = s.created->client;
+    const char* colour = owner ? client_colour(*owner) : "#999999";
+    svg_.open("g", attr("data-entry", client_name(owner)));
+    svg_.rect(x0, lane.top + 17, x1 - x0, 14,
+              fill(colour) + attr("fill-opacity", "0.40") + attr("stroke", colour) +
+                  (s.created->replicated ? attr("stroke-dasharray", "3 2") : ""),
+              entry_tip(s));
+    svg_.close("g");
+    std::string label = client_name(owner) + (s.created->replicated ? " (replicated)" : "");
+    if (text_width(label, 11) + 6 > x1 - x0) label = client_name(owner);
+    if (text_width(label, 11) + 6 <= x1 - x0) svg_.text(x0 + 4, lane.top + 28, label, font(11, kInk, kBold));
+    for (const EntryEvent* m : s.modified) draw_entry_change(lane, s, *m, r);
+    if (s.ended && s.ended->kind != EntryKind::Created) draw_entry_end(lane, s, x1, r);
+  }
+
+  // An extension or other change: a tick, red when not the creator's.
+  void draw_entry_change(const Lane& lane, const EntrySpan& s, const EntryEvent& m, Rows& r) {
+    const int x = scale_.x(m.at);
+    const bool bad = foreign(s, m);
+    svg_.line(x, lane.top + 15, x, lane.top + 33, attr("stroke", bad ? kRed : kInk) + attr("stroke-width", bad ? "3" : "1"),
+              client_name(m.client) + " at " + ms_text(m.at) + ": " + m.command);
+    if (!bad) return;
+    const std::string label = first_word(m.command) + " by " + client_name(m.client);
+    if (r.top.claim(x + 3, x + 3 + text_width(label, 11)))
+      svg_.text(x + 3, lane.top + 12, label, font(11, kRed, kBold));
+  }
+
+  void draw_entry_end(const Lane& lane, const EntrySpan& s, int x1, Rows& r) {
+    const EntryEvent& e = *s.ended;
+    if (foreign(s, e)) {
+      svg_.open("g", attr("data-foreign-delete", client_name(e.client)));
+      svg_.line(x1, lane.top + 4, x1, lane.top + lane.height - 4, attr("stroke", kRed) + attr("stroke-width", "3"),
+                client_name(e.client) + "'s " + e.command + " removed " + client_name(s.created->client) +
+                    "'s lock at " + ms_text(e.at));
+      svg_.close("g");
+      const std::string label = first_word(e.command) + " by " + client_name(e.client);
+      if (r.top.claim(x1 + 3, x1 + 3 + text_width(label, 11)))
+        svg_.text(x1 + 3, lane.top + 12, label, font(11, kRed, kBold));
+      return;
+    }
+    const bool expired = e.kind == EntryKind::Expired;
+    svg_.line(x1, lane.top + 15, x1, lane.top + 33, attr("stroke", kInk) + attr("stroke-width", "2") +
+                                                         (expired ? attr("stroke-dasharray", "2 2") : ""));
+    const std::string label = expired ? "expired" : "deleted";
+    if (r.bar.claim(x1 + 3, x1 + 3 + text_width(label, 10)))
+      svg_.text(x1 + 3, lane.top + 28, label, font(10, kMuted, kItalic));
+    else if (r.bottom.claim(x1 - text_width(label, 10), x1))
+      svg_.text(x1 - text_width(label, 10), lane.top + 43, label, font(10, kMuted, kItalic));
+  }
+
+  // ---- faults other than pauses ----
+
+  std::string fault_label(const FaultRecord& f) const {
+    const std::string kind = first_word(f.description);
+    std::string label = without_target(f);
+    if (kind == "clock-jump") label = "clock " + label.substr(label.find(' ') + 1);
+    if (kind == "crash" || kind == "power-loss" || kind == "restart" || kind == "failover") label = kind;
+    return label;
+  }
+
+  void draw_fault_marker(const Lane& lane, const FaultRecord& f, Rows& r) {
+    const int x = scale_.x(f.at);
+    const std::string kind = first_word(f.description);
+    const bool down = kind == "crash" || kind == "power-loss";
+    svg_.open("g", attr("data-fault", kind));
+    if (down) {
+      svg_.cross(x, lane.top + 24, 7, kFault, f.description + " at " + ms_text(f.at));
+    } else {
+      svg_.line(x, lane.top + 2, x, lane.top + lane.height - 2,
+                attr("stroke", kFault) + attr("stroke-width", "2") + attr("stroke-dasharray", "4 3"),
+                f.description + " at " + ms_text(f.at));
+    }
+    svg_.close("g");
+    place_fault_label(lane, x, fault_label(f), r);
+  }
+
+  void place_fault_label(const Lane& lane, int x, const std::string& label, Rows& r) {
+    const int w = text_width(label, 10);
+    const std::string style = font(10, kFault, kBold);
+    if (r.top.claim(x + 3, x + 3 + w)) svg_.text(x + 3, lane.top + 12, label, style);
+    else if (r.bottom.claim(x + 3, x + 3 + w)) svg_.text(x + 3, lane.top + lane.height - 4, label, style);
+    else if (r.top.claim(x - 3 - w, x - 3)) svg_.text(x - 3 - w, lane.top + 12, label, style);
+  }
+
+  // ---- storage and other lanes ----
+
+  void draw_storage_lane(const Lane& lane) {
+    Rows r = rows();
+    for (const FaultRecord& f : h_.faults)
+      if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "paused ");
+    for (const StorageWrite& w : h_.writes) {
+      const int x = scale_.x(w.at);
+      write_marker(x, lane.top + 26, w);
+      std::string label = h_.clients[w.client].name + " " + write_label(w);
+      const int half = text_width(label, 10) / 2;
+      const std::string style = font(10, client_colour(w.client), kMiddle + kBold);
+      if (r.top.claim(x - half, x + half)) svg_.text(x, lane.top + 12, label, style);
+      else if (r.bottom.claim(x - half, x + half)) svg_.text(x, lane.top + 46, label, style);
+    }
+    for (const FaultRecord& f : h_.faults)
+      if (f.target == lane.name && first_word(f.description) != "pause") draw_fault_marker(lane, f, r);
+  }
+
+  // Faults aimed at no drawn host: partitions, heals, the sentinel.
+  void draw_other_lane(const Lane& lane) {
+    Rows r = rows();
+    for (const FaultRecord& f : h_.faults) {
+      if (lane_of(f.target)) continue;
+      if (f.until) {
+        const int x0 = scale_.x(f.at), x1 = std::max(x0 + 2, scale_.x(*f.until));
+        svg_.rect(x0, lane.top + 16, x1 - x0, 12, fill(kFault) + attr("fill-opacity", "0.25"),
+                  f.description + " from " + ms_text(f.at) + " to " + ms_text(*f.until));
+        place_fault_label(lane, x0, f.description, r);
+      } else {
+        draw_fault_marker(lane, f, r);
+      }
+    }
+  }
+
+  // ---- violations ----
+
+  // Mutual exclusion: shade the true-time overlap of the two beliefs.
+  void draw_overlap_bands() {
+    for (std::size_t i = 0; i < shown_violations(); ++i) {
+      const Violation& v = run_.violations[i];
+      if (v.kind != "mutual-exclusion") continue;
+      std::optional<std::int64_t> end;
+      for (const std::string& name : v.clients)
+        if (const Belief* b = belief_at(name, v.at)) {
+          const std::int64_t e = ns(b->effective_end(h_.end));
+          end = end ? std::min(*end, e) : e;
+        }
+      const int x0 = scale_.x(v.at), x1 = std::max(x0 + 2, scale_.x(end.value_or(ns(v.at))));
+      svg_.rect(x0, lanes_top_, x1 - x0, lanes_bottom_ - lanes_top_, fill(kRed) + attr("fill-opacity", "0.08"));
+    }
+  }
+
+  const Belief* belief_at(const std::string& client, TrueInstant t) const {
+    const auto c = client_named(client);
+    for (const Belief& b : h_.beliefs)
+      if (c && b.client == *c && b.start <= t && t < b.effective_end(h_.end)) return &b;
+    return nullptr;
+  }
+
+  void draw_violation_marks() {
+    for (std::size_t i = 0; i < shown_violations(); ++i) {
+      const Violation& v = run_.violations[i];
+      const int x = scale_.x(v.at);
+      const int cy = axis_y() + 13 + badge_row_[i] * kBadgeRow;
+      const std::string n = num(static_cast<std::int64_t>(i + 1));
+      svg_.open("g", attr("data-violation", n));
+      svg_.line(x, cy + 9, x, lanes_bottom_,
+                attr("stroke", kRed) + attr("stroke-width", "2") + attr("stroke-opacity", "0.85"), v.detail);
+      svg_.circle(x, cy, 9, fill(kRed), n + ". " + v.kind + " at " + ms_text(v.at) + ": " + v.detail);
+      svg_.text(x, cy + 4, n, font(11, "#ffffff", kMiddle + kBold));
+      svg_.close("g");
+    }
+  }
+
+  std::size_t chars_per_line(int font_px, int indent) const {
+    return static_cast<std::size_t>(std::max(20, (width_ - 24 - indent) * 100 / (font_px * 62)));
+  }
+
+  int draw_violation_legend(int y) {
+    if (run_.violations.empty()) return y;
+    y += 16;
+    svg_.text(12, y, "Violations", font(13, kInk, kBold));
+    for (std::size_t i = 0; i < shown_violations(); ++i) y = draw_violation_entry(y, i);
+    if (run_.violations.size() > shown_violations()) {
+      y += 18;
+      svg_.text(34, y, "\xE2\x80\xA6 and " + num(static_cast<std::int64_t>(run_.violations.size() - shown_violations())) +
+                           " more", font(12, kMuted));
+    }
+    return y;
+  }
+
+  int draw_violation_entry(int y, std::size_t i) {
+    const Violation& v = run_.violations[i];
+    const std::string n = num(static_cast<std::int64_t>(i + 1));
+    const std::string line = n + ". " + v.kind + " at " + ms_text(v.at) + " \xE2\x80\x94 " + v.detail;
+    y += 20;
+    svg_.circle(20, y - 4, 8, fill(kRed));
+    svg_.text(20, y, n, font(10, "#ffffff", kMiddle + kBold));
+    bool first = true;
+    for (const std::string& part : wrapped(line, chars_per_line(12, 22))) {
+      if (!first) y += 15;
+      svg_.text(34, y, part, font(12, kInk, first ? kBold : ""));
+      first = false;
+    }
+    if (!o_.evidence) return y;
+    for (const std::string& ev : v.evidence)
+      for (const std::string& part : wrapped("\xC2\xB7 " + ev, chars_per_line(11, 40))) {
+        y += 14;
+        svg_.text(46, y, part, font(11, kMuted));
+      }
+    return y;
+  }
+
+  // ---- colour legend ----
+
+  int draw_colour_legend(int y) {
+    y += 28;
+    int x = 12;
+    auto item = [&](auto&& swatch, const std::string& label) {
+      const int w = 22 + text_width(label, 11) + 18;
+      if (x + w > width_ - 8) {
+        x = 12;
+        y += 20;
+      }
+      swatch(x, y - 9);
+      svg_.text(x + 22, y, label, font(11, kInk));
+      x += w;
+    };
+    const char* c0 = client_colour(0);
+    item([&](int x0, int y0) { svg_.rect(x0, y0, 18, 10, fill(c0)); }, "believes it holds the lock");
+    item([&](int x0, int y0) { svg_.rect(x0, y0, 18, 10, attr("fill", hatch_url(0)) + attr("stroke", c0)); },
+         "past its validity deadline");
+    item([&](int x0, int y0) { svg_.rect(x0, y0 + 4, 18, 3, fill(c0) + attr("fill-opacity", "0.55")); },
+         "acquire attempt");
+    item([&](int x0, int y0) { svg_.rect(x0, y0 - 2, 18, 14, fill("#7f7f7f") + attr("fill-opacity", "0.30")); }, "pause");
+    item([&](int x0, int y0) { svg_.cross(x0 + 9, y0 + 5, 5, kInk, ""); }, "crash");
+    item([&](int x0, int y0) { svg_.circle(x0 + 9, y0 + 5, 6, fill(kAccepted)); }, "write accepted");
+    item([&](int x0, int y0) { svg_.rect(x0 + 3, y0 - 1, 12, 12, fill(kRed)); }, "write rejected");
+    item([&](int x0, int y0) {
+      svg_.rect(x0, y0, 18, 10, fill(c0) + attr("fill-opacity", "0.40") + attr("stroke", c0));
+    }, "lock entry on a node (creator)");
+    item([&](int x0, int y0) { svg_.rect(x0 + 8, y0 - 3, 3, 16, fill(kRed)); }, "removed/changed by a non-owner");
+    item([&](int x0, int y0) {
+      svg_.line(x0 + 9, y0 - 3, x0 + 9, y0 + 13, attr("stroke", kFault) + attr("stroke-width", "2") +
+                                                     attr("stroke-dasharray", "4 3"));
+    }, "fault");
+    item([&](int x0, int y0) { svg_.circle(x0 + 9, y0 + 5, 7, fill(kRed)); }, "violation");
+    return y;
+  }
+
+  const RunResult& run_;
+  const History& h_;
+  const TimelineOptions& o_;
+  int width_;
+  Scale scale_;
+  std::vector<Lane> lanes_;
+  std::vector<int> badge_row_;
+  int badge_rows_ = 0;
+  int lanes_top_ = 0;
+  int lanes_bottom_ = 0;
+  Svg svg_;
+};
+
+}  // namespace
+
+std::string render_timeline_svg(const scenarios::RunResult& run, const TimelineOptions& options) {
+  return Renderer(run, options).render();
+}
+
+}  // namespace locksim::reports

@@ -1,0 +1,37 @@
+// The SVG timeline of one run: the figure Kleppmann's "How to do distributed
+// locking" draws by hand, drawn from a run's History in true time.
+//
+// One lane per client (what it believed and when: belief bars from acquire
+// reply to end, the part past a validity deadline hatched, acquire attempts,
+// GC pauses, crashes, storage writes), one lane per Redis node (the lock
+// entry's lifetime and who created it, deletions by a non-owner, node
+// faults), a storage lane with every write, and each violation as a red
+// line with a numbered badge explained in a legend below the lanes.
+//
+// The document is self-contained so it can be inlined into an HTML report or
+// written standalone (`locksim run --timeline out.svg`): presentation
+// attributes only (no <style>, which would leak into a host page's CSS), no
+// scripts, no external fonts or links, every text escaped. Output is a pure
+// function of the input: integer coordinates and integer-only formatting, so
+// the same run renders to the same bytes on any machine and locale.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "scenarios/runner.hpp"
+
+namespace locksim::reports {
+
+struct TimelineOptions {
+  int width_px = 1000;               // the document's width; height follows the content
+  bool full_span = false;            // draw the whole run, not just the interesting span
+  std::string id_prefix = "tl";      // prefix of <pattern>/<clipPath> ids: give each inlined SVG its own
+  std::size_t max_violations = 32;   // badges and legend entries drawn; the rest are counted
+  bool evidence = true;              // list each violation's evidence under its legend entry
+};
+
+// One complete <svg> document (no XML declaration, so it also inlines into HTML).
+std::string render_timeline_svg(const scenarios::RunResult& run, const TimelineOptions& options = {});
+
+}  // namespace locksim::reports
