@@ -5,7 +5,9 @@
 // only through `rt.monotonic_now()/wall_now()/sleep()` (locks/runtime.hpp),
 // so the same code runs on the simulator and on a real redis-server. Expected
 // outcomes are values: a refused acquire is `nullopt`, a failed release
-// `false`; nothing here throws on a Redis error reply.
+// `false`; nothing here throws on a Redis error reply. A Lock keeps a
+// reference to its Runtime and must be destroyed first (a watchdog lock
+// cancels its renewal task through it).
 #pragma once
 
 #include <cstdint>

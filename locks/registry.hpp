@@ -12,7 +12,9 @@
 //        LockInfo lock_info_my_lock() { return {"my-lock", ..., factory}; }
 //      (the file opens with the algorithm's source, claims and assumptions);
 //   2. add `X(my_lock)` to LOCKSIM_BUILTIN_LOCKS in locks/registry.cpp.
-// The CMake glob picks the file up.
+// The CMake glob picks the file up. A lock may derive from LockBase
+// (locks/lock_base.hpp: retry loop, round-trip count, validity deadline) or
+// implement Lock directly; a user's lock registers the same way at run time.
 #pragma once
 
 #include <functional>
