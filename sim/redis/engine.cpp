@@ -827,7 +827,7 @@ void Engine::flush_all() {
   impl_->events.clear();
   impl_->effects.clear();
   impl_->lua.flush();
-  impl_->lua.reset_random();
+  impl_->lua.restart_math_random();
 }
 
 bool Engine::is_write_command(const Argv& argv) {

@@ -375,7 +375,7 @@ struct LuaCallbacks {
 
   // Redis's math.random: its own rand48, one sequence for the server's life
   // (not reseeded per script; math.randomseed seeds it).
-  static int random(lua_State* L) {
+  static int math_random(lua_State* L) {
     LuaScripting& s = self(L);
     s.rand48_state_ = (0x5DEECE66DULL * s.rand48_state_ + 0xB) & ((1ULL << 48) - 1);
     auto next = static_cast<std::int32_t>(s.rand48_state_ >> 17);
@@ -400,7 +400,7 @@ struct LuaCallbacks {
     return 1;
   }
 
-  static int randomseed(lua_State* L) {
+  static int math_randomseed(lua_State* L) {
     self(L).seed_rand48(luaL_checkint(L, 1));
     return 0;
   }
@@ -425,7 +425,7 @@ struct LuaCallbacks {
 };
 
 LuaScripting::LuaScripting(std::uint64_t instruction_budget) : budget_(instruction_budget) {
-  reset_random();
+  restart_math_random();
   setup_state();
 }
 
@@ -505,8 +505,8 @@ void LuaScripting::setup_state() {
     lua_setglobal(L, name);
   }
   lua_getglobal(L, "math");
-  set_closure(L, this, "random", &LuaCallbacks::random);
-  set_closure(L, this, "randomseed", &LuaCallbacks::randomseed);
+  set_closure(L, this, "random", &LuaCallbacks::math_random);
+  set_closure(L, this, "randomseed", &LuaCallbacks::math_randomseed);
   lua_pop(L, 1);
 
   lua_newtable(L);
@@ -589,7 +589,7 @@ bool LuaScripting::exists(std::string_view sha) const {
   return by_sha_.count(lower) > 0;
 }
 
-void LuaScripting::reset_random() { rand48_state_ = kRand48Initial; }
+void LuaScripting::restart_math_random() { rand48_state_ = kRand48Initial; }
 
 void LuaScripting::flush() {
   for (const auto& [sha, script] : by_sha_) luaL_unref(L_, LUA_REGISTRYINDEX, script.ref);

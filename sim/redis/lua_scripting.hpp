@@ -51,7 +51,7 @@ class LuaScripting {
   bool exists(std::string_view sha) const;
   void flush();
   // math.random's sequence back to its start (a restarted server).
-  void reset_random();
+  void restart_math_random();
 
  private:
   struct Script {
