@@ -461,9 +461,32 @@ rc::Gen<Argv> hash_command() {
   });
 }
 
+// A lease for the Redisson scripts: invalid, zero (deletes at once) or long.
+Str lease() { return one_of({"100000", "30000", "0", "abc"}); }
+
+// EVALSHA of a loaded-or-not script with the arguments that script takes, in
+// either case of the digest (Redis lowercases it), or of an unknown digest.
+rc::Gen<Argv> evalsha_command() {
+  return rc::gen::exec([] {
+    const auto& shas = script_shas();
+    auto digest = [&](const std::string& body) {
+      const std::string& sha = shas.at(body);
+      return *rc::gen::arbitrary<bool>() ? upper(sha) : sha;
+    };
+    switch (*rc::gen::inRange(0, 5)) {
+      case 0: return Argv{"EVALSHA", digest(compare_and_delete), "1", *key(), *value()};
+      case 1: return Argv{"EVALSHA", digest(redisson_lock), "1", *key(), *lease(), *field()};
+      case 2: return Argv{"EVALSHA", digest(redisson_renew), "1", *key(), *lease(), *field()};
+      case 3: return Argv{"EVALSHA", digest(key_arg_scripts[2]), "1", *key(), *value()};
+      default:
+        return Argv{"EVALSHA", *one_of({"0000000000000000000000000000000000000000", "abc"}), "1", *key()};
+    }
+  });
+}
+
 rc::Gen<Argv> script_command() {
   const std::vector<std::string> shas = sha_alphabet();
-  Str lease = one_of({"100000", "30000", "0", "abc"});
+  Str leases = lease();
   auto eval = [](const std::string& body, std::vector<Str> keys_then_args, int numkeys) {
     std::vector<Str> parts = {lit("EVAL"), rc::gen::just(body), rc::gen::just(std::to_string(numkeys))};
     parts.insert(parts.end(), keys_then_args.begin(), keys_then_args.end());
@@ -471,19 +494,17 @@ rc::Gen<Argv> script_command() {
   };
   return rc::gen::weightedOneOf<Argv>({
       {3, eval(compare_and_delete, {key(), value()}, 1)},
-      {3, eval(redisson_lock, {key(), lease, field()}, 1)},
-      {3, rc::gen::exec([lease] {
+      {3, eval(redisson_lock, {key(), leases, field()}, 1)},
+      {3, rc::gen::exec([leases] {
          std::string k = *key();
          return Argv{"EVAL", redisson_unlock, "2", k, "redisson_lock__channel:{" + k + "}", "0",
-                     *lease, *field()};
+                     *leases, *field()};
        })},
-      {2, eval(redisson_renew, {key(), lease, field()}, 1)},
+      {2, eval(redisson_renew, {key(), leases, field()}, 1)},
       {2, eval(set_nx_px_script, {key(), value(), rel_ms()}, 1)},
       {3, rc::gen::exec([] { return Argv{"EVAL", *one_of(constant_scripts), "0"}; })},
       {4, rc::gen::exec([] { return Argv{"EVAL", *one_of(key_arg_scripts), "1", *key(), *value()}; })},
-      {2, rc::gen::exec([shas] {
-         return Argv{"EVALSHA", *one_of(shas), "1", *key(), *value(), *field()};
-       })},
+      {2, evalsha_command()},
       {1, rc::gen::exec([] { return Argv{"SCRIPT", "LOAD", *one_of(all_scripts())}; })},
       {1, rc::gen::exec([shas] {
          return Argv{"SCRIPT", "EXISTS", *one_of(shas), *one_of(shas)};
