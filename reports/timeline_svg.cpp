@@ -332,6 +332,13 @@ class LabelRow {
     take(x0, x1);
     return true;
   }
+  // A label centred on x, nudged inside the row's bounds: its centre, if placed.
+  std::optional<int> claim_centred(int x, int width) {
+    int x0 = x - width / 2;
+    x0 = std::max(lo_, std::min(x0, hi_ - width));
+    if (!claim(x0, x0 + width)) return std::nullopt;
+    return x0 + width / 2;
+  }
 
  private:
   int lo_, hi_;
@@ -384,7 +391,10 @@ struct EntrySpan {
   std::vector<const EntryEvent*> modified;
 };
 
+// A delete or change by a client other than the entry's creator (an expiry is
+// never foreign, even when another client's command triggered it lazily).
 bool foreign(const EntrySpan& span, const EntryEvent& e) {
+  if (e.kind != EntryKind::Deleted && e.kind != EntryKind::Modified) return false;
   return e.client && span.created->client && *e.client != *span.created->client && !e.replicated;
 }
 
@@ -416,6 +426,13 @@ class Renderer {
  private:
   static constexpr int kLabelColumn = 118;
   static constexpr int kBadgeRow = 22;
+  static constexpr int kBadgeGap = 21;
+  static constexpr std::size_t kMaxBadgeRows = 4;
+
+  struct Badge {
+    int row;
+    int x;  // the badge's centre; the violation's own x may differ
+  };
 
   std::string id(std::string_view what) const { return o_.id_prefix + "-" + std::string(what); }
   std::size_t shown_violations() const { return std::min(run_.violations.size(), o_.max_violations); }
@@ -424,16 +441,24 @@ class Renderer {
 
   void layout() {
     scale_ = make_scale(run_, o_, kLabelColumn + 8, width_ - 16);
-    assign_badge_rows();
+    assign_badges();
     int y = 86 + badge_rows_ * kBadgeRow;
     lanes_top_ = y;
     for (std::size_t c = 0; c < h_.clients.size(); ++c) add_lane(LaneKind::Client, c, h_.clients[c].name, y);
     for (std::size_t n = 0; n < h_.nodes.size(); ++n)
-      if (!h_.nodes[n].empty()) add_lane(LaneKind::Node, n, h_.nodes[n], y);
+      if (node_used(n)) add_lane(LaneKind::Node, n, h_.nodes[n], y);
     add_lane(LaneKind::Storage, 0, "storage", y);
     if (std::any_of(h_.faults.begin(), h_.faults.end(), [&](const FaultRecord& f) { return !lane_of(f.target); }))
       add_lane(LaneKind::Other, 0, "network", y);
     lanes_bottom_ = y;
+  }
+
+  // A node gets a lane if it is one (a name) and something happened on it.
+  bool node_used(std::size_t n) const {
+    const std::string& name = h_.nodes[n];
+    if (name.empty()) return false;
+    return std::any_of(h_.entries.begin(), h_.entries.end(), [&](const EntryEvent& e) { return e.node == n; }) ||
+           std::any_of(h_.faults.begin(), h_.faults.end(), [&](const FaultRecord& f) { return f.target == name; });
   }
 
   void add_lane(LaneKind kind, std::size_t index, const std::string& name, int& y) {
@@ -441,17 +466,23 @@ class Renderer {
     y += lane_height(kind);
   }
 
-  // Badges closer than a badge's width go to the next row (at most three rows).
-  void assign_badge_rows() {
+  // Badges closer than a badge's width go to the next row; past kMaxBadgeRows
+  // rows a badge moves right of the row's last one and points at its time.
+  void assign_badges() {
     std::vector<int> last_x;
     for (std::size_t i = 0; i < shown_violations(); ++i) {
       const int x = scale_.x(run_.violations[i].at);
       std::size_t row = 0;
-      while (row < last_x.size() && x - last_x[row] < 22) ++row;
-      if (row == 3) row = i % 3;
-      if (row == last_x.size()) last_x.push_back(x);
-      last_x[row] = x;
-      badge_row_.push_back(static_cast<int>(row));
+      while (row < last_x.size() && x - last_x[row] < kBadgeGap) ++row;
+      int bx = x;
+      if (row == last_x.size() && row < kMaxBadgeRows) {
+        last_x.push_back(x);
+      } else if (row == last_x.size()) {
+        row = static_cast<std::size_t>(std::min_element(last_x.begin(), last_x.end()) - last_x.begin());
+        bx = last_x[row] + kBadgeGap;
+      }
+      last_x[row] = bx;
+      badges_.push_back({static_cast<int>(row), bx});
     }
     badge_rows_ = static_cast<int>(last_x.size());
   }
@@ -501,7 +532,7 @@ class Renderer {
       svg_.close("pattern");
     }
     svg_.open("clipPath", attr("id", id("clip")));
-    svg_.rect(scale_.left, lanes_top_, scale_.right - scale_.left, lanes_bottom_ - lanes_top_, "");
+    svg_.rect(scale_.left - 9, lanes_top_, scale_.right - scale_.left + 18, lanes_bottom_ - lanes_top_, "");
     svg_.close("clipPath");
     svg_.close("defs");
   }
@@ -565,7 +596,9 @@ class Renderer {
     for (std::int64_t t = scale_.start; t <= scale_.end; t += scale_.tick) {
       const int x = scale_.x(t);
       svg_.line(x, y - 4, x, y, attr("stroke", kMuted));
-      svg_.text(x, y - 7, tick_label(t, scale_.tick), font(11, kMuted, kMiddle));
+      const std::string label = tick_label(t, scale_.tick);
+      const int half = text_width(label, 11) / 2;
+      svg_.text(std::min(x, width_ - 4 - half), y - 7, label, font(11, kMuted, kMiddle));
     }
   }
 
@@ -583,7 +616,8 @@ class Renderer {
     const char* colour = lane.kind == LaneKind::Client ? client_colour(lane.index) : kInk;
     const int mid = lane.top + lane.height / 2;
     svg_.open("g", attr("data-lane", lane_kind_name(lane.kind)) + attr("data-name", lane.name));
-    svg_.text(14, mid, truncated(lane.name, 14), font(13, colour, kBold));
+    const int px = code_points(lane.name) <= 12 ? 13 : code_points(lane.name) <= 15 ? 11 : 10;
+    svg_.text(14, mid, truncated(lane.name, 17), font(px, colour, kBold));
     const std::string subtitle = lane.kind == LaneKind::Other ? "other faults" : lane_kind_name(lane.kind);
     svg_.text(14, mid + 14, subtitle, font(10, kMuted));
     svg_.close("g");
@@ -713,7 +747,8 @@ class Renderer {
     svg_.cross(x, mid, 7, kInk, "crash at " + num(t / kMs) + "ms");
     svg_.close("g");
     const int w = text_width("crash", 10);
-    if (r.bottom.claim(x - w / 2, x + w / 2)) svg_.text(x, lane.top + lane.height - 6, "crash", font(10, kInk, kMiddle));
+    if (auto cx = r.bottom.claim_centred(x, w))
+      svg_.text(*cx, lane.top + lane.height - 6, "crash", font(10, kInk, kMiddle));
   }
 
   std::string write_label(const StorageWrite& w) const {
@@ -740,9 +775,9 @@ class Renderer {
     const int x = scale_.x(w.at);
     write_marker(x, lane.top + 24, w);
     const std::string label = write_label(w);
-    const int half = text_width(label, 10) / 2;
     const char* colour = w.accepted ? "#1e7a1e" : kRed;
-    if (r.bottom.claim(x - half, x + half)) svg_.text(x, lane.top + 53, label, font(10, colour, kMiddle + kBold));
+    if (auto cx = r.bottom.claim_centred(x, text_width(label, 10)))
+      svg_.text(*cx, lane.top + 53, label, font(10, colour, kMiddle + kBold));
   }
 
   // ---- node lanes ----
@@ -807,6 +842,7 @@ class Renderer {
                                                               : " deleted at ";
       tip += std::string(";") + how + ms_text(s.ended->at);
       if (s.ended->kind != EntryKind::Expired) tip += " by " + client_name(s.ended->client) + ": " + s.ended->command;
+      else if (s.ended->client) tip += " (lazily, on " + client_name(s.ended->client) + "'s " + first_word(s.ended->command) + ")";
     } else {
       tip += "; still there at the end";
     }
@@ -908,11 +944,11 @@ class Renderer {
     for (const StorageWrite& w : h_.writes) {
       const int x = scale_.x(w.at);
       write_marker(x, lane.top + 26, w);
-      std::string label = h_.clients[w.client].name + " " + write_label(w);
-      const int half = text_width(label, 10) / 2;
+      const std::string label = h_.clients[w.client].name + " " + write_label(w);
+      const int width = text_width(label, 10);
       const std::string style = font(10, client_colour(w.client), kMiddle + kBold);
-      if (r.top.claim(x - half, x + half)) svg_.text(x, lane.top + 12, label, style);
-      else if (r.bottom.claim(x - half, x + half)) svg_.text(x, lane.top + 46, label, style);
+      if (auto cx = r.top.claim_centred(x, width)) svg_.text(*cx, lane.top + 12, label, style);
+      else if (auto bx = r.bottom.claim_centred(x, width)) svg_.text(*bx, lane.top + 46, label, style);
     }
     for (const FaultRecord& f : h_.faults)
       if (f.target == lane.name && first_word(f.description) != "pause") draw_fault_marker(lane, f, r);
@@ -960,16 +996,17 @@ class Renderer {
   }
 
   void draw_violation_marks() {
+    const std::string line_style = attr("stroke", kRed) + attr("stroke-width", "2") + attr("stroke-opacity", "0.85");
     for (std::size_t i = 0; i < shown_violations(); ++i) {
       const Violation& v = run_.violations[i];
-      const int x = scale_.x(v.at);
-      const int cy = axis_y() + 13 + badge_row_[i] * kBadgeRow;
+      const int x = scale_.x(v.at), bx = badges_[i].x;
+      const int cy = axis_y() + 13 + badges_[i].row * kBadgeRow;
       const std::string n = num(static_cast<std::int64_t>(i + 1));
       svg_.open("g", attr("data-violation", n));
-      svg_.line(x, cy + 9, x, lanes_bottom_,
-                attr("stroke", kRed) + attr("stroke-width", "2") + attr("stroke-opacity", "0.85"), v.detail);
-      svg_.circle(x, cy, 9, fill(kRed), n + ". " + v.kind + " at " + ms_text(v.at) + ": " + v.detail);
-      svg_.text(x, cy + 4, n, font(11, "#ffffff", kMiddle + kBold));
+      if (bx != x) svg_.line(bx, cy + 9, x, lanes_top_, attr("stroke", kRed) + attr("stroke-width", "1"));
+      svg_.line(x, bx == x ? cy + 9 : lanes_top_, x, lanes_bottom_, line_style, v.detail);
+      svg_.circle(bx, cy, 9, fill(kRed), n + ". " + v.kind + " at " + ms_text(v.at) + ": " + v.detail);
+      svg_.text(bx, cy + 4, n, font(n.size() > 1 ? 9 : 11, "#ffffff", kMiddle + kBold));
       svg_.close("g");
     }
   }
@@ -1056,7 +1093,7 @@ class Renderer {
   int width_;
   Scale scale_;
   std::vector<Lane> lanes_;
-  std::vector<int> badge_row_;
+  std::vector<Badge> badges_;
   int badge_rows_ = 0;
   int lanes_top_ = 0;
   int lanes_bottom_ = 0;
