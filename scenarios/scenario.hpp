@@ -28,8 +28,10 @@
 //    writes 0..kMaxWrites, iterations 1..kMaxIterations, |ppm| <= kMaxPpm,
 //    per-mille values 0..1000, min_replicas_to_write <= replicas.
 //  - Hosts: client names use letters, digits, '_', '-', '.' (they appear in
-//    triggers "A:write#2"), are unique, and may not be "storage" or start
-//    with "redis-". crash/power-loss/restart target a client or a Redis node;
+//    triggers "A:write#2"), are unique, and may not be "storage", "sentinel"
+//    or start with "redis-". With replicas, "sentinel" (the failover
+//    controller's host) may be paused, partitioned, delayed or have its
+//    clock changed. crash/power-loss/restart target a client or a Redis node;
 //    failover targets a master and needs replicas >= 1; a partition needs at
 //    least two non-empty groups with no host twice (a host in no group
 //    reaches everyone); delay's from and to differ.
@@ -38,7 +40,8 @@
 //  - A client that starts, or an untriggered fault whose `at` is, at or
 //    after `duration` is an error (it would silently never happen).
 //  - [lock] kind and the keys of [expect.by_lock] must be registered locks
-//    whose needs the topology meets (min_nodes masters, redis84 for DELEX).
+//    with at least their min_nodes masters (the runner turns on Redis 8.4
+//    commands itself for a lock that needs them).
 //    `counter_node` is a master name ("redis-5") or LockConfig's 0-based
 //    index (-1 = the last node). [lock] also accepts `thread_name`
 //    (LockConfig::thread_name, the watchdog's hash field).

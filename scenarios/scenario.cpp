@@ -1,0 +1,1055 @@
+// Scenario loading: TOML (toml++) → Scenario, with every field validated.
+//
+// One Parser walks the document in a fixed order (root scalars, [redis],
+// [network], [storage], [workload], [lock], [check], [[client]], [[fault]],
+// [nemesis], [expect]) and keeps the first problem it meets as a located
+// ScenarioError (`file:line: field: message`). Readers return nullopt after
+// recording an error, so the walk needs no exceptions; the only try/catch is
+// around toml++'s parse (it reports syntax errors by throwing) and a last
+// guard so nothing ever escapes the load functions.
+#include "scenarios/scenario.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+
+#include "locks/registry.hpp"
+
+namespace locksim::scenarios {
+
+// ---------------------------------------------------------------------------
+// Names
+
+namespace {
+
+struct FaultKindName {
+  FaultKind kind;
+  std::string_view name;
+};
+
+constexpr FaultKindName kFaultKindNames[] = {
+    {FaultKind::Pause, "pause"},         {FaultKind::ClockJump, "clock-jump"},
+    {FaultKind::ClockDrift, "clock-drift"}, {FaultKind::Delay, "delay"},
+    {FaultKind::Crash, "crash"},         {FaultKind::PowerLoss, "power-loss"},
+    {FaultKind::Restart, "restart"},     {FaultKind::Failover, "failover"},
+    {FaultKind::Partition, "partition"}, {FaultKind::Heal, "heal"},
+};
+
+template <class Range>
+std::string join(const Range& items, std::string_view sep = ", ") {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+}  // namespace
+
+std::string_view fault_kind_name(FaultKind kind) {
+  for (const auto& k : kFaultKindNames)
+    if (k.kind == kind) return k.name;
+  return "unknown";
+}
+
+std::optional<FaultKind> fault_kind_from_name(std::string_view name) {
+  for (const auto& k : kFaultKindNames)
+    if (k.name == name) return k.kind;
+  return std::nullopt;
+}
+
+const std::vector<FaultKind>& all_fault_kinds() {
+  static const std::vector<FaultKind> kinds = [] {
+    std::vector<FaultKind> v;
+    for (const auto& k : kFaultKindNames) v.push_back(k.kind);
+    return v;
+  }();
+  return kinds;
+}
+
+const std::vector<std::string>& violation_names() {
+  static const std::vector<std::string> names = {"mutual-exclusion", "wrong-owner-release",
+                                                 "stale-write", "lock-unavailable"};
+  return names;
+}
+
+std::string Trigger::text() const {
+  std::string s = host + ":" + event;
+  if (event == "write" && write_index != 1) s += "#" + std::to_string(write_index);
+  return s;
+}
+
+std::string ScenarioError::to_string() const {
+  return file + ":" + std::to_string(line) + ": " + field + ": " + message;
+}
+
+std::optional<std::set<std::string>> Scenario::expected_for(const std::string& kind) const {
+  if (auto it = expect_by_lock.find(kind); it != expect_by_lock.end()) return it->second;
+  return expect_default;
+}
+
+std::string redis_host_name(int master, int replica) {
+  std::string name = "redis-" + std::to_string(master);
+  if (replica > 0) name += "-replica-" + std::to_string(replica);
+  return name;
+}
+
+std::vector<std::string> host_names(const Scenario& s) {
+  std::vector<std::string> names;
+  for (const auto& c : s.clients) names.push_back(c.name);
+  for (int m = 1; m <= s.redis.masters; ++m) names.push_back(redis_host_name(m, 0));
+  for (int m = 1; m <= s.redis.masters; ++m)
+    for (int r = 1; r <= s.redis.replicas; ++r) names.push_back(redis_host_name(m, r));
+  names.push_back("storage");
+  return names;
+}
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> close_names(std::string_view wanted, const std::vector<std::string>& names) {
+  const std::size_t limit = std::max<std::size_t>(2, wanted.size() / 3);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& n : names) {
+    const bool contains = !wanted.empty() && (n.find(wanted) != std::string::npos ||
+                                              wanted.find(n) != std::string::npos);
+    const std::size_t d = edit_distance(wanted, n);
+    if (d <= limit || contains) scored.emplace_back(contains ? std::min<std::size_t>(d, 1) : d, n);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (const auto& [d, n] : scored)
+    if (out.size() < 5) out.push_back(n);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Durations: [+-] then one or more <digits>[.<digits>]<unit>, or "0".
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::int64_t> unit_ns(std::string_view unit) {
+  if (unit == "ns") return 1;
+  if (unit == "us" || unit == "\xC2\xB5s") return 1'000;
+  if (unit == "ms") return 1'000'000;
+  if (unit == "s") return 1'000'000'000;
+  if (unit == "m") return 60'000'000'000;
+  if (unit == "h") return 3'600'000'000'000;
+  return std::nullopt;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// One "<digits>[.<digits>]<unit>" from the front of `s`, exactly in ns.
+std::optional<std::int64_t> take_component(std::string_view& s) {
+  std::size_t i = 0;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i == 0) return std::nullopt;
+  std::uint64_t whole = 0;
+  if (std::from_chars(s.data(), s.data() + i, whole).ec != std::errc{}) return std::nullopt;
+  std::string_view frac;
+  if (i < s.size() && s[i] == '.') {
+    const std::size_t f0 = ++i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    frac = s.substr(f0, i - f0);
+    if (frac.empty()) return std::nullopt;
+  }
+  const std::size_t u0 = i;
+  while (i < s.size() && !is_digit(s[i]) && s[i] != '.') ++i;
+  const auto unit = unit_ns(s.substr(u0, i - u0));
+  if (!unit) return std::nullopt;
+  s.remove_prefix(i);
+
+  std::int64_t ns = 0;
+  if (whole > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+  if (__builtin_mul_overflow(static_cast<std::int64_t>(whole), *unit, &ns)) return std::nullopt;
+  // The fraction must land on a whole nanosecond: "1.5s" is exact, "1.5ns" is not.
+  while (!frac.empty() && frac.back() == '0') frac.remove_suffix(1);
+  if (frac.size() > 18) return std::nullopt;
+  std::int64_t digits = 0, scale = 1;
+  for (char c : frac) {
+    digits = digits * 10 + (c - '0');
+    scale *= 10;
+  }
+  __int128 part = static_cast<__int128>(digits) * *unit;
+  if (part % scale != 0) return std::nullopt;
+  if (__builtin_add_overflow(ns, static_cast<std::int64_t>(part / scale), &ns)) return std::nullopt;
+  return ns;
+}
+
+}  // namespace
+
+std::optional<Duration> parse_duration(std::string_view text) {
+  std::string_view s = trim(text);
+  bool negative = false;
+  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+    negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  if (s == "0") return Duration{0};
+  if (s.empty()) return std::nullopt;
+  std::int64_t total = 0;
+  while (!s.empty()) {
+    const auto part = take_component(s);
+    if (!part || __builtin_add_overflow(total, *part, &total)) return std::nullopt;
+  }
+  return Duration{negative ? -total : total};
+}
+
+std::optional<DurationRange> parse_duration_range(std::string_view text) {
+  const std::size_t dots = text.find("..");
+  if (dots == std::string_view::npos) {
+    const auto d = parse_duration(text);
+    if (!d) return std::nullopt;
+    return DurationRange{*d, *d};
+  }
+  const auto lo = parse_duration(text.substr(0, dots));
+  const auto hi = parse_duration(text.substr(dots + 2));
+  if (!lo || !hi || *lo > *hi) return std::nullopt;
+  return DurationRange{*lo, *hi};
+}
+
+// ---------------------------------------------------------------------------
+// The parser
+
+namespace {
+
+enum class Sign : std::uint8_t {
+  Positive,     // > 0
+  NonNegative,  // >= 0
+  Signed,       // an explicit + or -, not zero (clock-jump `by`)
+};
+
+constexpr std::string_view kDurationHint =
+    "expected a number with a unit (ns, us, ms, s, m, h), e.g. \"30s\", \"1.5s\", \"150ms\"";
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    case toml::node_type::date: return "date";
+    case toml::node_type::time: return "time";
+    case toml::node_type::date_time: return "date-time";
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    default: return "nothing";
+  }
+}
+
+int line_of(const toml::source_region& r) {
+  return r.begin.line > static_cast<toml::source_index>(std::numeric_limits<int>::max())
+             ? 0
+             : static_cast<int>(r.begin.line);
+}
+
+// Built from the scenario read so far: what a host name may refer to.
+struct Hosts {
+  std::vector<std::string> clients, masters, replicas;
+  bool sentinel = false;  // the failover controller's host, when there are replicas
+  bool is_client(std::string_view h) const { return has(clients, h); }
+  bool is_master(std::string_view h) const { return has(masters, h); }
+  bool is_redis(std::string_view h) const { return is_master(h) || has(replicas, h); }
+  bool known(std::string_view h) const {
+    return is_client(h) || is_redis(h) || h == "storage" || (sentinel && h == "sentinel");
+  }
+  std::vector<std::string> all() const {
+    std::vector<std::string> v = clients;
+    v.insert(v.end(), masters.begin(), masters.end());
+    v.insert(v.end(), replicas.begin(), replicas.end());
+    v.push_back("storage");
+    if (sentinel) v.push_back("sentinel");
+    return v;
+  }
+  static bool has(const std::vector<std::string>& v, std::string_view h) {
+    return std::find(v.begin(), v.end(), h) != v.end();
+  }
+};
+
+class Parser;
+
+// One TOML table under a dotted path ("lock", "client[2]"); typed readers
+// record the first error in the Parser and answer nullopt.
+class Section {
+ public:
+  Section(Parser& p, const toml::table& t, std::string path) : p_(p), t_(t), path_(std::move(path)) {}
+
+  const toml::table& table() const { return t_; }
+  const std::string& path() const { return path_; }
+  std::string field(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+  int line() const { return path_.empty() ? 0 : line_of(t_.source()); }  // the root: the whole file
+  bool has(std::string_view key) const { return t_.contains(key); }
+  const toml::node* node(std::string_view key) const { return t_.get(key); }
+
+  bool check_keys(std::initializer_list<std::string_view> allowed);
+  std::optional<std::string> string(std::string_view key, bool allow_empty = false);
+  std::optional<std::int64_t> integer(std::string_view key, std::int64_t lo, std::int64_t hi);
+  std::optional<bool> boolean(std::string_view key);
+  std::optional<Duration> duration(std::string_view key, Sign sign);
+  std::optional<DurationRange> range(std::string_view key);
+  std::optional<std::string> choice(std::string_view key, std::initializer_list<std::string_view> options);
+  std::optional<Section> sub(std::string_view key);
+  const toml::array* array(std::string_view key);
+  bool missing(std::string_view key, std::string_view why);
+  // An error about the value at `key` (at its line; the table's if absent).
+  bool fail_value(std::string_view key, std::string msg);
+
+ private:
+  bool fail(const toml::node& n, std::string_view key, std::string msg);
+  bool wrong_type(const toml::node& n, std::string_view key, std::string_view expected);
+
+  Parser& p_;
+  const toml::table& t_;
+  std::string path_;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  bool fail(int line, std::string field, std::string message) {
+    if (!error_) error_ = ScenarioError{file_, std::max(line, 0), std::move(field), std::move(message)};
+    return false;
+  }
+  bool failed() const { return error_.has_value(); }
+
+  Result<Scenario, ScenarioError> run(const toml::table& root);
+
+ private:
+  void read_root(Section& root);
+  void read_redis(Section& root);
+  void read_network(Section& root);
+  void read_storage_and_check(Section& root);
+  void read_workload(Section& root);
+  void read_lock(Section& root);
+  void check_lock_fits(const Section& at, std::string_view key, const std::string& kind);
+  void read_counter_node(Section& lock);
+  void read_clients(Section& root);
+  void read_client(Section& c, std::set<std::string>& seen);
+  void read_faults(Section& root);
+  void read_fault(Section& f);
+  void read_fault_hosts(Section& f, FaultSpec& fault);
+  std::optional<std::string> read_host(Section& s, std::string_view key, std::string_view role);
+  std::optional<Trigger> read_trigger(Section& f, std::string_view key);
+  void read_groups(Section& f, FaultSpec& fault);
+  void read_nemesis(Section& root);
+  void read_expect(Section& root);
+  std::optional<std::set<std::string>> read_violations(const toml::node& n, const std::string& field);
+  std::vector<const toml::table*> tables_of(Section& s, std::string_view key);
+  std::string hosts_hint() const;
+
+  std::string file_;
+  std::optional<ScenarioError> error_;
+  Scenario sc_;
+  Hosts hosts_;
+};
+
+// --- Section readers -------------------------------------------------------
+
+bool Section::fail(const toml::node& n, std::string_view key, std::string msg) {
+  return p_.fail(line_of(n.source()), field(key), std::move(msg));
+}
+
+bool Section::wrong_type(const toml::node& n, std::string_view key, std::string_view expected) {
+  return fail(n, key, "expected " + std::string(expected) + ", got " + type_name(n));
+}
+
+bool Section::fail_value(std::string_view key, std::string msg) {
+  const toml::node* n = node(key);
+  return p_.fail(n ? line_of(n->source()) : line(), field(key), std::move(msg));
+}
+
+bool Section::missing(std::string_view key, std::string_view why) {
+  return p_.fail(line(), field(key), "missing" + (why.empty() ? std::string() : " (" + std::string(why) + ")"));
+}
+
+bool Section::check_keys(std::initializer_list<std::string_view> allowed) {
+  const std::vector<std::string> names(allowed.begin(), allowed.end());
+  for (auto&& [k, v] : t_) {
+    const std::string key(k.str());
+    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+    const auto close = close_names(key, names);
+    std::string msg = close.empty() ? "unknown key (known keys: " + join(names) + ")"
+                                    : "unknown key (did you mean " + in_quotes(close.front()) + "?)";
+    return p_.fail(line_of(k.source()), field(key), std::move(msg));
+  }
+  return true;
+}
+
+std::optional<std::string> Section::string(std::string_view key, bool allow_empty) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_string()) return wrong_type(*n, key, "a string"), std::nullopt;
+  std::string s = n->as_string()->get();
+  if (!allow_empty && s.empty()) return fail(*n, key, "must not be empty"), std::nullopt;
+  return s;
+}
+
+std::optional<std::int64_t> Section::integer(std::string_view key, std::int64_t lo, std::int64_t hi) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_integer()) return wrong_type(*n, key, "an integer"), std::nullopt;
+  const std::int64_t v = n->as_integer()->get();
+  if (v < lo && lo == 0) return fail(*n, key, "must not be negative"), std::nullopt;
+  if (v < lo || v > hi)
+    return fail(*n, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi)), std::nullopt;
+  return v;
+}
+
+std::optional<bool> Section::boolean(std::string_view key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_boolean()) return wrong_type(*n, key, "a boolean (true or false)"), std::nullopt;
+  return n->as_boolean()->get();
+}
+
+std::optional<Duration> Section::duration(std::string_view key, Sign sign) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  const char* expected = sign == Sign::Signed ? "a signed duration string like \"+20s\" or \"-5s\""
+                                              : "a duration string like \"30s\"";
+  if (!n->is_string()) return wrong_type(*n, key, expected), std::nullopt;
+  const std::string& text = n->as_string()->get();
+  const auto d = parse_duration(text);
+  if (!d) return fail(*n, key, "bad duration " + in_quotes(text) + ": " + std::string(kDurationHint)), std::nullopt;
+  const std::string_view t = trim(text);
+  switch (sign) {
+    case Sign::Positive:
+      if (*d <= Duration::zero()) return fail(*n, key, "must be positive"), std::nullopt;
+      break;
+    case Sign::NonNegative:
+      if (*d < Duration::zero()) return fail(*n, key, "must not be negative"), std::nullopt;
+      break;
+    case Sign::Signed:
+      if (t.front() != '+' && t.front() != '-')
+        return fail(*n, key, "needs a sign: \"+" + std::string(t) + "\" (forward) or \"-" + std::string(t) +
+                                 "\" (backward)"),
+               std::nullopt;
+      if (*d == Duration::zero()) return fail(*n, key, "must not be zero"), std::nullopt;
+      break;
+  }
+  return d;
+}
+
+std::optional<DurationRange> Section::range(std::string_view key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_string()) return wrong_type(*n, key, "a duration or range string like \"1ms..3ms\""), std::nullopt;
+  const std::string& text = n->as_string()->get();
+  const auto r = parse_duration_range(text);
+  if (!r)
+    return fail(*n, key, "bad duration range " + in_quotes(text) +
+                             ": expected \"MIN..MAX\" with MIN <= MAX, or one duration, e.g. \"1ms..3ms\""),
+           std::nullopt;
+  if (r->min < Duration::zero()) return fail(*n, key, "must not be negative"), std::nullopt;
+  return r;
+}
+
+std::optional<std::string> Section::choice(std::string_view key, std::initializer_list<std::string_view> options) {
+  const auto s = string(key, true);
+  if (!s) return std::nullopt;
+  for (auto o : options)
+    if (o == *s) return s;
+  std::vector<std::string> names;
+  for (auto o : options) names.push_back(in_quotes(o));
+  fail(*node(key), key, "unknown value " + in_quotes(*s) + " (expected " + join(names, " or ") + ")");
+  return std::nullopt;
+}
+
+std::optional<Section> Section::sub(std::string_view key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_table()) return wrong_type(*n, key, "a table ([" + field(key) + "])"), std::nullopt;
+  return Section(p_, *n->as_table(), field(key));
+}
+
+const toml::array* Section::array(std::string_view key) {
+  const toml::node* n = node(key);
+  if (!n) return nullptr;
+  if (!n->is_array()) return wrong_type(*n, key, "an array"), nullptr;
+  return n->as_array();
+}
+
+// --- The walk --------------------------------------------------------------
+
+Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
+  Section root(*this, root_table, "");
+  root.check_keys({"name", "description", "duration", "workload", "lock", "redis", "network", "storage",
+                   "check", "client", "fault", "nemesis", "expect"});
+  if (!failed()) read_root(root);
+  if (!failed()) read_redis(root);
+  for (int m = 1; m <= sc_.redis.masters; ++m) hosts_.masters.push_back(redis_host_name(m, 0));
+  for (int m = 1; m <= sc_.redis.masters; ++m)
+    for (int r = 1; r <= sc_.redis.replicas; ++r) hosts_.replicas.push_back(redis_host_name(m, r));
+  hosts_.sentinel = sc_.redis.replicas > 0;
+  if (!failed()) read_network(root);
+  if (!failed()) read_storage_and_check(root);
+  if (!failed()) read_workload(root);
+  if (!failed()) read_lock(root);
+  if (!failed()) read_clients(root);
+  if (!failed()) read_faults(root);
+  if (!failed()) read_nemesis(root);
+  if (!failed()) read_expect(root);
+  if (error_) return failure(*error_);
+  sc_.source = file_;
+  return std::move(sc_);
+}
+
+void Parser::read_root(Section& root) {
+  if (auto v = root.string("name")) sc_.name = *v;
+  else if (!failed()) root.missing("name", "every scenario needs a name");
+  if (auto v = root.string("description", true)) sc_.description = *v;
+  if (auto v = root.duration("duration", Sign::Positive)) sc_.duration = *v;
+}
+
+void Parser::read_redis(Section& root) {
+  auto s = root.sub("redis");
+  if (!s) return;
+  if (!s->check_keys({"masters", "replicas", "replication_lag", "appendonly", "appendfsync", "failover_after",
+                      "redis84", "min_replicas_to_write", "fsync_stall_per_mille"}))
+    return;
+  RedisSpec& r = sc_.redis;
+  if (auto v = s->integer("masters", 1, kMaxMasters)) r.masters = static_cast<int>(*v);
+  if (auto v = s->integer("replicas", 0, kMaxReplicas)) r.replicas = static_cast<int>(*v);
+  if (auto v = s->duration("replication_lag", Sign::NonNegative)) r.replication_lag = *v;
+  if (auto v = s->boolean("appendonly")) r.appendonly = *v;
+  if (auto v = s->choice("appendfsync", {"always", "everysec", "no"}))
+    r.appendfsync = *v == "always" ? sim::redis::Fsync::Always
+                    : *v == "no"   ? sim::redis::Fsync::No
+                                   : sim::redis::Fsync::Everysec;
+  if (auto v = s->duration("failover_after", Sign::NonNegative)) r.failover_after = *v;
+  if (auto v = s->boolean("redis84")) r.redis84 = *v;
+  if (auto v = s->integer("min_replicas_to_write", 0, kMaxReplicas)) r.min_replicas_to_write = static_cast<int>(*v);
+  if (auto v = s->integer("fsync_stall_per_mille", 0, 1000)) r.fsync_stall_per_mille = static_cast<std::uint32_t>(*v);
+  if (!failed() && r.min_replicas_to_write > r.replicas)
+    s->fail_value("min_replicas_to_write", "is " + std::to_string(r.min_replicas_to_write) +
+                                               " but each master has only " + std::to_string(r.replicas) +
+                                               " replicas: every write would fail");
+}
+
+void Parser::read_network(Section& root) {
+  auto s = root.sub("network");
+  if (!s || !s->check_keys({"latency", "timeout", "tail_per_mille", "tail_max_shift"})) return;
+  NetworkSpec& n = sc_.network;
+  if (auto v = s->range("latency")) n.latency = *v;
+  if (auto v = s->duration("timeout", Sign::Positive)) n.timeout = *v;
+  if (auto v = s->integer("tail_per_mille", 0, 1000)) n.tail_per_mille = static_cast<std::uint32_t>(*v);
+  if (auto v = s->integer("tail_max_shift", 0, kMaxTailShift)) n.tail_max_shift = static_cast<std::uint32_t>(*v);
+}
+
+void Parser::read_storage_and_check(Section& root) {
+  if (auto s = root.sub("storage"); s && s->check_keys({"fencing"}))
+    if (auto v = s->boolean("fencing")) sc_.fencing = *v;
+  if (failed()) return;
+  if (auto s = root.sub("check"); s && s->check_keys({"liveness"}))
+    if (auto v = s->duration("liveness", Sign::Positive)) sc_.liveness = *v;
+}
+
+void Parser::read_workload(Section& root) {
+  auto s = root.sub("workload");
+  if (!s || !s->check_keys({"kind", "key"})) return;
+  if (auto v = s->choice("kind", {"lock", "gate"})) sc_.workload = *v == "gate" ? WorkloadKind::Gate : WorkloadKind::Lock;
+  if (auto v = s->string("key")) sc_.lock.key = *v;
+}
+
+std::string known_locks() {
+  std::vector<std::string> names;
+  for (const auto& info : locks::all_locks()) names.push_back(info.name);
+  return join(names);
+}
+
+// A lock kind must exist, and the topology must be able to run it.
+void Parser::check_lock_fits(const Section& at, std::string_view key, const std::string& kind) {
+  const toml::node* n = at.node(key);
+  const int line = n ? line_of(n->source()) : at.line();
+  const auto info = locks::find_lock(kind);
+  if (!info) {
+    fail(line, at.field(key), "unknown lock kind " + in_quotes(kind) + " (known: " + known_locks() + ")");
+  } else if (info->min_nodes > static_cast<std::size_t>(sc_.redis.masters)) {
+    fail(line, at.field(key),
+         in_quotes(kind) + " needs at least " + std::to_string(info->min_nodes) + " Redis masters; [redis] masters = " +
+             std::to_string(sc_.redis.masters));
+  }
+}
+
+void Parser::read_lock(Section& root) {
+  auto s = root.sub("lock");
+  if (!s) return;
+  if (!s->check_keys({"kind", "ttl", "retry", "acquire_timeout", "track_validity", "node_timeout", "clock",
+                      "check_validity_after_acquire", "retry_jitter", "counter_node", "counter_key", "thread_id",
+                      "thread_name", "renew_interval"}))
+    return;
+  locks::LockConfig& c = sc_.lock;
+  if (auto v = s->string("kind")) {
+    sc_.lock_kind = *v;
+    check_lock_fits(*s, "kind", *v);
+  }
+  if (auto v = s->duration("ttl", Sign::Positive)) {
+    c.ttl = *v;
+    if (*v < std::chrono::milliseconds(1)) s->fail_value("ttl", "must be at least 1ms (PX takes milliseconds)");
+  }
+  if (auto v = s->duration("retry", Sign::Positive)) c.retry = *v;
+  if (auto v = s->duration("acquire_timeout", Sign::NonNegative)) c.acquire_timeout = *v;
+  if (auto v = s->boolean("track_validity")) c.track_validity = *v;
+  if (auto v = s->duration("node_timeout", Sign::NonNegative)) c.node_timeout = *v;
+  if (auto v = s->choice("clock", {"monotonic", "wall"}))
+    c.clock = *v == "wall" ? locks::RedlockClock::Wall : locks::RedlockClock::Monotonic;
+  if (auto v = s->boolean("check_validity_after_acquire")) c.check_validity_after_acquire = *v;
+  if (auto v = s->duration("retry_jitter", Sign::NonNegative)) c.retry_jitter = *v;
+  read_counter_node(*s);
+  if (auto v = s->string("counter_key")) c.counter_key = *v;
+  if (auto v = s->string("thread_id")) c.thread_id = *v;
+  if (auto v = s->string("thread_name")) c.thread_name = *v;
+  if (auto v = s->duration("renew_interval", Sign::NonNegative)) c.renew_interval = *v;
+}
+
+void Parser::read_counter_node(Section& lock) {
+  const toml::node* n = lock.node("counter_node");
+  if (!n) return;
+  const int masters = sc_.redis.masters;
+  if (n->is_string()) {
+    const std::string name = n->as_string()->get();
+    for (int m = 1; m <= masters; ++m)
+      if (name == redis_host_name(m, 0)) {
+        sc_.lock.counter_node = m - 1;
+        return;
+      }
+    lock.fail_value("counter_node", in_quotes(name) + " is not a Redis master (redis-1 .. " +
+                                        redis_host_name(masters, 0) + ")");
+    return;
+  }
+  if (!n->is_integer()) {
+    lock.fail_value("counter_node", "expected a Redis master name like \"redis-5\" or a 0-based index, got " +
+                                        type_name(*n));
+    return;
+  }
+  if (auto v = lock.integer("counter_node", -1, masters - 1)) sc_.lock.counter_node = *v;
+}
+
+// --- [[client]] --------------------------------------------------------------
+
+bool valid_client_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || is_digit(ch) || ch == '_' || ch == '-' ||
+           ch == '.';
+  });
+}
+
+// The tables of an array of tables (`[[client]]`), or an error.
+std::vector<const toml::table*> Parser::tables_of(Section& s, std::string_view key) {
+  std::vector<const toml::table*> out;
+  const toml::node* n = s.node(key);
+  if (!n) return out;
+  if (!n->is_array()) {
+    s.fail_value(key, "expected an array of tables ([[" + std::string(key) + "]]), got " + type_name(*n) +
+                          (n->is_table() ? " ([" + std::string(key) + "])" : ""));
+    return out;
+  }
+  const toml::array& a = *n->as_array();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_table()) {
+      fail(line_of(a[i].source()), s.field(key) + "[" + std::to_string(i + 1) + "]",
+           "expected a table, got " + type_name(a[i]));
+      return {};
+    }
+    out.push_back(a[i].as_table());
+  }
+  return out;
+}
+
+void Parser::read_clients(Section& root) {
+  const auto tables = tables_of(root, "client");
+  if (failed()) return;
+  if (tables.empty()) {
+    root.fail_value("client", "at least one [[client]] is required");
+    return;
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < tables.size() && !failed(); ++i) {
+    Section c(*this, *tables[i], "client[" + std::to_string(i + 1) + "]");
+    read_client(c, seen);
+  }
+  for (const auto& c : sc_.clients) hosts_.clients.push_back(c.name);
+}
+
+void Parser::read_client(Section& c, std::set<std::string>& seen) {
+  if (!c.check_keys({"name", "start", "work", "writes", "iterations", "clock_drift_ppm"})) return;
+  ClientSpec spec;
+  const auto name = c.string("name");
+  if (!name) {
+    if (!failed()) c.missing("name", "every client needs a name");
+    return;
+  }
+  if (!valid_client_name(*name))
+    c.fail_value("name", "bad client name " + in_quotes(*name) + ": use letters, digits, '_', '-' and '.'");
+  else if (*name == "storage" || *name == "sentinel" || name->rfind("redis-", 0) == 0)
+    c.fail_value("name", in_quotes(*name) + " is reserved for a Redis node, the storage or the sentinel host");
+  else if (!seen.insert(*name).second)
+    c.fail_value("name", "duplicate client name " + in_quotes(*name));
+  spec.name = *name;
+  if (auto v = c.duration("start", Sign::NonNegative)) spec.start = *v;
+  if (auto v = c.duration("work", Sign::NonNegative)) spec.work = *v;
+  if (auto v = c.integer("writes", 0, kMaxWrites)) spec.writes = static_cast<int>(*v);
+  if (auto v = c.integer("iterations", 1, kMaxIterations)) spec.iterations = static_cast<int>(*v);
+  if (auto v = c.integer("clock_drift_ppm", -kMaxPpm, kMaxPpm)) spec.clock_drift_ppm = *v;
+  if (!failed() && spec.start >= sc_.duration)
+    c.fail_value("start", "the run ends at " + sim::format_duration(sc_.duration) + ", before this client starts");
+  sc_.clients.push_back(std::move(spec));
+}
+
+// --- [[fault]] ---------------------------------------------------------------
+
+struct FaultShape {
+  FaultKind kind;
+  std::vector<std::string_view> required, optional;
+};
+
+const FaultShape& shape_of(FaultKind kind) {
+  static const std::vector<FaultShape> shapes = {
+      {FaultKind::Pause, {"target", "duration"}, {}},
+      {FaultKind::ClockJump, {"target", "by"}, {}},
+      {FaultKind::ClockDrift, {"target", "ppm"}, {}},
+      {FaultKind::Delay, {"from", "to", "duration"}, {}},
+      {FaultKind::Crash, {"target"}, {"restart_after"}},
+      {FaultKind::PowerLoss, {"target"}, {"restart_after"}},
+      {FaultKind::Restart, {"target"}, {}},
+      {FaultKind::Failover, {"target"}, {}},
+      {FaultKind::Partition, {"groups"}, {"duration", "mode"}},
+      {FaultKind::Heal, {}, {}},
+  };
+  for (const auto& s : shapes)
+    if (s.kind == kind) return s;
+  return shapes.front();
+}
+
+void Parser::read_faults(Section& root) {
+  const auto tables = tables_of(root, "fault");
+  for (std::size_t i = 0; i < tables.size() && !failed(); ++i) {
+    Section f(*this, *tables[i], "fault[" + std::to_string(i + 1) + "]");
+    read_fault(f);
+  }
+}
+
+void Parser::read_fault(Section& f) {
+  if (!f.check_keys({"kind", "target", "from", "to", "at", "after", "duration", "by", "ppm", "restart_after",
+                     "groups", "mode"}))
+    return;
+  const auto kind_name = f.string("kind");
+  if (!kind_name) {
+    if (!failed()) f.missing("kind", "e.g. kind = \"pause\"");
+    return;
+  }
+  const auto kind = fault_kind_from_name(*kind_name);
+  if (!kind) {
+    std::vector<std::string> names;
+    for (auto k : all_fault_kinds()) names.emplace_back(fault_kind_name(k));
+    f.fail_value("kind", "unknown fault kind " + in_quotes(*kind_name) + " (known: " + join(names) + ")");
+    return;
+  }
+  const FaultShape& shape = shape_of(*kind);
+  std::vector<std::string_view> takes = shape.required;
+  takes.insert(takes.end(), shape.optional.begin(), shape.optional.end());
+  takes.insert(takes.end(), {"at", "after"});
+  for (auto&& [k, v] : f.table()) {
+    if (k.str() == "kind" || std::find(takes.begin(), takes.end(), k.str()) != takes.end()) continue;
+    std::vector<std::string> names(takes.begin(), takes.end());
+    fail(line_of(k.source()), f.field(k.str()),
+         "a " + in_quotes(*kind_name) + " fault takes no " + in_quotes(k.str()) + " (it takes " + join(names) + ")");
+    return;
+  }
+  for (auto key : shape.required) {
+    if (f.has(key)) continue;
+    std::vector<std::string> names(shape.required.begin(), shape.required.end());
+    f.missing(key, "a " + in_quotes(*kind_name) + " fault needs " + join(names, " and "));
+    return;
+  }
+
+  FaultSpec fault;
+  fault.kind = *kind;
+  fault.line = f.line();
+  if (auto v = f.duration("at", Sign::NonNegative)) fault.at = *v;
+  fault.after = read_trigger(f, "after");
+  if (!failed() && !fault.after && fault.at >= sc_.duration)
+    f.fail_value("at", "the run ends at " + sim::format_duration(sc_.duration) + ", before this fault");
+  const Sign duration_sign = *kind == FaultKind::Partition ? Sign::NonNegative : Sign::Positive;
+  if (auto v = f.duration("duration", duration_sign)) fault.duration = *v;
+  if (auto v = f.duration("by", Sign::Signed)) fault.by = *v;
+  if (auto v = f.integer("ppm", -kMaxPpm, kMaxPpm)) fault.ppm = *v;
+  fault.restart_after = f.duration("restart_after", Sign::NonNegative);
+  if (auto v = f.choice("mode", {"hold", "drop"}))
+    fault.mode = *v == "drop" ? sim::PartitionMode::Drop : sim::PartitionMode::Hold;
+  read_fault_hosts(f, fault);
+  if (fault.kind == FaultKind::Partition) read_groups(f, fault);
+  if (!failed()) sc_.faults.push_back(std::move(fault));
+}
+
+void Parser::read_fault_hosts(Section& f, FaultSpec& fault) {
+  switch (fault.kind) {
+    case FaultKind::Pause:
+    case FaultKind::ClockJump:
+    case FaultKind::ClockDrift: fault.target = read_host(f, "target", "any").value_or(""); break;
+    case FaultKind::Crash:
+    case FaultKind::PowerLoss:
+    case FaultKind::Restart: fault.target = read_host(f, "target", "process").value_or(""); break;
+    case FaultKind::Failover:
+      fault.target = read_host(f, "target", "master").value_or("");
+      if (!failed() && sc_.redis.replicas < 1)
+        f.fail_value("target", "failover promotes a replica, but [redis] replicas = 0");
+      break;
+    case FaultKind::Delay:
+      fault.from = read_host(f, "from", "any").value_or("");
+      fault.to = read_host(f, "to", "any").value_or("");
+      if (!failed() && fault.from == fault.to) f.fail_value("to", "from and to are the same host");
+      break;
+    case FaultKind::Partition:
+    case FaultKind::Heal: break;
+  }
+}
+
+std::string Parser::hosts_hint() const {
+  auto all = hosts_.all();
+  if (all.size() > 24) {
+    all.resize(24);
+    all.push_back("...");
+  }
+  return "(hosts: " + join(all) + ")";
+}
+
+// `role`: "any" host, a "process" (client or Redis node) or a Redis "master".
+std::optional<std::string> Parser::read_host(Section& s, std::string_view key, std::string_view role) {
+  const auto h = s.string(key);
+  if (!h) return std::nullopt;
+  if (!hosts_.known(*h)) {
+    s.fail_value(key, "unknown host " + in_quotes(*h) + " " + hosts_hint());
+    return std::nullopt;
+  }
+  if (role == "process" && !hosts_.is_client(*h) && !hosts_.is_redis(*h)) {
+    s.fail_value(key, in_quotes(*h) + " cannot crash or restart: expected a client or a Redis node");
+    return std::nullopt;
+  }
+  if (role == "master" && !hosts_.is_master(*h)) {
+    s.fail_value(key, in_quotes(*h) + " is not a Redis master (redis-1 .. " + hosts_.masters.back() + ")");
+    return std::nullopt;
+  }
+  return h;
+}
+
+std::optional<Trigger> Parser::read_trigger(Section& f, std::string_view key) {
+  const auto text = f.string(key);
+  if (!text) return std::nullopt;
+  const auto bad = [&](std::string why) {
+    f.fail_value(key, "bad trigger " + in_quotes(*text) + ": " + why);
+    return std::nullopt;
+  };
+  const std::size_t colon = text->find(':');
+  if (colon == std::string::npos)
+    return bad("expected HOST:EVENT with EVENT acquired, write, write#N, released, crash or restart");
+  Trigger t;
+  t.host = text->substr(0, colon);
+  std::string event = text->substr(colon + 1);
+  if (const std::size_t hash = event.find('#'); hash != std::string::npos && event.substr(0, hash) == "write") {
+    const std::string n = event.substr(hash + 1);
+    int index = 0;
+    const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
+    if (n.empty() || ec != std::errc{} || ptr != n.data() + n.size() || index < 1)
+      return bad("write#N needs N >= 1");
+    t.write_index = index;
+    event = "write";
+  }
+  t.event = event;
+  if (!hosts_.known(t.host)) return bad("unknown host " + in_quotes(t.host) + " " + hosts_hint());
+  if (event == "acquired" || event == "write" || event == "released") {
+    if (!hosts_.is_client(t.host)) return bad(in_quotes(t.host) + " is not a client (only clients " + event + ")");
+  } else if (event == "crash" || event == "restart") {
+    if (!hosts_.is_client(t.host) && !hosts_.is_redis(t.host))
+      return bad(in_quotes(t.host) + " never crashes or restarts (only clients and Redis nodes do)");
+  } else {
+    return bad("unknown event " + in_quotes(event) + " (expected acquired, write, write#N, released, crash or restart)");
+  }
+  if (event == "write") {
+    const auto& c = *std::find_if(sc_.clients.begin(), sc_.clients.end(),
+                                  [&](const ClientSpec& cs) { return cs.name == t.host; });
+    if (t.write_index > c.writes)
+      return bad(in_quotes(t.host) + " makes " + std::to_string(c.writes) + " write(s) per critical section");
+  }
+  return t;
+}
+
+void Parser::read_groups(Section& f, FaultSpec& fault) {
+  const toml::array* groups = f.array("groups");
+  if (!groups) return;
+  std::set<std::string> seen;
+  for (const toml::node& g : *groups) {
+    if (!g.is_array() || g.as_array()->empty()) {
+      fail(line_of(g.source()), f.field("groups"), "each group is a non-empty array of host names, got " +
+                                                      (g.is_array() ? std::string("an empty array") : type_name(g)));
+      return;
+    }
+    std::vector<std::string> group;
+    for (const toml::node& h : *g.as_array()) {
+      const int line = line_of(h.source());
+      if (!h.is_string()) return void(fail(line, f.field("groups"), "expected a host name, got " + type_name(h)));
+      const std::string name = h.as_string()->get();
+      if (!hosts_.known(name)) return void(fail(line, f.field("groups"), "unknown host " + in_quotes(name) + " " + hosts_hint()));
+      if (!seen.insert(name).second)
+        return void(fail(line, f.field("groups"), in_quotes(name) + " is in more than one group"));
+      group.push_back(name);
+    }
+    fault.groups.push_back(std::move(group));
+  }
+  if (fault.groups.size() < 2)
+    f.fail_value("groups", "a partition needs at least two groups (hosts in no group reach everyone)");
+}
+
+// --- [nemesis] and [expect] -------------------------------------------------
+
+void Parser::read_nemesis(Section& root) {
+  auto s = root.sub("nemesis");
+  if (!s || !s->check_keys({"kinds", "mean_interval", "max_duration", "targets"})) return;
+  NemesisSpec n;
+  const toml::array* kinds = s->array("kinds");
+  if (!kinds) {
+    if (!failed()) s->missing("kinds", "e.g. kinds = [\"pause\", \"clock-jump\"]");
+    return;
+  }
+  for (const toml::node& k : *kinds) {
+    const auto name = k.value<std::string>();
+    const auto kind = name ? fault_kind_from_name(*name) : std::nullopt;
+    if (!kind) {
+      std::vector<std::string> names;
+      for (auto fk : all_fault_kinds()) names.emplace_back(fault_kind_name(fk));
+      fail(line_of(k.source()), s->field("kinds"),
+           (name ? "unknown fault kind " + in_quotes(*name) : "expected a fault kind name, got " + type_name(k)) +
+               " (known: " + join(names) + ")");
+      return;
+    }
+    if (*kind == FaultKind::Failover && sc_.redis.replicas < 1) {
+      fail(line_of(k.source()), s->field("kinds"), "failover promotes a replica, but [redis] replicas = 0");
+      return;
+    }
+    n.kinds.push_back(*kind);
+  }
+  if (n.kinds.empty()) s->fail_value("kinds", "must list at least one fault kind");
+  if (auto v = s->duration("mean_interval", Sign::Positive)) n.mean_interval = *v;
+  if (auto v = s->duration("max_duration", Sign::Positive)) n.max_duration = *v;
+  if (const toml::array* targets = s->array("targets")) {
+    for (const toml::node& t : *targets) {
+      const auto name = t.value<std::string>();
+      if (!name || !hosts_.known(*name)) {
+        fail(line_of(t.source()), s->field("targets"),
+             (name ? "unknown host " + in_quotes(*name) + " " + hosts_hint()
+                   : "expected a host name, got " + type_name(t)));
+        return;
+      }
+      n.targets.push_back(*name);
+    }
+  }
+  if (!failed()) sc_.nemesis = std::move(n);
+}
+
+std::optional<std::set<std::string>> Parser::read_violations(const toml::node& n, const std::string& field) {
+  if (!n.is_array()) {
+    fail(line_of(n.source()), field, "expected an array of violation names, got " + type_name(n));
+    return std::nullopt;
+  }
+  std::set<std::string> out;
+  for (const toml::node& v : *n.as_array()) {
+    const auto name = v.value<std::string>();
+    const auto& known = violation_names();
+    if (!name || std::find(known.begin(), known.end(), *name) == known.end()) {
+      fail(line_of(v.source()), field,
+           (name ? "unknown violation " + in_quotes(*name) : "expected a violation name, got " + type_name(v)) +
+               " (known: " + join(known) + ")");
+      return std::nullopt;
+    }
+    out.insert(*name);
+  }
+  return out;
+}
+
+void Parser::read_expect(Section& root) {
+  auto s = root.sub("expect");
+  if (!s || !s->check_keys({"violations", "by_lock"})) return;
+  if (const toml::node* v = s->node("violations")) sc_.expect_default = read_violations(*v, s->field("violations"));
+  if (failed()) return;
+  auto by_lock = s->sub("by_lock");
+  if (!by_lock) return;
+  for (auto&& [k, v] : by_lock->table()) {
+    const std::string kind(k.str());
+    check_lock_fits(*by_lock, kind, kind);
+    if (failed()) return;
+    auto set = read_violations(v, by_lock->field(kind));
+    if (!set) return;
+    sc_.expect_by_lock[kind] = std::move(*set);
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Entry points: never throw, whatever the input.
+
+Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, const std::string& file) {
+  try {
+    const toml::table root = toml::parse(toml_text, std::string_view(file));
+    return Parser(file).run(root);
+  } catch (const toml::parse_error& e) {
+    return failure(ScenarioError{file, line_of(e.source()), "syntax", std::string(e.description())});
+  } catch (const std::exception& e) {
+    return failure(ScenarioError{file, 0, "internal", std::string("cannot load: ") + e.what()});
+  } catch (...) {
+    return failure(ScenarioError{file, 0, "internal", "cannot load: unknown error"});
+  }
+}
+
+Result<Scenario, ScenarioError> load_scenario_file(const std::string& path) {
+  try {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return failure(ScenarioError{path, 0, "file", "no such file"});
+    if (fs::is_directory(path, ec)) return failure(ScenarioError{path, 0, "file", "is a directory, not a .toml file"});
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buf;
+    if (in) buf << in.rdbuf();
+    if (!in || in.bad()) return failure(ScenarioError{path, 0, "file", "cannot read the file"});
+    return load_scenario_text(buf.str(), path);
+  } catch (...) {
+    return failure(ScenarioError{path, 0, "file", "cannot read the file"});
+  }
+}
+
+}  // namespace locksim::scenarios
