@@ -1,0 +1,790 @@
+// Tests of scenario files: the TOML schema and its validation
+// (scenarios/scenario.hpp), durations, the embedded catalog and scenario
+// resolution (scenarios/catalog.hpp).
+//
+// Every validation rule has a test that pins the whole user-facing line
+// `file:line: field: message`. Property tests feed the loader truncated and
+// byte-mutated catalog files and random documents built from the real field
+// names with values of every type: it must never throw, and must answer a
+// scenario or a located error.
+#include <catch2/catch.hpp>
+#include <rapidcheck.h>
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "locks/registry.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace {
+
+using namespace locksim;
+using namespace locksim::scenarios;
+using namespace std::chrono_literals;
+
+const std::string kFile = "t.toml";
+
+// A minimal valid scenario, so each test adds only what it is about.
+const std::string kHead = "name = \"t\"\n[[client]]\nname = \"A\"\nwrites = 2\n";  // lines 1-4
+
+Result<Scenario, ScenarioError> load(const std::string& text) { return load_scenario_text(text, kFile); }
+
+// "OK" or the error line, for exact comparisons.
+std::string outcome(const std::string& text) {
+  auto r = load(text);
+  return r.ok() ? "OK" : r.error().to_string();
+}
+
+Duration dur(std::string_view s) { return parse_duration(s).value_or(Duration{-424242}); }
+
+}  // namespace
+
+// --- durations --------------------------------------------------------------
+
+TEST_CASE("durations read a number and a unit exactly in nanoseconds", "[scenarios]") {
+  CHECK(dur("30s") == 30s);
+  CHECK(dur("150ms") == 150ms);
+  CHECK(dur("2m") == 2min);
+  CHECK(dur("1h") == 1h);
+  CHECK(dur("500us") == 500us);
+  CHECK(dur("500\xC2\xB5s") == 500us);
+  CHECK(dur("7ns") == 7ns);
+  CHECK(dur("1.5s") == 1500ms);
+  CHECK(dur("0.001s") == 1ms);
+  CHECK(dur("2.25m") == 135s);
+  CHECK(dur("5.0015s") == 5001500us);
+  CHECK(dur("1m30s") == 90s);
+  CHECK(dur("0") == 0s);
+  CHECK(dur(" 30s ") == 30s);
+}
+
+TEST_CASE("durations may carry a sign", "[scenarios]") {
+  CHECK(dur("-5s") == -5s);
+  CHECK(dur("+20s") == 20s);
+  CHECK(dur("-0") == 0s);
+}
+
+TEST_CASE("malformed durations are refused", "[scenarios]") {
+  for (const char* bad : {"", "30", "s", "1.s", ".5s", "1.5ns", "1.0005us", "10x", "1e3s", "30 s", "1,5s", "--5s",
+                          "+", "5s-", "9999999999999h", "99999999999999999999ns", "1ms..2ms", "nan"}) {
+    INFO("'" << bad << "'");
+    CHECK_FALSE(parse_duration(bad).has_value());
+  }
+}
+
+TEST_CASE("a duration range is MIN..MAX with MIN <= MAX, or one duration", "[scenarios]") {
+  auto r = parse_duration_range("1ms..5ms");
+  REQUIRE(r);
+  CHECK(r->min == 1ms);
+  CHECK(r->max == 5ms);
+  auto one = parse_duration_range("3ms");
+  REQUIRE(one);
+  CHECK(one->min == 3ms);
+  CHECK(one->max == 3ms);
+  auto spaced = parse_duration_range("1.5ms .. 2ms");
+  REQUIRE(spaced);
+  CHECK(spaced->min == 1500us);
+  for (const char* bad : {"5ms..1ms", "1ms..", "..1ms", "1ms...2ms", "a..b", ""}) {
+    INFO("'" << bad << "'");
+    CHECK_FALSE(parse_duration_range(bad).has_value());
+  }
+}
+
+// --- a full file --------------------------------------------------------------
+
+TEST_CASE("every field of the DESIGN.md example is read with its type and unit", "[scenarios]") {
+  const std::string text = R"(name = "gc-pause"
+description = "A pauses 35 s holding a 30 s lock"
+duration = "120s"
+
+[workload]
+kind = "gate"
+key = "lock:job:daily-report"
+
+[lock]
+kind = "redlock"
+ttl = "30s"
+retry = "15ms"
+acquire_timeout = "60s"
+track_validity = true
+node_timeout = "20ms"
+clock = "wall"
+check_validity_after_acquire = false
+retry_jitter = "100ms"
+counter_node = "redis-2"
+counter_key = "fence:x"
+thread_id = "thread-9"
+thread_name = "7"
+renew_interval = "5s"
+
+[redis]
+masters = 3
+replicas = 1
+replication_lag = "7ms"
+appendonly = false
+appendfsync = "always"
+failover_after = "2s"
+redis84 = true
+min_replicas_to_write = 1
+fsync_stall_per_mille = 25
+
+[network]
+latency = "1ms..3ms"
+timeout = "2s"
+tail_per_mille = 10
+tail_max_shift = 4
+
+[storage]
+fencing = true
+
+[check]
+liveness = "45s"
+
+[[client]]
+name = "A"
+start = "1.5s"
+work = "10s"
+writes = 2
+iterations = 3
+clock_drift_ppm = -200
+
+[[client]]
+name = "B"
+
+[[fault]]
+kind = "pause"
+target = "A"
+after = "A:write#2"
+at = "100ms"
+duration = "35s"
+
+[[fault]]
+kind = "clock-jump"
+target = "redis-3"
+by = "-5s"
+
+[[fault]]
+kind = "partition"
+groups = [["A", "redis-1"], ["B", "redis-2-replica-1"]]
+mode = "drop"
+duration = "10s"
+
+[[fault]]
+kind = "crash"
+target = "redis-1"
+after = "redis-2:restart"
+restart_after = "1s"
+
+[nemesis]
+kinds = ["pause", "clock-jump", "delay", "power-loss", "failover"]
+mean_interval = "4s"
+max_duration = "30s"
+targets = ["A", "redis-1"]
+
+[expect]
+violations = ["mutual-exclusion", "stale-write"]
+
+[expect.by_lock]
+token = []
+naive-del = ["wrong-owner-release"]
+)";
+  auto r = load(text);
+  INFO((r.ok() ? "" : r.error().to_string()));
+  REQUIRE(r.ok());
+  const Scenario& s = r.value();
+  CHECK(s.name == "gc-pause");
+  CHECK(s.description == "A pauses 35 s holding a 30 s lock");
+  CHECK(s.source == kFile);
+  CHECK(s.duration == 120s);
+  CHECK(s.workload == WorkloadKind::Gate);
+  CHECK(s.lock.key == "lock:job:daily-report");
+  CHECK(s.lock_kind == "redlock");
+  CHECK(s.lock.ttl == 30s);
+  CHECK(s.lock.retry == 15ms);
+  CHECK(s.lock.acquire_timeout == 60s);
+  CHECK(s.lock.track_validity);
+  CHECK(s.lock.node_timeout == 20ms);
+  CHECK(s.lock.clock == locks::RedlockClock::Wall);
+  CHECK_FALSE(s.lock.check_validity_after_acquire);
+  CHECK(s.lock.retry_jitter == 100ms);
+  CHECK(s.lock.counter_node == 1);
+  CHECK(s.lock.counter_key == "fence:x");
+  CHECK(s.lock.thread_id == "thread-9");
+  CHECK(s.lock.thread_name == "7");
+  CHECK(s.lock.renew_interval == 5s);
+  CHECK(s.redis.masters == 3);
+  CHECK(s.redis.replicas == 1);
+  CHECK(s.redis.replication_lag == 7ms);
+  CHECK_FALSE(s.redis.appendonly);
+  CHECK(s.redis.appendfsync == sim::redis::Fsync::Always);
+  CHECK(s.redis.failover_after == 2s);
+  CHECK(s.redis.redis84);
+  CHECK(s.redis.min_replicas_to_write == 1);
+  CHECK(s.redis.fsync_stall_per_mille == 25);
+  CHECK(s.network.latency.min == 1ms);
+  CHECK(s.network.latency.max == 3ms);
+  CHECK(s.network.timeout == 2s);
+  CHECK(s.network.tail_per_mille == 10);
+  CHECK(s.network.tail_max_shift == 4);
+  CHECK(s.fencing);
+  CHECK(s.liveness == 45s);
+  CHECK(s.liveness_bound() == 45s);
+  REQUIRE(s.clients.size() == 2);
+  CHECK(s.clients[0].name == "A");
+  CHECK(s.clients[0].start == 1500ms);
+  CHECK(s.clients[0].work == 10s);
+  CHECK(s.clients[0].writes == 2);
+  CHECK(s.clients[0].iterations == 3);
+  CHECK(s.clients[0].clock_drift_ppm == -200);
+  CHECK(s.clients[1].name == "B");  // defaults
+  CHECK(s.clients[1].work == 1s);
+  CHECK(s.clients[1].writes == 1);
+  REQUIRE(s.faults.size() == 4);
+  CHECK(s.faults[0].kind == FaultKind::Pause);
+  CHECK(s.faults[0].target == "A");
+  REQUIRE(s.faults[0].after);
+  CHECK(s.faults[0].after->host == "A");
+  CHECK(s.faults[0].after->event == "write");
+  CHECK(s.faults[0].after->write_index == 2);
+  CHECK(s.faults[0].after->text() == "A:write#2");
+  CHECK(s.faults[0].at == 100ms);
+  CHECK(s.faults[0].duration == 35s);
+  CHECK(s.faults[0].line == 59);
+  CHECK(s.faults[1].kind == FaultKind::ClockJump);
+  CHECK(s.faults[1].by == -5s);
+  CHECK_FALSE(s.faults[1].after);
+  CHECK(s.faults[2].kind == FaultKind::Partition);
+  CHECK(s.faults[2].groups == std::vector<std::vector<std::string>>{{"A", "redis-1"}, {"B", "redis-2-replica-1"}});
+  CHECK(s.faults[2].mode == sim::PartitionMode::Drop);
+  CHECK(s.faults[3].kind == FaultKind::Crash);
+  CHECK(s.faults[3].after->text() == "redis-2:restart");
+  CHECK(s.faults[3].restart_after == 1s);
+  REQUIRE(s.nemesis);
+  CHECK(s.nemesis->kinds.size() == 5);
+  CHECK(s.nemesis->kinds[4] == FaultKind::Failover);
+  CHECK(s.nemesis->mean_interval == 4s);
+  CHECK(s.nemesis->max_duration == 30s);
+  CHECK(s.nemesis->targets == std::vector<std::string>{"A", "redis-1"});
+  CHECK(s.expected_for("token") == std::set<std::string>{});
+  CHECK(s.expected_for("naive-del") == std::set<std::string>{"wrong-owner-release"});
+  CHECK(s.expected_for("fenced") == std::set<std::string>{"mutual-exclusion", "stale-write"});
+}
+
+TEST_CASE("a minimal file gets the documented defaults", "[scenarios]") {
+  auto r = load(kHead);
+  REQUIRE(r.ok());
+  const Scenario& s = r.value();
+  CHECK(s.duration == 60s);
+  CHECK(s.workload == WorkloadKind::Lock);
+  CHECK(s.lock_kind == "token");
+  CHECK(s.lock.ttl == 30s);
+  CHECK(s.redis.masters == 1);
+  CHECK(s.network.latency.min == 1ms);
+  CHECK(s.network.latency.max == 3ms);
+  CHECK(s.liveness_bound() == 60s);
+  CHECK_FALSE(s.fencing);
+  CHECK_FALSE(s.nemesis);
+  CHECK_FALSE(s.expected_for("token"));  // no [expect]: the runner expects no violation
+}
+
+TEST_CASE("an [expect] with only by_lock leaves other locks without an expectation", "[scenarios]") {
+  auto r = load(kHead + "[expect.by_lock]\ntoken = [\"stale-write\"]\n");
+  REQUIRE(r.ok());
+  CHECK(r->expected_for("token") == std::set<std::string>{"stale-write"});
+  CHECK_FALSE(r->expected_for("naive-del"));
+}
+
+TEST_CASE("host names follow DESIGN.md", "[scenarios]") {
+  auto r = load("name = \"t\"\n[redis]\nmasters = 2\nreplicas = 1\n[[client]]\nname = \"A\"\n");
+  REQUIRE(r.ok());
+  CHECK(host_names(r.value()) ==
+        std::vector<std::string>{"A", "redis-1", "redis-2", "redis-1-replica-1", "redis-2-replica-1", "storage"});
+}
+
+// --- validation: one test per rule, the whole line pinned ----------------------
+
+TEST_CASE("a TOML syntax error gives the file and line from toml++", "[scenarios]") {
+  const std::string err = outcome("name = \"t\"\n[lock]\nttl = \"30s\n");
+  CHECK(err.rfind("t.toml:3: syntax: ", 0) == 0);
+  CHECK(err.size() > std::string("t.toml:3: syntax: ").size());
+  CHECK(outcome("name = \"t\"\nname = \"u\"\n").rfind("t.toml:2: syntax: ", 0) == 0);  // redefined key
+}
+
+TEST_CASE("an unknown key anywhere is an error that suggests the close one", "[scenarios]") {
+  CHECK(outcome("nmae = \"t\"\n") == "t.toml:1: nmae: unknown key (did you mean \"name\"?)");
+  CHECK(outcome(kHead + "[lock]\ntll = \"30s\"\n") == "t.toml:6: lock.tll: unknown key (did you mean \"ttl\"?)");
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nwrk = \"1s\"\n") ==
+        "t.toml:4: client[1].wrk: unknown key (did you mean \"work\"?)");
+  CHECK(outcome(kHead + "[storage]\nzzz = true\n") == "t.toml:6: storage.zzz: unknown key (known keys: fencing)");
+  CHECK(outcome(kHead + "[expect]\nviolation = []\n") ==
+        "t.toml:6: expect.violation: unknown key (did you mean \"violations\"?)");
+  CHECK(outcome(kHead + "[[fault]]\nkind = \"heal\"\nwhen = \"1s\"\n") ==
+        "t.toml:7: fault[1].when: unknown key (known keys: kind, target, from, to, at, after, duration, by, ppm, "
+        "restart_after, groups, mode)");
+}
+
+TEST_CASE("a value of the wrong type names the expected type", "[scenarios]") {
+  CHECK(outcome(kHead + "[lock]\nttl = 30000\n") ==
+        "t.toml:6: lock.ttl: expected a duration string like \"30s\", got integer");
+  CHECK(outcome(kHead + "[redis]\nmasters = \"5\"\n") == "t.toml:6: redis.masters: expected an integer, got string");
+  CHECK(outcome(kHead + "[storage]\nfencing = \"yes\"\n") ==
+        "t.toml:6: storage.fencing: expected a boolean (true or false), got string");
+  CHECK(outcome("name = 5\n") == "t.toml:1: name: expected a string, got integer");
+  CHECK(outcome("name = \"t\"\nlock = 3\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:2: lock: expected a table ([lock]), got integer");
+  CHECK(outcome("name = \"t\"\n[client]\nname = \"A\"\n") ==
+        "t.toml:2: client: expected an array of tables ([[client]]), got table ([client])");
+  CHECK(outcome("name = \"t\"\nclient = [1]\n") == "t.toml:2: client[1]: expected a table, got integer");
+  CHECK(outcome(kHead + "[network]\nlatency = 2.5\n") ==
+        "t.toml:6: network.latency: expected a duration or range string like \"1ms..3ms\", got float");
+}
+
+TEST_CASE("a bad duration says what a duration looks like", "[scenarios]") {
+  CHECK(outcome(kHead + "[lock]\nttl = \"30 seconds\"\n") ==
+        "t.toml:6: lock.ttl: bad duration \"30 seconds\": expected a number with a unit (ns, us, ms, s, m, h), "
+        "e.g. \"30s\", \"1.5s\", \"150ms\"");
+  CHECK(outcome(kHead + "[network]\nlatency = \"5ms..1ms\"\n") ==
+        "t.toml:6: network.latency: bad duration range \"5ms..1ms\": expected \"MIN..MAX\" with MIN <= MAX, or one "
+        "duration, e.g. \"1ms..3ms\"");
+}
+
+TEST_CASE("negative and zero values are refused where they make no sense", "[scenarios]") {
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nstart = \"-1s\"\n") ==
+        "t.toml:4: client[1].start: must not be negative");
+  CHECK(outcome(kHead + "[redis]\nreplicas = -1\n") == "t.toml:6: redis.replicas: must not be negative");
+  CHECK(outcome(kHead + "[lock]\nttl = \"0s\"\n") == "t.toml:6: lock.ttl: must be positive");
+  CHECK(outcome(kHead + "[lock]\nttl = \"500us\"\n") == "t.toml:6: lock.ttl: must be at least 1ms (PX takes milliseconds)");
+  CHECK(outcome(kHead + "[network]\nlatency = \"-1ms..1ms\"\n") == "t.toml:6: network.latency: must not be negative");
+  CHECK(outcome(kHead + "[redis]\nmasters = 0\n") == "t.toml:6: redis.masters: must be between 1 and 99");
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\niterations = 0\n") ==
+        "t.toml:4: client[1].iterations: must be between 1 and 1000000");
+  CHECK(outcome(kHead + "[redis]\nfsync_stall_per_mille = 1001\n") ==
+        "t.toml:6: redis.fsync_stall_per_mille: must be between 0 and 1000");
+  CHECK(outcome(kHead + "[redis]\nmin_replicas_to_write = 1\n") ==
+        "t.toml:6: redis.min_replicas_to_write: is 1 but each master has only 0 replicas: every write would fail");
+}
+
+TEST_CASE("a choice outside its options lists them", "[scenarios]") {
+  CHECK(outcome(kHead + "[redis]\nappendfsync = \"sometimes\"\n") ==
+        "t.toml:6: redis.appendfsync: unknown value \"sometimes\" (expected \"always\" or \"everysec\" or \"no\")");
+  CHECK(outcome(kHead + "[workload]\nkind = \"queue\"\n") ==
+        "t.toml:6: workload.kind: unknown value \"queue\" (expected \"lock\" or \"gate\")");
+  CHECK(outcome(kHead + "[lock]\nclock = \"atomic\"\n") ==
+        "t.toml:6: lock.clock: unknown value \"atomic\" (expected \"monotonic\" or \"wall\")");
+}
+
+TEST_CASE("an unknown lock kind lists the known ones", "[scenarios]") {
+  std::string known;
+  for (const auto& info : locks::all_locks()) known += (known.empty() ? "" : ", ") + info.name;
+  CHECK(outcome(kHead + "[lock]\nkind = \"spinlock\"\n") ==
+        "t.toml:6: lock.kind: unknown lock kind \"spinlock\" (known: " + known + ")");
+  CHECK(outcome(kHead + "[expect.by_lock]\nnaive = []\n") ==
+        "t.toml:6: expect.by_lock.naive: unknown lock kind \"naive\" (known: " + known + ")");
+}
+
+TEST_CASE("a lock needing more Redis masters than the topology has is refused", "[scenarios]") {
+  CHECK(outcome(kHead + "[lock]\nkind = \"redlock\"\n") ==
+        "t.toml:6: lock.kind: \"redlock\" needs at least 3 Redis masters; [redis] masters = 1");
+  CHECK(outcome(kHead + "[expect.by_lock]\nredlock-fenced = []\n") ==
+        "t.toml:6: expect.by_lock.redlock-fenced: \"redlock-fenced\" needs at least 4 Redis masters; [redis] "
+        "masters = 1");
+}
+
+TEST_CASE("counter_node takes a master name or a 0-based index", "[scenarios]") {
+  const std::string five = "name = \"t\"\n[redis]\nmasters = 5\n[[client]]\nname = \"A\"\n";  // lines 1-5
+  auto by_name = load(five + "[lock]\ncounter_node = \"redis-5\"\n");
+  REQUIRE(by_name.ok());
+  CHECK(by_name->lock.counter_node == 4);
+  auto by_index = load(five + "[lock]\ncounter_node = -1\n");
+  REQUIRE(by_index.ok());
+  CHECK(by_index->lock.counter_node == -1);
+  CHECK(outcome(five + "[lock]\ncounter_node = \"redis-6\"\n") ==
+        "t.toml:7: lock.counter_node: \"redis-6\" is not a Redis master (redis-1 .. redis-5)");
+  CHECK(outcome(five + "[lock]\ncounter_node = 5\n") == "t.toml:7: lock.counter_node: must be between -1 and 4");
+}
+
+TEST_CASE("required fields are reported missing at their table", "[scenarios]") {
+  CHECK(outcome("[[client]]\nname = \"A\"\n") == "t.toml:0: name: missing (every scenario needs a name)");
+  CHECK(outcome("name = \"\"\n[[client]]\nname = \"A\"\n") == "t.toml:1: name: must not be empty");
+  CHECK(outcome("name = \"t\"\n") == "t.toml:0: client: at least one [[client]] is required");
+  CHECK(outcome("name = \"t\"\nclient = []\n") == "t.toml:2: client: at least one [[client]] is required");
+  CHECK(outcome("name = \"t\"\n[[client]]\nwork = \"1s\"\n") ==
+        "t.toml:2: client[1].name: missing (every client needs a name)");
+  CHECK(outcome(kHead + "[[fault]]\ntarget = \"A\"\n") == "t.toml:5: fault[1].kind: missing (e.g. kind = \"pause\")");
+  CHECK(outcome(kHead + "[nemesis]\nmean_interval = \"1s\"\n") ==
+        "t.toml:5: nemesis.kinds: missing (e.g. kinds = [\"pause\", \"clock-jump\"])");
+}
+
+TEST_CASE("client names are unique, usable in triggers and not host names", "[scenarios]") {
+  CHECK(outcome(kHead + "[[client]]\nname = \"A\"\n") == "t.toml:6: client[2].name: duplicate client name \"A\"");
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A:B\"\n") ==
+        "t.toml:3: client[1].name: bad client name \"A:B\": use letters, digits, '_', '-' and '.'");
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"redis-1\"\n") ==
+        "t.toml:3: client[1].name: \"redis-1\" is reserved for a Redis node, the storage or the sentinel host");
+}
+
+TEST_CASE("something scheduled after the run ends is an error, not silence", "[scenarios]") {
+  CHECK(outcome("name = \"t\"\nduration = \"10s\"\n[[client]]\nname = \"A\"\nstart = \"10s\"\n") ==
+        "t.toml:5: client[1].start: the run ends at 10s, before this client starts");
+  CHECK(outcome("name = \"t\"\nduration = \"10s\"\n[[client]]\nname = \"A\"\n[[fault]]\nkind = \"heal\"\nat = "
+                "\"11s\"\n") == "t.toml:7: fault[1].at: the run ends at 10s, before this fault");
+}
+
+TEST_CASE("an unknown fault kind lists the known ones", "[scenarios]") {
+  CHECK(outcome(kHead + "[[fault]]\nkind = \"meteor\"\n") ==
+        "t.toml:6: fault[1].kind: unknown fault kind \"meteor\" (known: pause, clock-jump, clock-drift, delay, "
+        "crash, power-loss, restart, failover, partition, heal)");
+  CHECK(outcome(kHead + "[nemesis]\nkinds = [\"pause\", \"meteor\"]\n") ==
+        "t.toml:6: nemesis.kinds: unknown fault kind \"meteor\" (known: pause, clock-jump, clock-drift, delay, "
+        "crash, power-loss, restart, failover, partition, heal)");
+}
+
+TEST_CASE("each fault kind needs its fields and refuses the others", "[scenarios]") {
+  const std::string f = kHead + "[[fault]]\n";  // the fault table starts on line 5
+  CHECK(outcome(f + "kind = \"pause\"\ntarget = \"A\"\n") ==
+        "t.toml:5: fault[1].duration: missing (a \"pause\" fault needs target and duration)");
+  CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\n") ==
+        "t.toml:5: fault[1].by: missing (a \"clock-jump\" fault needs target and by)");
+  CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\nby = \"20s\"\n") ==
+        "t.toml:8: fault[1].by: needs a sign: \"+20s\" (forward) or \"-20s\" (backward)");
+  CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\nby = 20\n") ==
+        "t.toml:8: fault[1].by: expected a signed duration string like \"+20s\" or \"-5s\", got integer");
+  CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\nby = \"+0s\"\n") ==
+        "t.toml:8: fault[1].by: must not be zero");
+  CHECK(outcome(f + "kind = \"clock-drift\"\ntarget = \"A\"\n") ==
+        "t.toml:5: fault[1].ppm: missing (a \"clock-drift\" fault needs target and ppm)");
+  CHECK(outcome(f + "kind = \"delay\"\nfrom = \"A\"\nduration = \"90s\"\n") ==
+        "t.toml:5: fault[1].to: missing (a \"delay\" fault needs from and to and duration)");
+  CHECK(outcome(f + "kind = \"delay\"\nfrom = \"A\"\nto = \"A\"\nduration = \"90s\"\n") ==
+        "t.toml:8: fault[1].to: from and to are the same host");
+  CHECK(outcome(f + "kind = \"partition\"\nduration = \"1s\"\n") ==
+        "t.toml:5: fault[1].groups: missing (a \"partition\" fault needs groups)");
+  CHECK(outcome(f + "kind = \"crash\"\n") == "t.toml:5: fault[1].target: missing (a \"crash\" fault needs target)");
+  CHECK(outcome(f + "kind = \"crash\"\ntarget = \"redis-1\"\nby = \"+1s\"\n") ==
+        "t.toml:8: fault[1].by: a \"crash\" fault takes no \"by\" (it takes target, restart_after, at, after)");
+  CHECK(outcome(f + "kind = \"pause\"\ntarget = \"A\"\nduration = \"0s\"\n") ==
+        "t.toml:8: fault[1].duration: must be positive");
+  CHECK(outcome(f + "kind = \"partition\"\ngroups = [[\"A\"], [\"redis-1\"]]\nmode = \"lose\"\n") ==
+        "t.toml:8: fault[1].mode: unknown value \"lose\" (expected \"hold\" or \"drop\")");
+  CHECK(outcome(f + "kind = \"failover\"\ntarget = \"redis-1\"\n") ==
+        "t.toml:7: fault[1].target: failover promotes a replica, but [redis] replicas = 0");
+  CHECK(outcome(f + "kind = \"power-loss\"\ntarget = \"redis-1\"\n") == "OK");  // restart_after is optional
+  CHECK(outcome(f + "kind = \"heal\"\nat = \"5s\"\n") == "OK");
+}
+
+TEST_CASE("fault hosts must exist and fit the fault", "[scenarios]") {
+  const std::string f = kHead + "[[fault]]\n";
+  const std::string hosts = "(hosts: A, redis-1, storage)";
+  CHECK(outcome(f + "kind = \"pause\"\ntarget = \"B\"\nduration = \"1s\"\n") ==
+        "t.toml:7: fault[1].target: unknown host \"B\" " + hosts);
+  CHECK(outcome(f + "kind = \"delay\"\nfrom = \"A\"\nto = \"redis-2\"\nduration = \"1s\"\n") ==
+        "t.toml:8: fault[1].to: unknown host \"redis-2\" " + hosts);
+  CHECK(outcome(f + "kind = \"partition\"\ngroups = [[\"A\"], [\"redis-1-replica-1\"]]\n") ==
+        "t.toml:7: fault[1].groups: unknown host \"redis-1-replica-1\" " + hosts);
+  CHECK(outcome(f + "kind = \"partition\"\ngroups = [[\"A\", \"redis-1\"]]\n") ==
+        "t.toml:7: fault[1].groups: a partition needs at least two groups (hosts in no group reach everyone)");
+  CHECK(outcome(f + "kind = \"partition\"\ngroups = [[\"A\"], [\"A\"]]\n") ==
+        "t.toml:7: fault[1].groups: \"A\" is in more than one group");
+  CHECK(outcome(f + "kind = \"partition\"\ngroups = [[\"A\"], []]\n") ==
+        "t.toml:7: fault[1].groups: each group is a non-empty array of host names, got an empty array");
+  CHECK(outcome(f + "kind = \"crash\"\ntarget = \"storage\"\n") ==
+        "t.toml:7: fault[1].target: \"storage\" cannot crash or restart: expected a client or a Redis node");
+  CHECK(outcome(f + "kind = \"failover\"\ntarget = \"A\"\n") ==
+        "t.toml:7: fault[1].target: \"A\" is not a Redis master (redis-1 .. redis-1)");
+  CHECK(outcome(kHead + "[nemesis]\nkinds = [\"pause\"]\ntargets = [\"A\", \"Z\"]\n") ==
+        "t.toml:7: nemesis.targets: unknown host \"Z\" " + hosts);
+  // With replicas there is a sentinel host, and replicas are hosts.
+  CHECK(outcome("name = \"t\"\n[redis]\nreplicas = 1\n[[client]]\nname = \"A\"\n[[fault]]\nkind = \"partition\"\n"
+                "groups = [[\"sentinel\"], [\"redis-1\"]]\n") == "OK");
+}
+
+TEST_CASE("triggers are HOST:EVENT with a known host and event", "[scenarios]") {
+  const std::string f = kHead + "[[fault]]\nkind = \"heal\"\n";  // `after` lands on line 7
+  CHECK(outcome(f + "after = \"A:acquired\"\n") == "OK");
+  CHECK(outcome(f + "after = \"A:write#2\"\n") == "OK");
+  CHECK(outcome(f + "after = \"A:released\"\n") == "OK");
+  CHECK(outcome(f + "after = \"redis-1:crash\"\n") == "OK");
+  CHECK(outcome(f + "after = \"redis-1:restart\"\n") == "OK");
+  CHECK(outcome(f + "after = \"A:aquired\"\n") ==
+        "t.toml:7: fault[1].after: bad trigger \"A:aquired\": unknown event \"aquired\" (expected acquired, write, "
+        "write#N, released, crash or restart)");
+  CHECK(outcome(f + "after = \"A\"\n") ==
+        "t.toml:7: fault[1].after: bad trigger \"A\": expected HOST:EVENT with EVENT acquired, write, write#N, "
+        "released, crash or restart");
+  CHECK(outcome(f + "after = \"A:write#0\"\n") == "t.toml:7: fault[1].after: bad trigger \"A:write#0\": write#N needs N >= 1");
+  CHECK(outcome(f + "after = \"A:write#3\"\n") ==
+        "t.toml:7: fault[1].after: bad trigger \"A:write#3\": \"A\" makes 2 write(s) per critical section");
+  CHECK(outcome(f + "after = \"Q:acquired\"\n") ==
+        "t.toml:7: fault[1].after: bad trigger \"Q:acquired\": unknown host \"Q\" (hosts: A, redis-1, storage)");
+  CHECK(outcome(f + "after = \"redis-1:acquired\"\n") ==
+        "t.toml:7: fault[1].after: bad trigger \"redis-1:acquired\": \"redis-1\" is not a client (only clients "
+        "acquired)");
+  CHECK(outcome(f + "after = \"storage:crash\"\n") ==
+        "t.toml:7: fault[1].after: bad trigger \"storage:crash\": \"storage\" never crashes or restarts (only "
+        "clients and Redis nodes do)");
+}
+
+TEST_CASE("expected violations must be the names of the CLI contract", "[scenarios]") {
+  CHECK(violation_names() ==
+        std::vector<std::string>{"mutual-exclusion", "wrong-owner-release", "stale-write", "lock-unavailable"});
+  CHECK(outcome(kHead + "[expect]\nviolations = [\"mutex\"]\n") ==
+        "t.toml:6: expect.violations: unknown violation \"mutex\" (known: mutual-exclusion, wrong-owner-release, "
+        "stale-write, lock-unavailable)");
+  CHECK(outcome(kHead + "[expect.by_lock]\ntoken = [\"stale-write\", 3]\n") ==
+        "t.toml:6: expect.by_lock.token: expected a violation name, got integer (known: mutual-exclusion, "
+        "wrong-owner-release, stale-write, lock-unavailable)");
+  CHECK(outcome(kHead + "[expect.by_lock]\ntoken = \"stale-write\"\n") ==
+        "t.toml:6: expect.by_lock.token: expected an array of violation names, got string");
+}
+
+TEST_CASE("a missing file is an error at line 0", "[scenarios]") {
+  auto r = load_scenario_file("/nonexistent/dir/x.toml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().to_string() == "/nonexistent/dir/x.toml:0: file: no such file");
+  auto dir = load_scenario_file(LOCKSIM_SOURCE_DIR);
+  REQUIRE_FALSE(dir.ok());
+  CHECK(dir.error().line == 0);
+  CHECK(dir.error().message == "is a directory, not a .toml file");
+}
+
+TEST_CASE("a scenario file is read from disk and named by its path", "[scenarios]") {
+  const auto path = std::filesystem::temp_directory_path() / "locksim_test_scenario.toml";
+  {
+    std::ofstream out(path);
+    out << kHead << "[lock]\nttl = \"1.5s\"\n";
+  }
+  auto r = load_scenario_file(path.string());
+  REQUIRE(r.ok());
+  CHECK(r->lock.ttl == 1500ms);
+  CHECK(r->source == path.string());
+  auto via_resolve = resolve_scenario(path.string());
+  REQUIRE(via_resolve.ok());
+  CHECK(via_resolve->name == "t");
+  std::filesystem::remove(path);
+}
+
+// --- the catalog ---------------------------------------------------------------
+
+TEST_CASE("every catalog scenario parses, is named after its file and tells its story", "[scenarios]") {
+  REQUIRE(catalog().size() >= 16);
+  for (const CatalogEntry& e : catalog()) {
+    auto r = load_catalog_scenario(e.name);
+    INFO(e.file << ": " << (r.ok() ? "" : r.error().to_string()));
+    REQUIRE(r.ok());
+    CHECK(r->name == e.name);
+    CHECK(e.file == e.name + ".toml");
+    CHECK(r->source == "catalog/" + e.file);
+    CHECK_FALSE(r->description.empty());
+    CHECK((r->expect_default.has_value() || !r->expect_by_lock.empty()));
+  }
+}
+
+TEST_CASE("the catalog is sorted and holds the scenarios of the source articles", "[scenarios]") {
+  std::vector<std::string> names;
+  for (const auto& e : catalog()) names.push_back(e.name);
+  CHECK(std::is_sorted(names.begin(), names.end()));
+  for (const char* wanted :
+       {"baseline", "daily-report-cron", "gc-pause", "delayed-packet", "redlock-clock-jump-bare-majority",
+        "redlock-clock-jump-four-held", "aof-everysec-power-loss", "aof-everysec-process-crash", "replica-failover",
+        "flash-sale-gate", "setnx-expire-crash", "get-then-del-pause", "thread-id-collision", "fencing-gc-pause",
+        "redlock-pause-after-acquire", "random-nemesis"}) {
+    INFO(wanted);
+    CHECK(std::find(names.begin(), names.end(), wanted) != names.end());
+  }
+}
+
+TEST_CASE("baseline expects every registered lock to be safe", "[scenarios]") {
+  auto r = load_catalog_scenario("baseline");
+  REQUIRE(r.ok());
+  for (const auto& info : locks::all_locks()) {
+    INFO(info.name);
+    CHECK(r->expected_for(info.name) == std::set<std::string>{});
+  }
+}
+
+TEST_CASE("the catalog pins the gc-pause outcomes of the articles", "[scenarios]") {
+  auto gc = load_catalog_scenario("gc-pause");
+  REQUIRE(gc.ok());
+  using S = std::set<std::string>;
+  CHECK(gc->expected_for("naive-del") == S{"mutual-exclusion", "wrong-owner-release", "stale-write"});
+  CHECK(gc->expected_for("token") == S{"mutual-exclusion", "stale-write"});
+  auto fenced = load_catalog_scenario("fencing-gc-pause");
+  REQUIRE(fenced.ok());
+  CHECK(fenced->fencing);
+  CHECK(fenced->expected_for("fenced") == S{"mutual-exclusion"});
+}
+
+TEST_CASE("an unknown scenario name says so and lists close names", "[scenarios]") {
+  auto r = resolve_scenario("gc-pase");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().to_string().rfind(
+            "catalog:0: scenario: unknown scenario \"gc-pase\" (did you mean gc-pause", 0) == 0);
+  auto far = load_catalog_scenario("zzzzzzzzzzzzzz");
+  REQUIRE_FALSE(far.ok());
+  CHECK(far.error().message ==
+        "unknown scenario \"zzzzzzzzzzzzzz\"; `locksim list` shows the catalog, or pass a path to a .toml file");
+  auto named = resolve_scenario("gc-pause");
+  REQUIRE(named.ok());
+  CHECK(named->name == "gc-pause");
+}
+
+// --- properties: whatever the input, a scenario or a located error -------------
+
+namespace {
+
+// Never throws; a failure is located and non-empty.
+bool well_formed_outcome(const std::string& text) {
+  try {
+    auto r = load_scenario_text(text, kFile);
+    if (r.ok()) return !r->name.empty() && !r->clients.empty() && r->source == kFile;
+    const ScenarioError& e = r.error();
+    return e.file == kFile && e.line >= 0 && !e.field.empty() && !e.message.empty() &&
+           e.to_string().rfind(kFile + ":" + std::to_string(e.line) + ": ", 0) == 0;
+  } catch (...) {
+    return false;
+  }
+}
+
+const std::map<std::string, std::vector<std::string>>& field_names() {
+  static const std::map<std::string, std::vector<std::string>> fields = {
+      {"", {"name", "description", "duration"}},
+      {"workload", {"kind", "key"}},
+      {"lock",
+       {"kind", "ttl", "retry", "acquire_timeout", "track_validity", "node_timeout", "clock",
+        "check_validity_after_acquire", "retry_jitter", "counter_node", "counter_key", "thread_id", "thread_name",
+        "renew_interval"}},
+      {"redis",
+       {"masters", "replicas", "replication_lag", "appendonly", "appendfsync", "failover_after", "redis84",
+        "min_replicas_to_write", "fsync_stall_per_mille"}},
+      {"network", {"latency", "timeout", "tail_per_mille", "tail_max_shift"}},
+      {"storage", {"fencing"}},
+      {"check", {"liveness"}},
+      {"nemesis", {"kinds", "mean_interval", "max_duration", "targets"}},
+      {"expect", {"violations", "by_lock"}},
+      {"client", {"name", "start", "work", "writes", "iterations", "clock_drift_ppm"}},
+      {"fault",
+       {"kind", "target", "from", "to", "at", "after", "duration", "by", "ppm", "restart_after", "groups", "mode"}},
+  };
+  return fields;
+}
+
+const std::vector<std::string>& plausible_strings() {
+  static const std::vector<std::string> words = {
+      "30s", "1.5s", "-5s", "+20s", "0", "1ms..3ms", "5ms..1ms", "150ms", "2m", "abc", "", "1h", "9999999h",
+      "A", "B", "redis-1", "redis-2", "redis-1-replica-1", "storage", "sentinel", "pause", "clock-jump", "delay",
+      "partition", "failover", "crash", "heal", "token", "redlock", "naive-del", "hold", "drop", "gate", "lock",
+      "wall", "always", "mutual-exclusion", "stale-write", "A:acquired", "A:write#2", "redis-1:crash", "A:", ":",
+      "\xff\xfe", "\xC2\xB5s"};
+  return words;
+}
+
+// One random TOML value of any type, built as a toml++ node.
+void insert_random_value(toml::table& t, const std::string& key, int depth) {
+  const auto& words = plausible_strings();
+  switch (*rc::gen::inRange(0, depth > 0 ? 8 : 6)) {
+    case 0: t.insert_or_assign(key, *rc::gen::elementOf(words)); break;
+    case 1: t.insert_or_assign(key, *rc::gen::arbitrary<std::string>()); break;
+    case 2: t.insert_or_assign(key, *rc::gen::arbitrary<std::int64_t>()); break;
+    case 3: t.insert_or_assign(key, *rc::gen::inRange<std::int64_t>(-3, 12)); break;
+    case 4: t.insert_or_assign(key, *rc::gen::arbitrary<bool>()); break;
+    case 5: t.insert_or_assign(key, static_cast<double>(*rc::gen::inRange(-100, 100)) / 7.0); break;
+    case 6: {
+      toml::array a;
+      const int n = *rc::gen::inRange(0, 4);
+      for (int i = 0; i < n; ++i) {
+        if (*rc::gen::arbitrary<bool>()) a.push_back(*rc::gen::elementOf(words));
+        else a.push_back(toml::array{*rc::gen::elementOf(words), *rc::gen::elementOf(words)});
+      }
+      t.insert_or_assign(key, std::move(a));
+      break;
+    }
+    default: {
+      toml::table inner;
+      const auto& all = field_names().at("fault");
+      for (int i = *rc::gen::inRange(0, 3); i > 0; --i) insert_random_value(inner, *rc::gen::elementOf(all), depth - 1);
+      t.insert_or_assign(key, std::move(inner));
+      break;
+    }
+  }
+}
+
+toml::table random_fields(const std::string& section, bool with_typo) {
+  toml::table t;
+  const auto& names = field_names().at(section);
+  for (int i = *rc::gen::inRange(0, 5); i > 0; --i) insert_random_value(t, *rc::gen::elementOf(names), 1);
+  if (with_typo) insert_random_value(t, *rc::gen::elementOf(names) + "x", 0);
+  return t;
+}
+
+std::string random_document() {
+  toml::table root = random_fields("", false);
+  if (*rc::gen::inRange(0, 10) > 1) root.insert_or_assign("name", "t");
+  for (const char* s : {"workload", "lock", "redis", "network", "storage", "check", "nemesis", "expect"})
+    if (*rc::gen::inRange(0, 3) == 0) root.insert_or_assign(s, random_fields(s, *rc::gen::inRange(0, 10) == 0));
+  for (const char* s : {"client", "fault"}) {
+    toml::array tables;
+    for (int i = *rc::gen::inRange(0, 4); i > 0; --i) {
+      toml::table t = random_fields(s, *rc::gen::inRange(0, 10) == 0);
+      if (std::string(s) == "client" && *rc::gen::inRange(0, 10) > 1)
+        t.insert_or_assign("name", *rc::gen::elementOf(std::vector<std::string>{"A", "B", "C"}));
+      if (std::string(s) == "fault" && *rc::gen::inRange(0, 10) > 1)
+        t.insert_or_assign("kind", *rc::gen::elementOf(std::vector<std::string>{
+                                       "pause", "clock-jump", "clock-drift", "delay", "crash", "power-loss", "restart",
+                                       "failover", "partition", "heal"}));
+      tables.push_back(std::move(t));
+    }
+    if (!tables.empty()) root.insert_or_assign(s, std::move(tables));
+  }
+  std::ostringstream out;
+  out << root;
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("a truncated catalog file never crashes the loader", "[scenarios]") {
+  const bool ok = rc::check("truncated catalog files give a scenario or a located error", [] {
+    const CatalogEntry& e = *rc::gen::elementOf(catalog());
+    const auto cut = *rc::gen::inRange<std::size_t>(0, e.text.size() + 1);
+    RC_ASSERT(well_formed_outcome(std::string(e.text.substr(0, cut))));
+  });
+  CHECK(ok);
+}
+
+TEST_CASE("a catalog file with mutated bytes never crashes the loader", "[scenarios]") {
+  const bool ok = rc::check("mutated catalog files give a scenario or a located error", [] {
+    const CatalogEntry& e = *rc::gen::elementOf(catalog());
+    std::string text(e.text);
+    const int edits = *rc::gen::inRange(1, 8);
+    for (int i = 0; i < edits && !text.empty(); ++i) {
+      const auto pos = *rc::gen::inRange<std::size_t>(0, text.size());
+      switch (*rc::gen::inRange(0, 3)) {
+        case 0: text[pos] = *rc::gen::arbitrary<char>(); break;
+        case 1: text.erase(pos, *rc::gen::inRange<std::size_t>(1, 16)); break;
+        default: text.insert(pos, *rc::gen::elementOf(plausible_strings())); break;
+      }
+    }
+    RC_ASSERT(well_formed_outcome(text));
+  });
+  CHECK(ok);
+}
+
+TEST_CASE("random documents of real field names with any value types never crash the loader", "[scenarios]") {
+  const bool ok = rc::check("random documents give a scenario or a located error", [] {
+    for (int i = 0; i < 10; ++i) RC_ASSERT(well_formed_outcome(random_document()));
+  });
+  CHECK(ok);
+}
+
+TEST_CASE("arbitrary bytes never crash the loader", "[scenarios]") {
+  const bool ok = rc::check("arbitrary text gives a scenario or a located error",
+                            [](const std::string& text) { RC_ASSERT(well_formed_outcome(text)); });
+  CHECK(ok);
+}
