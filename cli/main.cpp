@@ -1,20 +1,42 @@
 // locksim: the command-line entry point (CLI11). Each subcommand lives in its
-// own file under cli/ and registers itself here.
+// own file under cli/ and returns its exit code; this file maps usage errors
+// to exit 2 and unexpected failures to exit 3, always as one clear line.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <map>
+
+#include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
+  using namespace locksim::cli;
   CLI::App app{"locksim: deterministic simulation and fault injection for Redis distributed locks"};
   app.set_version_flag("--version", std::string("locksim ") + LOCKSIM_VERSION);
   app.require_subcommand(0, 1);
+  std::map<CLI::App*, Handler> handlers;
+  auto add = [&](Handler (*adder)(CLI::App&)) {
+    Handler h = adder(app);
+    handlers[app.get_subcommands({}).back()] = std::move(h);
+  };
+  add(&add_list_command);
+  add(&add_run_command);
+  add(&add_replay_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 uses exit code 0 for --help/--version; usage errors map to 2.
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    const int code = app.exit(e);  // prints help/version (code 0) or the usage error
+    return code == 0 ? kMatched : kBadInput;
   }
-  if (app.get_subcommands().empty()) std::cout << app.help();
-  return 0;
+  try {
+    for (CLI::App* sub : app.get_subcommands())
+      if (auto it = handlers.find(sub); it != handlers.end()) return it->second();
+    std::cout << app.help();
+    return kMatched;
+  } catch (const InputError& e) {
+    std::cerr << "locksim: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "locksim: internal error: " << e.what() << "\n";
+    return kInternal;
+  }
 }

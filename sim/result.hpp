@@ -37,6 +37,8 @@ class Result {
     assert(!ok());
     return std::get<1>(v_);
   }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
