@@ -966,6 +966,10 @@ void Parser::read_nemesis(Section& root) {
   if (n.kinds.empty()) s->fail_value("kinds", "must list at least one fault kind");
   if (auto v = s->duration("mean_interval", Sign::Positive)) n.mean_interval = *v;
   if (auto v = s->duration("max_duration", Sign::Positive)) n.max_duration = *v;
+  if (!failed() && sc_.duration / n.mean_interval > kMaxNemesisFaults)
+    s->fail_value("mean_interval", "would inject about " + std::to_string(sc_.duration / n.mean_interval) +
+                                       " faults in " + sim::format_duration(sc_.duration) + " (at most " +
+                                       std::to_string(kMaxNemesisFaults) + "): use a longer interval");
   if (const toml::array* targets = s->array("targets")) {
     for (const toml::node& t : *targets) {
       const auto name = t.value<std::string>();

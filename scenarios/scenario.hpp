@@ -26,7 +26,8 @@
 //    liveness, mean_interval, max_duration, pause/delay durations are > 0;
 //    other durations >= 0. masters 1..kMaxMasters, replicas 0..kMaxReplicas,
 //    writes 0..kMaxWrites, iterations 1..kMaxIterations, |ppm| <= kMaxPpm,
-//    per-mille values 0..1000, min_replicas_to_write <= replicas.
+//    per-mille values 0..1000, min_replicas_to_write <= replicas, and a
+//    nemesis may not average more than kMaxNemesisFaults faults per run.
 //  - Hosts: client names use letters, digits, '_', '-', '.' (they appear in
 //    triggers "A:write#2"), are unique, and may not be "storage", "sentinel"
 //    or start with "redis-". With replicas, "sentinel" (the failover
@@ -185,6 +186,7 @@ inline constexpr std::int64_t kMaxWrites = 10'000;
 inline constexpr std::int64_t kMaxIterations = 1'000'000;
 inline constexpr std::int64_t kMaxPpm = 999'999;
 inline constexpr std::int64_t kMaxTailShift = 20;
+inline constexpr std::int64_t kMaxNemesisFaults = 100'000;  // duration / mean_interval
 
 // Host names: "redis-<master>" (1-based), "redis-<master>-replica-<replica>"
 // for replica >= 1.

@@ -422,6 +422,13 @@ TEST_CASE("required fields are reported missing at their table", "[scenarios]") 
         "t.toml:5: nemesis.kinds: missing (e.g. kinds = [\"pause\", \"clock-jump\"])");
 }
 
+TEST_CASE("a nemesis cannot be so dense that the run drowns in faults", "[scenarios]") {
+  CHECK(outcome("name = \"t\"\nduration = \"1000h\"\n[[client]]\nname = \"A\"\n[nemesis]\nkinds = [\"pause\"]\n"
+                "mean_interval = \"1ms\"\n") ==
+        "t.toml:7: nemesis.mean_interval: would inject about 3600000000 faults in 3600000s (at most 100000): use a "
+        "longer interval");
+}
+
 TEST_CASE("client names are unique, usable in triggers and not host names", "[scenarios]") {
   CHECK(outcome(kHead + "[[client]]\nname = \"A\"\n") == "t.toml:6: client[2].name: duplicate client name \"A\"");
   CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A:B\"\n") ==
