@@ -231,7 +231,7 @@ std::vector<std::int64_t> event_times(const RunResult& run) {
   for (const Belief& b : h.beliefs) {
     t.push_back(ns(b.start));
     if (b.end) t.push_back(ns(*b.end));
-    if (b.deadline) t.push_back(ns(*b.deadline));
+    if (b.deadline && (!b.end || *b.deadline < *b.end)) t.push_back(ns(*b.deadline));  // a later one is moot
   }
   for (const auto& a : h.attempts) {
     t.push_back(ns(a.start));
@@ -412,8 +412,8 @@ class Renderer {
     draw_axis();
     for (const Lane& lane : lanes_) draw_lane_frame(lane);
     draw_grid();
-    draw_overlap_bands();
     svg_.open("g", attr("clip-path", "url(#" + id("clip") + ")"));
+    draw_overlap_bands();
     for (const Lane& lane : lanes_) draw_lane(lane);
     svg_.close("g");
     draw_violation_marks();
@@ -571,9 +571,9 @@ class Renderer {
     svg_.text(12, 24, truncated(title, static_cast<std::size_t>(width_ / 10)), font(17, kInk, kBold));
     svg_.text(12, 44, truncated(verdict(), static_cast<std::size_t>(width_ / 8)),
               font(13, passed() ? kAccepted : kRed, kBold));
+    const std::string run_length = sim::format_duration(sim::Duration(run_end_ns(run_)));
     std::string sub = "true time " + tick_label(scale_.start, scale_.tick) + " \xE2\x80\x93 " +
-                      tick_label(scale_.end, scale_.tick) + " of a " + sim::format_duration(sim::Duration(run_end_ns(run_))) +
-                      " run";
+                      tick_label(scale_.end, scale_.tick) + " of a " + run_length + " run";
     if (run_.events) sub += " \xC2\xB7 " + num_u(run_.events) + " events";
     if (run_.digest) sub += " \xC2\xB7 digest " + hex(run_.digest);
     if (!run_.repro.empty()) sub += " \xC2\xB7 " + run_.repro;
@@ -718,8 +718,8 @@ class Renderer {
     if (reason.empty() || reason == "crash") return;  // the ✕ says it
     if (!b.end) x1 = std::min(x1, scale_.right - text_width(reason, 10) - 4);
     const int w = text_width(reason, 10);
-    if (r.bar.claim(x1 + 3, x1 + 3 + w)) {
-      svg_.text(x1 + 3, lane.top + 28, reason, font(10, kMuted, kItalic));
+    if (r.bar.claim(x1 + 5, x1 + 5 + w)) {
+      svg_.text(x1 + 5, lane.top + 28, reason, font(10, kMuted, kItalic));
     } else if (r.bottom.claim(x1 - w, x1)) {
       svg_.text(x1 - w, lane.top + 53, reason, font(10, kMuted, kItalic));
     }
@@ -841,8 +841,9 @@ class Renderer {
                         : s.ended->kind == EntryKind::Created ? " overwritten at "
                                                               : " deleted at ";
       tip += std::string(";") + how + ms_text(s.ended->at);
-      if (s.ended->kind != EntryKind::Expired) tip += " by " + client_name(s.ended->client) + ": " + s.ended->command;
-      else if (s.ended->client) tip += " (lazily, on " + client_name(s.ended->client) + "'s " + first_word(s.ended->command) + ")";
+      const std::string who = client_name(s.ended->client);
+      if (s.ended->kind != EntryKind::Expired) tip += " by " + who + ": " + s.ended->command;
+      else if (s.ended->client) tip += " (lazily, on " + who + "'s " + first_word(s.ended->command) + ")";
     } else {
       tip += "; still there at the end";
     }
@@ -870,7 +871,8 @@ class Renderer {
   void draw_entry_change(const Lane& lane, const EntrySpan& s, const EntryEvent& m, Rows& r) {
     const int x = scale_.x(m.at);
     const bool bad = foreign(s, m);
-    svg_.line(x, lane.top + 15, x, lane.top + 33, attr("stroke", bad ? kRed : kInk) + attr("stroke-width", bad ? "3" : "1"),
+    svg_.line(x, lane.top + 15, x, lane.top + 33,
+              attr("stroke", bad ? kRed : kInk) + attr("stroke-width", bad ? "3" : "1"),
               client_name(m.client) + " at " + ms_text(m.at) + ": " + m.command);
     if (!bad) return;
     const std::string label = first_word(m.command) + " by " + client_name(m.client);
@@ -895,8 +897,8 @@ class Renderer {
     svg_.line(x1, lane.top + 15, x1, lane.top + 33, attr("stroke", kInk) + attr("stroke-width", "2") +
                                                          (expired ? attr("stroke-dasharray", "2 2") : ""));
     const std::string label = expired ? "expired" : "deleted";
-    if (r.bar.claim(x1 + 3, x1 + 3 + text_width(label, 10)))
-      svg_.text(x1 + 3, lane.top + 28, label, font(10, kMuted, kItalic));
+    if (r.bar.claim(x1 + 5, x1 + 5 + text_width(label, 10)))
+      svg_.text(x1 + 5, lane.top + 28, label, font(10, kMuted, kItalic));
     else if (r.bottom.claim(x1 - text_width(label, 10), x1))
       svg_.text(x1 - text_width(label, 10), lane.top + 43, label, font(10, kMuted, kItalic));
   }
@@ -916,15 +918,15 @@ class Renderer {
     const std::string kind = first_word(f.description);
     const bool down = kind == "crash" || kind == "power-loss";
     svg_.open("g", attr("data-fault", kind));
-    if (down) {
-      svg_.cross(x, lane.top + 24, 7, kFault, f.description + " at " + ms_text(f.at));
+    if (down) {  // above the entry bar, whose label it would hide
+      svg_.cross(x, lane.top + 8, 5, kFault, f.description + " at " + ms_text(f.at));
     } else {
       svg_.line(x, lane.top + 2, x, lane.top + lane.height - 2,
                 attr("stroke", kFault) + attr("stroke-width", "2") + attr("stroke-dasharray", "4 3"),
                 f.description + " at " + ms_text(f.at));
     }
     svg_.close("g");
-    place_fault_label(lane, x, fault_label(f), r);
+    place_fault_label(lane, down ? x + 6 : x, fault_label(f), r);
   }
 
   void place_fault_label(const Lane& lane, int x, const std::string& label, Rows& r) {
@@ -1022,8 +1024,8 @@ class Renderer {
     for (std::size_t i = 0; i < shown_violations(); ++i) y = draw_violation_entry(y, i);
     if (run_.violations.size() > shown_violations()) {
       y += 18;
-      svg_.text(34, y, "\xE2\x80\xA6 and " + num(static_cast<std::int64_t>(run_.violations.size() - shown_violations())) +
-                           " more", font(12, kMuted));
+      const auto more = static_cast<std::int64_t>(run_.violations.size() - shown_violations());
+      svg_.text(34, y, "\xE2\x80\xA6 and " + num(more) + " more", font(12, kMuted));
     }
     return y;
   }
@@ -1071,7 +1073,8 @@ class Renderer {
          "past its validity deadline");
     item([&](int x0, int y0) { svg_.rect(x0, y0 + 4, 18, 3, fill(c0) + attr("fill-opacity", "0.55")); },
          "acquire attempt");
-    item([&](int x0, int y0) { svg_.rect(x0, y0 - 2, 18, 14, fill("#7f7f7f") + attr("fill-opacity", "0.30")); }, "pause");
+    item([&](int x0, int y0) { svg_.rect(x0, y0 - 2, 18, 14, fill("#7f7f7f") + attr("fill-opacity", "0.30")); },
+         "pause");
     item([&](int x0, int y0) { svg_.cross(x0 + 9, y0 + 5, 5, kInk, ""); }, "crash");
     item([&](int x0, int y0) { svg_.circle(x0 + 9, y0 + 5, 6, fill(kAccepted)); }, "write accepted");
     item([&](int x0, int y0) { svg_.rect(x0 + 3, y0 - 1, 12, 12, fill(kRed)); }, "write rejected");
