@@ -7,6 +7,24 @@
 // as a small Redis hash (listpack) does, so HGETALL matches the server.
 // Commands are methods of Impl, found by binary search in a sorted table;
 // scripts (lua_scripting.hpp) come back in through call_from_script().
+//
+// Known differences from redis-server 7.0.15, on purpose or for lack of need:
+// - Active expiry deletes every expired key per cycle, in key order, where
+//   Redis samples 20 random keys (determinism; same keys die, maybe sooner).
+// - apply() reports the applied command as an effect (a replica forwards its
+//   master's stream to its own AOF); hosts replaying an AOF discard them.
+// - PUBLISH answers 0 and is not propagated (7.0 sends it to replicas).
+// - is_write_command() counts EVAL/EVALSHA, so a host enforcing
+//   min-replicas-to-write refuses a whole script; 7.0 runs it and fails its
+//   first write with "NOREPLICAS ... script: ...".
+// - An empty argv answers "ERR empty command" (the server sends nothing).
+// - A script over its instruction budget fails instead of making the server
+//   BUSY; error({}) answers an error (it crashes 7.0.15); hashes always keep
+//   insertion order (7.0 loses it past 128 fields or 64-byte values).
+// - Not implemented: SCRIPT DEBUG YES/SYNC, EVAL_RO/EVALSHA_RO, shebang
+//   flags, RESP3, the cjson/cmsgpack/struct/bit Lua libraries; DELEX's
+//   IFDEQ/IFDNE (8.4 digests). SET IFEQ on a hash answers WRONGTYPE (8.4
+//   behaviour assumed, not checked against an 8.4 server).
 #include "sim/redis/engine.hpp"
 
 #include <algorithm>

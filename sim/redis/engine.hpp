@@ -56,6 +56,8 @@ class Engine {
 
   // A command from the master's replication stream or from AOF replay: no
   // READONLY check, and expiry is not decided here (the stream carries DELs).
+  // MULTI/EXEC (around a script's effects) are accepted and ignored. The
+  // applied command shows up in take_effects(), as a replica forwards it.
   void apply(const Argv& argv, std::int64_t now_ms);
 
   // The write effects since the last call, in the form Redis propagates them

@@ -613,29 +613,49 @@ Reply LuaScripting::evalsha(const Argv& argv, std::size_t numkeys, ScriptHost& h
   return run(it->second, argv, numkeys, host);
 }
 
-void LuaScripting::set_keys_and_argv(const Argv& argv, std::size_t numkeys) {
-  const std::size_t first_arg = 3 + numkeys;
-  lua_pushstring(L_, "KEYS");
-  lua_createtable(L_, static_cast<int>(numkeys), 0);
-  for (std::size_t i = 0; i < numkeys; ++i) {
-    lua_pushlstring(L_, argv[3 + i].data(), argv[3 + i].size());
-    lua_rawseti(L_, -2, static_cast<int>(i + 1));
+namespace {
+
+struct ScriptArguments {
+  const Argv* argv;
+  std::size_t numkeys;
+};
+
+void push_array(lua_State* L, const Argv& argv, std::size_t from, std::size_t to) {
+  lua_createtable(L, static_cast<int>(to - from), 0);
+  for (std::size_t i = from; i < to; ++i) {
+    lua_pushlstring(L, argv[i].data(), argv[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i - from + 1));
   }
-  lua_rawset(L_, LUA_GLOBALSINDEX);
-  lua_pushstring(L_, "ARGV");
-  lua_createtable(L_, static_cast<int>(argv.size() - first_arg), 0);
-  for (std::size_t i = first_arg; i < argv.size(); ++i) {
-    lua_pushlstring(L_, argv[i].data(), argv[i].size());
-    lua_rawseti(L_, -2, static_cast<int>(i - first_arg + 1));
-  }
-  lua_rawset(L_, LUA_GLOBALSINDEX);
+}
+
+// Run under lua_cpcall: a huge argv may exhaust the Lua memory cap, and an
+// error outside a protected call would abort the process.
+int set_keys_and_argv_protected(lua_State* L) {
+  const auto& args = *static_cast<const ScriptArguments*>(lua_touserdata(L, 1));
+  const Argv& argv = *args.argv;
+  lua_pushstring(L, "KEYS");
+  push_array(L, argv, 3, 3 + args.numkeys);
+  lua_rawset(L, LUA_GLOBALSINDEX);
+  lua_pushstring(L, "ARGV");
+  push_array(L, argv, 3 + args.numkeys, argv.size());
+  lua_rawset(L, LUA_GLOBALSINDEX);
+  return 0;
+}
+
+}  // namespace
+
+bool LuaScripting::set_keys_and_argv(const Argv& argv, std::size_t numkeys) {
+  ScriptArguments args{&argv, numkeys};
+  if (lua_cpcall(L_, &set_keys_and_argv_protected, &args) == 0) return true;
+  lua_pop(L_, 1);
+  return false;
 }
 
 Reply LuaScripting::run(const Script& script, const Argv& argv, std::size_t numkeys, ScriptHost& host) {
   lua_settop(L_, 0);
+  if (!set_keys_and_argv(argv, numkeys)) return Reply::error("ERR the script's KEYS and ARGV exceed the Lua memory cap");
   lua_pushcfunction(L_, &error_handler);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, script.ref);
-  set_keys_and_argv(argv, numkeys);
   host_ = &host;
   executed_ = 0;
   over_budget_ = false;

@@ -61,7 +61,7 @@ class LuaScripting {
 
   const Script* compile(const std::string& body, Reply& error);
   Reply run(const Script& script, const Argv& argv, std::size_t numkeys, ScriptHost& host);
-  void set_keys_and_argv(const Argv& argv, std::size_t numkeys);
+  bool set_keys_and_argv(const Argv& argv, std::size_t numkeys);
   Reply error_reply_from_stack(const Script& script);
   void setup_state();
 
