@@ -403,7 +403,11 @@ bool foreign(const EntrySpan& span, const EntryEvent& e) {
 class Renderer {
  public:
   Renderer(const RunResult& run, const TimelineOptions& o)
-      : run_(run), h_(run.history), o_(o), width_(std::max(o.width_px, 480)) {}
+      : run_(run),
+        h_(run.history),
+        o_(o),
+        width_(std::max(o.width_px, 480)),
+        id_prefix_(o.id_prefix.empty() ? default_id_prefix(run) : escaped(o.id_prefix)) {}
 
   std::string render() {
     layout();
@@ -434,7 +438,15 @@ class Renderer {
     int x;  // the badge's centre; the violation's own x may differ
   };
 
-  std::string id(std::string_view what) const { return o_.id_prefix + "-" + std::string(what); }
+  std::string id(std::string_view what) const { return id_prefix_ + "-" + std::string(what); }
+
+  // FNV-1a of what names the run: stable across machines, unlike std::hash.
+  static std::string default_id_prefix(const RunResult& run) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const std::string& part : {run.scenario, run.lock, num_u(run.seed)})
+      for (char c : part + '\0') h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return "tl-" + hex(h).substr(0, 8);
+  }
   std::size_t shown_violations() const { return std::min(run_.violations.size(), o_.max_violations); }
 
   // ---- layout ----
@@ -1094,6 +1106,7 @@ class Renderer {
   const History& h_;
   const TimelineOptions& o_;
   int width_;
+  std::string id_prefix_;
   Scale scale_;
   std::vector<Lane> lanes_;
   std::vector<Badge> badges_;

@@ -26,7 +26,8 @@ namespace locksim::reports {
 struct TimelineOptions {
   int width_px = 1000;               // the document's width; height follows the content
   bool full_span = false;            // draw the whole run, not just the interesting span
-  std::string id_prefix = "tl";      // prefix of <pattern>/<clipPath> ids: give each inlined SVG its own
+  std::string id_prefix;             // prefix of <pattern>/<clipPath> ids; empty: "tl-" and a hash of
+                                     // scenario, lock and seed, so timelines inlined in one page differ
   std::size_t max_violations = 32;   // badges and legend entries drawn; the rest are counted
   bool evidence = true;              // list each violation's evidence under its legend entry
 };

@@ -228,7 +228,7 @@ TEST_CASE("a crash, a validity deadline and node faults are drawn", "[reports]")
   h.faults.push_back({at(25s), "restart redis-1", "redis-1", std::nullopt});
   h.faults.push_back({at(26s), "partition [A redis-1] [B C storage]", "", at(27s)});
   const std::string svg = reports::render_timeline_svg(run);
-  CHECK(svg.find("url(#tl-hatch-2)") != std::string::npos);
+  CHECK(svg.find("-hatch-2)") != std::string::npos);
   CHECK(count(svg, "data-fault=\"crash\"") == 1);
   CHECK(count(svg, "data-fault=\"clock-jump\"") == 1);
   CHECK(count(svg, "data-fault=\"power-loss\"") == 1);
@@ -260,10 +260,20 @@ TEST_CASE("an empty run still renders a well-formed document", "[reports]") {
   CHECK(svg.find("no violations") != std::string::npos);
 }
 
-TEST_CASE("the id prefix keeps two inlined timelines apart", "[reports]") {
+TEST_CASE("two runs inlined in one page get different ids unless told otherwise", "[reports]") {
+  RunResult other = gc_pause_run();
+  other.seed = 2;
+  const std::string first = reports::render_timeline_svg(gc_pause_run());
+  const std::string second = reports::render_timeline_svg(other);
+  const auto clip_id = [](const std::string& svg) {
+    const auto at = svg.find("<clipPath id=\"");
+    REQUIRE(at != std::string::npos);
+    return svg.substr(at + 14, svg.find('"', at + 14) - at - 14);
+  };
+  CHECK(clip_id(first) != clip_id(second));
   reports::TimelineOptions options;
   options.id_prefix = "run7";
-  const std::string svg = reports::render_timeline_svg(gc_pause_run(), options);
-  CHECK(svg.find("id=\"run7-clip\"") != std::string::npos);
-  CHECK(svg.find("id=\"tl-") == std::string::npos);
+  const std::string named = reports::render_timeline_svg(gc_pause_run(), options);
+  CHECK(clip_id(named) == "run7-clip");
+  CHECK(named.find("url(#run7-clip)") != std::string::npos);
 }
