@@ -362,6 +362,8 @@ class Parser {
   void read_client(Section& c, std::set<std::string>& seen);
   void read_faults(Section& root);
   void read_fault(Section& f);
+  std::optional<FaultKind> read_fault_kind(Section& f);
+  bool check_fault_shape(Section& f, FaultKind kind);
   void read_fault_hosts(Section& f, FaultSpec& fault);
   std::optional<std::string> read_host(Section& s, std::string_view key, std::string_view role);
   std::optional<Trigger> read_trigger(Section& f, std::string_view key);
@@ -768,36 +770,8 @@ void Parser::read_fault(Section& f) {
   if (!f.check_keys({"kind", "target", "from", "to", "at", "after", "duration", "by", "ppm", "restart_after",
                      "groups", "mode"}))
     return;
-  const auto kind_name = f.string("kind");
-  if (!kind_name) {
-    if (!failed()) f.missing("kind", "e.g. kind = \"pause\"");
-    return;
-  }
-  const auto kind = fault_kind_from_name(*kind_name);
-  if (!kind) {
-    std::vector<std::string> names;
-    for (auto k : all_fault_kinds()) names.emplace_back(fault_kind_name(k));
-    f.fail_value("kind", "unknown fault kind " + in_quotes(*kind_name) + " (known: " + join(names) + ")");
-    return;
-  }
-  const FaultShape& shape = shape_of(*kind);
-  std::vector<std::string_view> takes = shape.required;
-  takes.insert(takes.end(), shape.optional.begin(), shape.optional.end());
-  takes.insert(takes.end(), {"at", "after"});
-  for (auto&& [k, v] : f.table()) {
-    if (k.str() == "kind" || std::find(takes.begin(), takes.end(), k.str()) != takes.end()) continue;
-    std::vector<std::string> names(takes.begin(), takes.end());
-    fail(line_of(k.source()), f.field(k.str()),
-         "a " + in_quotes(*kind_name) + " fault takes no " + in_quotes(k.str()) + " (it takes " + join(names) + ")");
-    return;
-  }
-  for (auto key : shape.required) {
-    if (f.has(key)) continue;
-    std::vector<std::string> names(shape.required.begin(), shape.required.end());
-    f.missing(key, "a " + in_quotes(*kind_name) + " fault needs " + join(names, " and "));
-    return;
-  }
-
+  const auto kind = read_fault_kind(f);
+  if (!kind || !check_fault_shape(f, *kind)) return;
   FaultSpec fault;
   fault.kind = *kind;
   fault.line = f.line();
@@ -815,6 +789,44 @@ void Parser::read_fault(Section& f) {
   read_fault_hosts(f, fault);
   if (fault.kind == FaultKind::Partition) read_groups(f, fault);
   if (!failed()) sc_.faults.push_back(std::move(fault));
+}
+
+std::optional<FaultKind> Parser::read_fault_kind(Section& f) {
+  const auto name = f.string("kind");
+  if (!name) {
+    if (!failed()) f.missing("kind", "e.g. kind = \"pause\"");
+    return std::nullopt;
+  }
+  const auto kind = fault_kind_from_name(*name);
+  if (!kind) {
+    std::vector<std::string> names;
+    for (auto k : all_fault_kinds()) names.emplace_back(fault_kind_name(k));
+    f.fail_value("kind", "unknown fault kind " + in_quotes(*name) + " (known: " + join(names) + ")");
+  }
+  return kind;
+}
+
+// A fault takes exactly its kind's fields (plus kind, at, after) and needs
+// the required ones.
+bool Parser::check_fault_shape(Section& f, FaultKind kind) {
+  const std::string kind_name(fault_kind_name(kind));
+  const FaultShape& shape = shape_of(kind);
+  std::vector<std::string_view> takes = shape.required;
+  takes.insert(takes.end(), shape.optional.begin(), shape.optional.end());
+  takes.insert(takes.end(), {"at", "after"});
+  for (auto&& [k, v] : f.table()) {
+    if (k.str() == "kind" || std::find(takes.begin(), takes.end(), k.str()) != takes.end()) continue;
+    const std::vector<std::string> names(takes.begin(), takes.end());
+    return fail(line_of(k.source()), f.field(k.str()),
+                "a " + in_quotes(kind_name) + " fault takes no " + in_quotes(k.str()) + " (it takes " + join(names) +
+                    ")");
+  }
+  for (auto key : shape.required) {
+    if (f.has(key)) continue;
+    const std::vector<std::string> names(shape.required.begin(), shape.required.end());
+    return f.missing(key, "a " + in_quotes(kind_name) + " fault needs " + join(names, " and "));
+  }
+  return true;
 }
 
 void Parser::read_fault_hosts(Section& f, FaultSpec& fault) {
