@@ -407,7 +407,7 @@ class Renderer {
         h_(run.history),
         o_(o),
         width_(std::max(o.width_px, 480)),
-        id_prefix_(o.id_prefix.empty() ? default_id_prefix(run) : escaped(o.id_prefix)) {}
+        id_prefix_(o.id_prefix.empty() ? default_id_prefix(run) : o.id_prefix) {}
 
   std::string render() {
     layout();
@@ -1052,7 +1052,7 @@ class Renderer {
     bool first = true;
     for (const std::string& part : wrapped(line, chars_per_line(12, 22))) {
       if (!first) y += 15;
-      svg_.text(34, y, part, font(12, kInk, first ? kBold : ""));
+      svg_.text(34, y, part, font(12, kInk, kBold));
       first = false;
     }
     if (!o_.evidence) return y;

@@ -227,7 +227,10 @@ TEST_CASE("a crash, a validity deadline and node faults are drawn", "[reports]")
   h.faults.push_back({at(24s), "power-loss redis-1", "redis-1", std::nullopt});
   h.faults.push_back({at(25s), "restart redis-1", "redis-1", std::nullopt});
   h.faults.push_back({at(26s), "partition [A redis-1] [B C storage]", "", at(27s)});
+  h.faults.push_back({at(27s), "pause redis-1 500ms", "redis-1", at(27500ms)});
   const std::string svg = reports::render_timeline_svg(run);
+  CHECK(count(svg, "data-fault=\"pause\"") == 2);  // A's and the node's
+  CHECK(svg.find(">paused 500ms</text>") != std::string::npos);
   CHECK(svg.find("-hatch-2)") != std::string::npos);
   CHECK(count(svg, "data-fault=\"crash\"") == 1);
   CHECK(count(svg, "data-fault=\"clock-jump\"") == 1);
@@ -276,4 +279,16 @@ TEST_CASE("two runs inlined in one page get different ids unless told otherwise"
   const std::string named = reports::render_timeline_svg(gc_pause_run(), options);
   CHECK(clip_id(named) == "run7-clip");
   CHECK(named.find("url(#run7-clip)") != std::string::npos);
+}
+
+TEST_CASE("an entry that expires lazily on another client's SET is not drawn as its delete", "[reports]") {
+  RunResult run = gc_pause_run();
+  History& h = run.history;
+  // What redis-server does: B's SET NX finds A's key past its deadline,
+  // expires it on access, then creates its own (the event names B's command).
+  h.entries[1].client = kB;
+  h.entries[1].command = "SET " + kKey + " b1 NX PX 10000";
+  const std::string svg = reports::render_timeline_svg(run);
+  CHECK(count(svg, "data-foreign-delete=") == 1);  // only A's DEL of B's entry
+  CHECK(svg.find(">SET by B</text>") == std::string::npos);
 }
