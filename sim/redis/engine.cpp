@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <climits>
 #include <map>
 #include <string_view>
@@ -149,7 +150,10 @@ struct Engine::Impl final : ScriptHost {
   };
   static const std::array<Command, 33> kCommands;
 
-  explicit Impl(EngineOptions o) : options(o), lua(o.script_instruction_budget) {}
+  explicit Impl(EngineOptions o) : options(o), lua(o.script_instruction_budget) {
+    assert(std::is_sorted(kCommands.begin(), kCommands.end(),
+                          [](const Command& a, const Command& b) { return a.name < b.name; }));
+  }
 
   EngineOptions options;
   Role role = Role::Master;

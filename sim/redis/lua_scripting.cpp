@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <vector>
 
@@ -346,6 +347,15 @@ struct LuaCallbacks {
     return true;
   }
 
+  // No C++ exception may cross Lua's C frames.
+  static Reply call_host(ScriptHost& host, const Argv& argv) {
+    try {
+      return host.call_from_script(argv);
+    } catch (const std::exception& e) {
+      return Reply::error(std::string("ERR internal error: ") + e.what());
+    }
+  }
+
   static int call_generic(lua_State* L, bool raise) {
     bool failed = false;
     {
@@ -361,7 +371,7 @@ struct LuaCallbacks {
         failed = true;
         push_error_table(L, "ERR redis.call outside a script");
       } else {
-        Reply reply = s.host_->call_from_script(argv);
+        Reply reply = call_host(*s.host_, argv);
         failed = reply.is_error();
         push_reply(L, reply);
       }
