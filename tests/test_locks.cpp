@@ -1,16 +1,18 @@
 // Lock tests: one contract suite, written once over a LockWorld (N client
-// runtimes over shared Redis nodes plus a way to let time pass), run for
-// every registered lock on the in-process engine world ("[locks]", one test
-// case per behaviour) and on real redis-servers through RealRuntime
-// ("[locks-real]", ~1 min, skipped without redis-server) and on the
-// simulator through SimRuntime. Another backend plugs in the same way: a
-// LockWorld implementation, a Backend, run_every_contract(). Each contract states
-// what the algorithm really does: where a lock does not protect against something (naive-del's late
-// DEL, the shared thread id), the test asserts the damage rather than skipping it. After the
-// contract: lock-specific behaviour (Redlock quorum, timeouts and validity; the Redisson watchdog;
-// fencing) and the registry.
-#include <algorithm>
+// runtimes over shared Redis nodes plus a way to let time pass) and run for
+// every registered lock on three backends: the in-process engine world (one
+// test case per behaviour), the simulator through SimRuntime, and real
+// redis-servers through RealRuntime ("[locks-real]", ~1 min, skipped without
+// redis-server). Another backend plugs in the same way: a LockWorld, a
+// Backend, run_every_contract(). Each contract states what the algorithm
+// really does: where a lock does not protect against something (naive-del's
+// late DEL, the shared thread id), the test asserts the damage rather than
+// skipping it. After the contract: lock-specific behaviour (Redlock quorum,
+// timeouts, clocks and validity; the Redisson watchdog; fencing; the
+// setnx-expire and get-then-del races) and the registry.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <thread>
 
 #include "locks/hiredis/real_runtime.hpp"
