@@ -6,11 +6,13 @@
 // fields and values (so strings, hashes, expiries and scripts collide) and
 // runs each on a fresh Engine and on the real server after FLUSHALL + SCRIPT
 // FLUSH. Every reply must be identical (Reply ==). The only exception is
-// time itself: PTTL/TTL and scripts that return a PTTL are compared with a
-// tolerance (same type, same sign, -1/-2 exact, remaining time within 1 s),
-// because the engine's clock reading and the server's differ by the round
-// trip. Relative expiries are either invalid or at least 100 s, absolute ones
-// long past or in 2100, so no key expires during a sequence by accident.
+// time itself: the engine reads the clock just before the server does, so
+// PTTL and scripts returning a PTTL may differ by the measured gap between
+// the two (a few ms: same type, -1/-2 exact, remaining times within 2 x the
+// largest gap + 2 ms), and TTL by one second only when its rounding boundary
+// falls inside that window. Relative expiries are either invalid or at least
+// 100 s, absolute ones long past or in 2100, so no key expires during a
+// sequence by accident.
 //
 // One server serves the whole run (a function-local static). The number of
 // cases per property is LOCKSIM_PROPERTY_CASES, else RC_PARAMS' max_success,
@@ -212,10 +214,31 @@ bool close_enough(const Reply& a, const Reply& b, std::int64_t tolerance) {
   return true;
 }
 
-bool replies_match(const Argv& argv, const Reply& engine, const Reply& server) {
+// What the comparison of a time-sensitive reply may allow for.
+struct TimeSlack {
+  // How far apart (ms) the engine's and the server's view of one remaining
+  // time can be: the deadline was set, and is read, at instants that differ
+  // by at most the measured gap between the engine call and the server reply.
+  std::int64_t ms = 0;
+  // The engine's remaining time of the key a TTL asked about, if it has one.
+  std::optional<std::int64_t> engine_remaining_ms;
+};
+
+// TTL rounds the remaining milliseconds to the nearest second (db.c,
+// ttlGenericCommand: (ttl+500)/1000). The two sides may differ by one
+// second only when that rounding boundary lies within the slack window.
+bool ttl_matches(const Reply& engine, const Reply& server, const TimeSlack& slack) {
+  if (engine == server) return true;
+  if (!close_enough(engine, server, 1) || !slack.engine_remaining_ms) return false;
+  const std::int64_t r = *slack.engine_remaining_ms;
+  auto rounded = [](std::int64_t ms) { return (ms + 500) / 1000; };
+  return rounded(r - slack.ms) != rounded(r + slack.ms);
+}
+
+bool replies_match(const Argv& argv, const Reply& engine, const Reply& server, const TimeSlack& slack) {
   if (!time_sensitive(argv)) return engine == server;
-  const std::int64_t tolerance = upper(argv[0]) == "TTL" ? 1 : 1000;
-  return close_enough(engine, server, tolerance);
+  if (upper(argv[0]) == "TTL") return ttl_matches(engine, server, slack);
+  return close_enough(engine, server, slack.ms);
 }
 
 // A Reply as text with every type spelled out, so Catch2 prints both sides
@@ -259,18 +282,30 @@ struct Mismatch {
   Reply server;
 };
 
+// The engine's remaining time (ms) of the key argv[1], if it has a deadline.
+std::optional<std::int64_t> remaining_ms(const Engine& engine, const Argv& argv, std::int64_t now_ms) {
+  if (argv.size() < 2) return std::nullopt;
+  auto view = engine.inspect(argv[1]);
+  if (!view || !view->expire_at_ms) return std::nullopt;
+  return *view->expire_at_ms - now_ms;
+}
+
 // Runs the sequence on a fresh engine and the reset real server; the first
 // reply that differs, if any.
 std::optional<Mismatch> first_mismatch(const std::vector<Argv>& seq) {
   reset_server();
   Engine engine;
+  std::int64_t max_gap_ms = 0;
   for (std::size_t i = 0; i < seq.size(); ++i) {
-    Reply from_engine = engine.execute(seq[i], wall_ms());
+    const std::int64_t now_ms = wall_ms();
+    Reply from_engine = engine.execute(seq[i], now_ms);
     Reply from_server = shared_conn().execute(seq[i]);
+    max_gap_ms = std::max(max_gap_ms, wall_ms() - now_ms);
     if (from_server.is_error() && from_server.str.rfind(HiredisConn::io_error_prefix, 0) == 0) {
       throw std::runtime_error("lost the real server: " + from_server.str);
     }
-    if (!replies_match(seq[i], from_engine, from_server)) {
+    const TimeSlack slack{2 * max_gap_ms + 2, remaining_ms(engine, seq[i], now_ms)};
+    if (!replies_match(seq[i], from_engine, from_server, slack)) {
       return Mismatch{i, std::move(from_engine), std::move(from_server)};
     }
   }
