@@ -656,6 +656,8 @@ class Renderer {
       if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "GC pause ");
     for (const Belief& b : h_.beliefs)
       if (b.client == c) r.bar.take(scale_.x(b.start), belief_end_x(b));
+    for (const StorageWrite& w : h_.writes)
+      if (const Belief* b = w.client == c ? ended_before(w) : nullptr) r.bar.take(scale_.x(*b->end), scale_.x(w.at));
     for (const Belief& b : h_.beliefs)
       if (b.client == c) draw_belief(lane, b, r);
     for (const FaultRecord& f : h_.faults)
@@ -785,11 +787,32 @@ class Renderer {
 
   void draw_lane_write(const Lane& lane, const StorageWrite& w, Rows& r) {
     const int x = scale_.x(w.at);
+    draw_late_arrival(lane, w);
     write_marker(x, lane.top + 24, w);
     const std::string label = write_label(w);
     const char* colour = w.accepted ? "#1e7a1e" : kRed;
     if (auto cx = r.bottom.claim_centred(x, text_width(label, 10)))
       svg_.text(*cx, lane.top + 53, label, font(10, colour, kMiddle + kBold));
+  }
+
+  // A write applied after its grant's belief ended (a delayed packet, a
+  // timed-out request that still arrived): a dashed line from the belief's
+  // end to where the storage applied it.
+  void draw_late_arrival(const Lane& lane, const StorageWrite& w) {
+    const Belief* b = ended_before(w);
+    if (!b) return;
+    svg_.line(scale_.x(*b->end), lane.top + 24, scale_.x(w.at), lane.top + 24,
+              attr("stroke", client_colour(w.client)) + attr("stroke-width", "2") + attr("stroke-dasharray", "5 4") +
+                  attr("data-late-write", num(w.index)),
+              "write " + num(w.index) + " reached the storage " + sim::format_duration(w.at - *b->end) + " after " +
+                  h_.clients[w.client].name + " stopped believing it held the lock");
+  }
+
+  // The write's belief, if it had ended before the storage applied the write.
+  const Belief* ended_before(const StorageWrite& w) const {
+    for (const Belief& b : h_.beliefs)
+      if (b.client == w.client && b.grant == w.grant && b.end && *b.end < w.at) return &b;
+    return nullptr;
   }
 
   // ---- node lanes ----
@@ -1090,6 +1113,10 @@ class Renderer {
     item([&](int x0, int y0) { svg_.cross(x0 + 9, y0 + 5, 5, kInk, ""); }, "crash");
     item([&](int x0, int y0) { svg_.circle(x0 + 9, y0 + 5, 6, fill(kAccepted)); }, "write accepted");
     item([&](int x0, int y0) { svg_.rect(x0 + 3, y0 - 1, 12, 12, fill(kRed)); }, "write rejected");
+    item([&](int x0, int y0) {
+      svg_.line(x0, y0 + 5, x0 + 18, y0 + 5, attr("stroke", c0) + attr("stroke-width", "2") +
+                                                 attr("stroke-dasharray", "5 4"));
+    }, "write applied after its holder stopped");
     item([&](int x0, int y0) {
       svg_.rect(x0, y0, 18, 10, fill(c0) + attr("fill-opacity", "0.40") + attr("stroke", c0));
     }, "lock entry on a node (creator)");

@@ -292,3 +292,11 @@ TEST_CASE("an entry that expires lazily on another client's SET is not drawn as 
   CHECK(count(svg, "data-foreign-delete=") == 1);  // only A's DEL of B's entry
   CHECK(svg.find(">SET by B</text>") == std::string::npos);
 }
+
+TEST_CASE("a write that arrives after its holder stopped believing is tied back to the belief", "[reports]") {
+  RunResult run = gc_pause_run();
+  CHECK(count(reports::render_timeline_svg(run), "data-late-write=") == 0);
+  // The delayed-packet story: A's write 1 reaches the storage 90 s late.
+  run.history.writes[1].at = at(106s);
+  CHECK(count(reports::render_timeline_svg(run), "data-late-write=") == 1);
+}
