@@ -297,12 +297,13 @@ struct Scale {
 Scale make_scale(const RunResult& run, const TimelineOptions& o, int left, int right) {
   const std::int64_t run_end = run_end_ns(run);
   const auto times = event_times(run);
+  const auto [first, last] = std::minmax_element(times.begin(), times.end());
   std::int64_t lo = 0, hi = run_end;
   if (!o.full_span && !times.empty()) {
-    lo = std::max<std::int64_t>(0, *std::min_element(times.begin(), times.end()));
-    hi = std::max(*std::max_element(times.begin(), times.end()), lo + 10 * kMs);
+    lo = std::max<std::int64_t>(0, *first);
+    hi = std::max(*last, lo + 10 * kMs);
     hi += std::max<std::int64_t>((hi - lo) / 20, kMs);
-    lo = lo * 10 < hi * 3 ? 0 : lo - (hi - lo) / 20;
+    lo = lo * 10 < hi * 3 ? 0 : std::max<std::int64_t>(0, lo - (hi - lo) / 20);
   }
   if (hi <= lo) hi = lo + kSec;
   Scale s;
@@ -311,7 +312,8 @@ Scale make_scale(const RunResult& run, const TimelineOptions& o, int left, int r
   s.tick = tick_step(hi - lo, std::max(2, (right - left) / 80));
   s.start = lo / s.tick * s.tick;
   s.end = (hi + s.tick - 1) / s.tick * s.tick;
-  if (run_end > s.start && s.end > run_end && !times.empty() && run_end >= times.back()) s.end = run_end;
+  // Never past the run's end, unless something was recorded after it.
+  if (run_end > s.start && s.end > run_end && (times.empty() || *last <= run_end)) s.end = run_end;
   return s;
 }
 
@@ -770,7 +772,7 @@ class Renderer {
   }
 
   std::string write_tip(const StorageWrite& w) const {
-    std::string s = "storage " + std::string(w.accepted ? "accepted " : "rejected ") + h_.clients[w.client].name +
+    std::string s = "storage " + std::string(w.accepted ? "accepted " : "rejected ") + client_name(w.client) +
                     "'s write " + num(w.index) + " (grant " + num(static_cast<std::int64_t>(w.grant + 1));
     if (w.fencing_token) s += ", fencing token " + num(*w.fencing_token);
     return s + ") at " + ms_text(w.at);
@@ -981,7 +983,7 @@ class Renderer {
     for (const StorageWrite& w : h_.writes) {
       const int x = scale_.x(w.at);
       write_marker(x, lane.top + 26, w);
-      const std::string label = h_.clients[w.client].name + " " + write_label(w);
+      const std::string label = client_name(w.client) + " " + write_label(w);
       const int width = text_width(label, 10);
       const std::string style = font(10, client_colour(w.client), kMiddle + kBold);
       if (auto cx = r.top.claim_centred(x, width)) svg_.text(*cx, lane.top + 12, label, style);
