@@ -658,8 +658,11 @@ class Renderer {
       if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "GC pause ");
     for (const Belief& b : h_.beliefs)
       if (b.client == c) r.bar.take(scale_.x(b.start), belief_end_x(b));
-    for (const StorageWrite& w : h_.writes)
-      if (const Belief* b = w.client == c ? ended_before(w) : nullptr) r.bar.take(scale_.x(*b->end), scale_.x(w.at));
+    for (const StorageWrite& w : h_.writes) {
+      if (w.client != c) continue;
+      r.bar.take(scale_.x(w.at) - 7, scale_.x(w.at) + 7);  // the marker
+      if (const Belief* b = ended_before(w)) r.bar.take(scale_.x(*b->end), scale_.x(w.at));
+    }
     for (const Belief& b : h_.beliefs)
       if (b.client == c) draw_belief(lane, b, r);
     for (const FaultRecord& f : h_.faults)
@@ -667,6 +670,8 @@ class Renderer {
     for (std::int64_t t : crash_times(c)) draw_crash(lane, t, r);
     for (const StorageWrite& w : h_.writes)
       if (w.client == c) draw_lane_write(lane, w, r);
+    for (const Belief& b : h_.beliefs)  // last: a write's token matters more
+      if (b.client == c) draw_belief_end(lane, b, belief_end_x(b), r);
   }
 
   static bool is_kind(const FaultRecord& f, std::initializer_list<std::string_view> kinds) {
@@ -726,7 +731,6 @@ class Renderer {
     const std::string label = belief_label(b);
     const int lx = std::max(x0, scale_.left);
     if (r.top.claim(lx, lx + text_width(label, 11))) svg_.text(lx, lane.top + 12, label, font(11, kInk, kBold));
-    draw_belief_end(lane, b, x1, r);
   }
 
   void draw_belief_end(const Lane& lane, const Belief& b, int x1, Rows& r) {
