@@ -15,7 +15,9 @@
 //    does: `client[1]` is the first [[client]], `fault[2].after` the second
 //    fault's trigger. Line 0 = the file as a whole (missing file, missing
 //    top-level field); an error inside a table without the offending key
-//    (a missing field) points at the table's header line.
+//    (a missing field) points at the table's header line. A TOML syntax
+//    error has field `syntax` and toml++'s description; an unreadable file
+//    has field `file`. Only the first problem is reported.
 //  - Required: `name`, at least one [[client]] with a `name`; a [[fault]]'s
 //    `kind` and its kind's fields (pause: target+duration; clock-jump:
 //    target+by; clock-drift: target+ppm; delay: from+to+duration;
