@@ -590,6 +590,23 @@ TEST_CASE("an endless script stops with an error instead of hanging the simulati
   CHECK(e.execute({"EVAL", "return 1", "0"}, kT0) == integer(1));  // the state is usable afterwards
 }
 
+TEST_CASE("EVAL_RO runs reads and refuses writes with 7.0's error", "[redis]") {
+  Engine e;
+  e.execute({"SET", "a", "1"}, kT0);
+  CHECK(e.execute({"EVAL_RO", "return redis.call('get', KEYS[1])", "1", "a"}, kT0) == bulk("1"));
+  CHECK(e.execute({"eval_ro", "return redis.call('set','a','b')", "1", "a"}, kT0) ==
+        err("ERR Write commands are not allowed from read-only scripts. script: "
+            "ff967d0ae0e68b4f9e360fa91c54598bc25ad9b6, on @user_script:1."));
+  CHECK(e.execute({"eval_ro", "return redis.pcall('set','a','b')", "1", "a"}, kT0) ==
+        err("ERR Write commands are not allowed from read-only scripts."));
+  // Cached by the EVAL_RO above; by sha it still may not write.
+  CHECK(e.execute({"EVALSHA_RO", "ff967d0ae0e68b4f9e360fa91c54598bc25ad9b6", "0"}, kT0).str.rfind(
+            "ERR Write commands are not allowed from read-only scripts.", 0) == 0);
+  CHECK(e.execute({"GET", "a"}, kT0) == bulk("1"));
+  CHECK(e.execute({"EVAL", "return redis.call('set','a','b')", "0"}, kT0).is_ok());  // plain EVAL may write
+  CHECK_FALSE(Engine::is_write_command({"EVAL_RO", "return 1", "0"}));
+}
+
 // ---------------------------------------------------------------- options --
 
 TEST_CASE("with the 8.4 option DELEX IFEQ and SET IFEQ compare values; without it they answer as 7.0", "[redis]") {

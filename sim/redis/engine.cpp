@@ -21,7 +21,7 @@
 // - A script over its instruction budget fails instead of making the server
 //   BUSY; error({}) answers an error (it crashes 7.0.15); hashes always keep
 //   insertion order (7.0 loses it past 128 fields or 64-byte values).
-// - Not implemented: SCRIPT DEBUG YES/SYNC, EVAL_RO/EVALSHA_RO, shebang
+// - Not implemented: SCRIPT DEBUG YES/SYNC, shebang
 //   flags, RESP3, the cjson/cmsgpack/struct/bit Lua libraries; DELEX's
 //   IFDEQ/IFDNE (8.4 digests). SET IFEQ on a hash answers WRONGTYPE (8.4
 //   behaviour assumed, not checked against an 8.4 server).
@@ -148,7 +148,7 @@ struct Engine::Impl final : ScriptHost {
     unsigned flags;
     Handler handler;
   };
-  static const std::array<Command, 33> kCommands;
+  static const std::array<Command, 35> kCommands;
 
   explicit Impl(EngineOptions o) : options(o), lua(o.script_instruction_budget) {
     assert(std::is_sorted(kCommands.begin(), kCommands.end(),
@@ -162,6 +162,7 @@ struct Engine::Impl final : ScriptHost {
   std::vector<Argv> effects;
   std::vector<Argv> script_effects;
   bool in_script = false;
+  bool read_only_script = false;  // EVAL_RO / EVALSHA_RO running
   bool applying = false;  // replication stream or AOF: no READONLY, no expiry by our clock
   std::int64_t now_ms = 0;
   LuaScripting lua;
@@ -205,6 +206,8 @@ struct Engine::Impl final : ScriptHost {
     if (!arity_ok(cmd->arity, argv.size()))
       return Reply::error("ERR Wrong number of args calling Redis command from script");
     if (cmd->flags & kNoScript) return Reply::error("ERR This Redis command is not allowed from script");
+    if (read_only_script && (cmd->flags & (kWrite | kMayReplicate)))
+      return Reply::error("ERR Write commands are not allowed from read-only scripts.");
     if ((cmd->flags & kWrite) && role == Role::Replica) return readonly();
     return (this->*cmd->handler)(argv);
   }
@@ -694,6 +697,16 @@ struct Engine::Impl final : ScriptHost {
 
   Reply cmd_eval(const Argv& a) { return eval_generic(a, false); }
   Reply cmd_evalsha(const Argv& a) { return eval_generic(a, true); }
+  Reply cmd_eval_ro(const Argv& a) { return read_only(a, false); }
+  Reply cmd_evalsha_ro(const Argv& a) { return read_only(a, true); }
+
+  // EVAL_RO/EVALSHA_RO: the script may not call write or may-replicate commands.
+  Reply read_only(const Argv& a, bool by_sha) {
+    read_only_script = true;
+    Reply reply = eval_generic(a, by_sha);
+    read_only_script = false;
+    return reply;
+  }
 
   Reply script_command(const Argv& a) {
     const ScriptSubcommand* sub = find_script_subcommand(a[1]);
@@ -770,7 +783,7 @@ struct Engine::Impl final : ScriptHost {
 };
 
 // Sorted by name (binary search).
-const std::array<Engine::Impl::Command, 33> Engine::Impl::kCommands{{
+const std::array<Engine::Impl::Command, 35> Engine::Impl::kCommands{{
     {"dbsize", 1, 0, &Impl::cmd_dbsize},
     {"decr", 2, kWrite, &Impl::cmd_decr},
     {"decrby", 3, kWrite, &Impl::cmd_decrby},
@@ -778,7 +791,9 @@ const std::array<Engine::Impl::Command, 33> Engine::Impl::kCommands{{
     {"delex", -2, kWrite, &Impl::cmd_delex},
     {"echo", 2, 0, &Impl::cmd_echo},
     {"eval", -3, kMayReplicate | kNoScript, &Impl::cmd_eval},
+    {"eval_ro", -3, kNoScript, &Impl::cmd_eval_ro},
     {"evalsha", -3, kMayReplicate | kNoScript, &Impl::cmd_evalsha},
+    {"evalsha_ro", -3, kNoScript, &Impl::cmd_evalsha_ro},
     {"exists", -2, 0, &Impl::cmd_exists},
     {"expire", -3, kWrite, &Impl::cmd_expire},
     {"expireat", -3, kWrite, &Impl::cmd_expireat},
@@ -818,6 +833,7 @@ Reply Engine::execute(const Argv& argv, std::int64_t now_ms) {
     return impl_->dispatch(argv);
   } catch (const std::exception& e) {  // allocation failure on hostile input
     impl_->in_script = false;
+    impl_->read_only_script = false;
     return Reply::error(std::string("ERR internal error: ") + e.what());
   }
 }
