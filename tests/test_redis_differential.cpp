@@ -361,7 +361,10 @@ Str one_of(std::vector<std::string> values) { return rc::gen::elementOf(std::mov
 
 Str key() { return one_of({"a", "b", "c"}); }
 Str field() { return one_of({"f", "g", "1"}); }
-Str value() { return one_of({"1", "v", "10", "-3", "abc", "", "9223372036854775807", "2.5", "007"}); }
+Str value() {
+  return one_of({"1", "v", "10", "-3", "abc", "", "9223372036854775807", "2.5", "007",
+                 std::string("b\0in\r\n", 6)});
+}
 Str amount() {
   return one_of({"1", "-1", "0", "100", "abc", "9223372036854775807", "-9223372036854775808", "1.5", ""});
 }
@@ -468,6 +471,9 @@ rc::Gen<Argv> string_command() {
                            Argv{"DEL"}, Argv{"EXISTS"}, Argv{"INCRBY", "a"}, Argv{"set"})},
       {1, rc::gen::element(Argv{"FOO"}, Argv{"foo", "a", "b"}, Argv{"SETX", "a", "1"},
                            Argv{"getdel2", "a"})},
+      // Redis 8.4's conditional delete/set, which 7.0 does not know.
+      {1, rc::gen::exec([] { return Argv{"DELEX", *key(), "IFEQ", *value()}; })},
+      {1, rc::gen::exec([] { return Argv{"SET", *key(), *value(), "IFEQ", *value()}; })},
   });
 }
 
@@ -580,7 +586,9 @@ rc::Gen<Argv> script_command() {
        })},
       {1, rc::gen::element(Argv{"EVAL", "return 1", "-1"}, Argv{"EVAL", "return 1", "2", "a"},
                            Argv{"EVAL", "return 1", "x"}, Argv{"EVAL", "return 1"},
-                           Argv{"EVALSHA", "abc"}, Argv{"SCRIPT", "FLUSH"}, Argv{"SCRIPT", "BOGUS"})},
+                           Argv{"EVALSHA", "abc"}, Argv{"SCRIPT", "FLUSH"}, Argv{"SCRIPT", "BOGUS"},
+                           Argv{"SCRIPT"}, Argv{"SCRIPT", "LOAD"}, Argv{"SCRIPT", "EXISTS"},
+                           Argv{"EVAL", "return 1", "1.0", "a"})},
       {3, set_command()},
       {2, cmd({lit("GET"), key()})},
       {2, cmd({lit("HGET"), key(), field()})},
@@ -589,8 +597,26 @@ rc::Gen<Argv> script_command() {
   });
 }
 
+// Command names are case-insensitive, and error texts quote them either as
+// typed (unknown command) or as the command's own lowercase name (arity).
+rc::Gen<Argv> in_random_case(rc::Gen<Argv> command) {
+  return rc::gen::exec([command] {
+    Argv argv = *command;
+    if (argv.empty()) return argv;
+    switch (*rc::gen::inRange(0, 3)) {
+      case 0: break;
+      case 1: argv[0] = lower(argv[0]); break;
+      default:
+        for (std::size_t i = 0; i < argv[0].size(); i += 2) {
+          argv[0][i] = static_cast<char>(std::tolower(static_cast<unsigned char>(argv[0][i])));
+        }
+    }
+    return argv;
+  });
+}
+
 rc::Gen<Argv> any_command() {
-  return rc::gen::oneOf(string_command(), expiry_command(), hash_command(), script_command());
+  return in_random_case(rc::gen::oneOf(string_command(), expiry_command(), hash_command(), script_command()));
 }
 
 // ------------------------------------------------------------- scenarios --
