@@ -3,10 +3,14 @@
 //
 // One lane per client (what it believed and when: belief bars from acquire
 // reply to end, the part past a validity deadline hatched, acquire attempts,
-// GC pauses, crashes, storage writes), one lane per Redis node (the lock
+// GC pauses, crashes, storage writes, a dashed tie to a write that arrived
+// after the belief ended), one lane per Redis node the run touched (the lock
 // entry's lifetime and who created it, deletions by a non-owner, node
-// faults), a storage lane with every write, and each violation as a red
-// line with a numbered badge explained in a legend below the lanes.
+// faults), a storage lane with every write, a lane for faults aimed at no
+// drawn host (partitions), and each violation as a red line with a numbered
+// badge explained in a legend below the lanes. The time axis covers the
+// interesting span (first event to a little after the last), snapped to
+// ticks; every shape carries a <title> tooltip with the exact times.
 //
 // The document is self-contained so it can be inlined into an HTML report or
 // written standalone (`locksim run --timeline out.svg`): presentation
