@@ -53,6 +53,7 @@ nlohmann::ordered_json run_to_json(const scenarios::RunResult& run) {
   else j["expected"] = nullptr;
   j["matched"] = run.matched;
   j["repro"] = run.repro;
+  j["source"] = run.source;
   const auto& s = run.summary;
   j["stats"] = {{"attempts", s.attempts},
                 {"acquisitions", s.acquisitions},

@@ -11,8 +11,9 @@
 namespace locksim::reports {
 
 // {"scenario","lock","seed","digest","events","sim_time_ms","violations",
-//  "expected","matched","repro"} plus "stats" (an addition: acquisitions,
-// round trips, acquire latency percentiles).
+//  "expected","matched","repro"} plus two additions: "source" (the catalog
+// name or scenario file the run came from, so a report can re-run it) and
+// "stats" (acquisitions, round trips, acquire latency percentiles).
 nlohmann::ordered_json run_to_json(const scenarios::RunResult& run);
 
 // The seed first, then a verdict per property, the violations explained

@@ -155,6 +155,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   r.expected = scenario.expected_for(lock_kind);
   r.matched = r.expected ? r.violation_kinds() == *r.expected : r.violations.empty();
   const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
+  r.source = ref;
   r.repro = "locksim run " + ref + " --lock " + lock_kind + " --seed " + std::to_string(options.seed);
   r.summary = {ctx.stats.attempts, ctx.stats.acquisitions, ctx.stats.gave_up, ctx.stats.round_trips,
                std::move(ctx.stats.acquire_latency_us)};

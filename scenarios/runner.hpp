@@ -44,6 +44,7 @@ struct RunResult {
   std::optional<std::set<std::string>> expected;
   bool matched = false;
   std::string repro;
+  std::string source;  // how to find the scenario again: a catalog name or a file path
   RunSummary summary;
   History history;                        // for timelines and reports
   std::vector<sim::TraceRecord> trace;    // when record_trace
