@@ -136,8 +136,8 @@ std::vector<std::string> close_names(std::string_view wanted, const std::vector<
   const std::size_t limit = std::max<std::size_t>(2, wanted.size() / 3);
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& n : names) {
-    const bool contains = !wanted.empty() && (n.find(wanted) != std::string::npos ||
-                                              wanted.find(n) != std::string::npos);
+    const bool contains = wanted.size() >= 3 && n.size() >= 3 &&
+                          (n.find(wanted) != std::string::npos || wanted.find(n) != std::string::npos);
     const std::size_t d = edit_distance(wanted, n);
     if (d <= limit || contains) scored.emplace_back(contains ? std::min<std::size_t>(d, 1) : d, n);
   }
@@ -1037,10 +1037,55 @@ void Parser::read_expect(Section& root) {
 }  // namespace
 
 // ---------------------------------------------------------------------------
+// A guard in front of toml++: it limits nested values (256) but not dotted
+// keys, and builds (and destroys) `a.a.a...` tables recursively, so a key
+// with tens of thousands of dots overflows the stack. This lexical scan (not
+// a parser: it only skips strings and comments) finds the first key chain
+// with more than kMaxKeyDots dots; 32 levels per key x 256 nested values
+// stays far below the depth that crashes.
+
+constexpr int kMaxKeyDots = 32;
+
+std::optional<int> line_of_deep_key(std::string_view text) {
+  int line = 1, dots = 0;
+  std::size_t i = 0;
+  auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
+  auto skip_to = [&](std::string_view end, bool escapes) {
+    while (i < text.size() && !starts(end)) {
+      if (text[i] == '\n') ++line;
+      i += escapes && text[i] == '\\' ? 2 : 1;
+    }
+    i += end.size();
+  };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (starts("\"\"\"") || starts("'''")) {
+      const std::string_view q = text.substr(i, 3);
+      i += 3;
+      skip_to(q, q[0] == '"');
+    } else if (c == '"' || c == '\'') {
+      ++i;
+      skip_to(c == '"' ? "\"" : "'", c == '"');
+    } else if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else {
+      if (c == '.' && ++dots > kMaxKeyDots) return line;
+      if (c == '\n') ++line;
+      if (c == '\n' || c == '=' || c == ',' || c == '{' || c == '}' || c == '[' || c == ']') dots = 0;
+      ++i;
+    }
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
 // Entry points: never throw, whatever the input.
 
 Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, const std::string& file) {
   try {
+    if (const auto line = line_of_deep_key(toml_text))
+      return failure(ScenarioError{file, *line, "syntax",
+                                   "a key nested more than " + std::to_string(kMaxKeyDots) + " levels deep"});
     const toml::table root = toml::parse(toml_text, std::string_view(file));
     return Parser(file).run(root);
   } catch (const toml::parse_error& e) {

@@ -317,6 +317,26 @@ TEST_CASE("a TOML syntax error gives the file and line from toml++", "[scenarios
   CHECK(outcome("name = \"t\"\nname = \"u\"\n").rfind("t.toml:2: syntax: ", 0) == 0);  // redefined key
 }
 
+TEST_CASE("absurdly deep keys and values are refused instead of overflowing the stack", "[scenarios]") {
+  auto chain = [](int n) {
+    std::string k = "a";
+    for (int i = 0; i < n; ++i) k += ".a";
+    return k;
+  };
+  CHECK(outcome("name = \"t\"\n" + chain(100000) + " = 1\n") ==
+        "t.toml:2: syntax: a key nested more than 32 levels deep");
+  CHECK(outcome("[" + chain(100000) + "]\n") == "t.toml:1: syntax: a key nested more than 32 levels deep");
+  CHECK(outcome("x = \"" + chain(100) + "\"\n# " + chain(100) + "\n") == "t.toml:1: x: unknown key (known keys: "
+        "name, description, duration, workload, lock, redis, network, storage, check, client, fault, nemesis, expect)");
+  CHECK(outcome(chain(32) + " = 1\n") == "t.toml:1: a: unknown key (known keys: name, description, duration, "
+        "workload, lock, redis, network, storage, check, client, fault, nemesis, expect)");
+  CHECK(outcome("x = " + std::string(100000, '[')).rfind("t.toml:1: syntax: ", 0) == 0);
+  std::string worst = "x = ";  // the deepest mix the guards allow
+  for (int i = 0; i < 250; ++i) worst += "{" + chain(32) + " = ";
+  worst += "1" + std::string(250, '}') + "\n";
+  CHECK(outcome(worst).rfind("t.toml:1: x: unknown key", 0) == 0);
+}
+
 TEST_CASE("an unknown key anywhere is an error that suggests the close one", "[scenarios]") {
   CHECK(outcome("nmae = \"t\"\n") == "t.toml:1: nmae: unknown key (did you mean \"name\"?)");
   CHECK(outcome(kHead + "[lock]\ntll = \"30s\"\n") == "t.toml:6: lock.tll: unknown key (did you mean \"ttl\"?)");
