@@ -1,0 +1,487 @@
+// Folding sweep results into the comparison model, reading JSONL (with
+// nlohmann::json, line by line, so memory stays with the cells), and the
+// per-lock verdicts generated from the violations the runs found.
+#include "reports/comparison.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
+
+#include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace locksim::reports {
+
+namespace {
+
+using nlohmann::json;
+
+Failure<ReportError> bad(std::string message) {
+  return failure(ReportError{ReportError::Kind::BadInput, std::move(message)});
+}
+
+// Rounds to three significant digits (values below 1000 stay exact).
+std::int64_t round_3_digits(std::int64_t value) {
+  if (value < 1000) return value;
+  std::int64_t scale = 1;
+  while (value / scale >= 1000) scale *= 10;
+  return (value + scale / 2) / scale * scale;
+}
+
+// ---- reading one run object ----
+
+struct RunFields {
+  std::string scenario, lock, source, digest_hex, repro;
+  std::uint64_t seed = 0, digest = 0, events = 0;
+  std::int64_t sim_time_ms = 0;
+  std::set<std::string> kinds;
+  std::optional<std::set<std::string>> expected;
+  bool matched = false;
+  std::uint64_t attempts = 0, acquisitions = 0, gave_up = 0, round_trips = 0;
+  std::int64_t p50 = 0, p99 = 0;
+};
+
+std::optional<std::string> read_string(const json& j, const char* field, std::string& out) {
+  if (!j.contains(field)) return std::string(field) + ": missing";
+  if (!j[field].is_string()) return std::string(field) + ": expected a string";
+  out = j[field].get<std::string>();
+  return std::nullopt;
+}
+
+template <class Int>
+std::optional<std::string> read_int(const json& j, const char* field, Int& out, bool required = true) {
+  if (!j.contains(field)) return required ? std::optional<std::string>(std::string(field) + ": missing") : std::nullopt;
+  const json& v = j[field];
+  if (!v.is_number_integer() || (std::is_unsigned_v<Int> && !v.is_number_unsigned()))
+    return std::string(field) + ": expected a non-negative integer";
+  out = v.get<Int>();
+  return std::nullopt;
+}
+
+std::optional<std::string> read_kinds(const json& j, RunFields& f) {
+  if (!j.contains("violations")) return "violations: missing";
+  if (!j["violations"].is_array()) return "violations: expected an array";
+  int i = 0;
+  for (const json& v : j["violations"]) {
+    ++i;
+    if (!v.is_object() || !v.contains("kind") || !v["kind"].is_string())
+      return "violations[" + std::to_string(i) + "].kind: expected a string";
+    f.kinds.insert(v["kind"].get<std::string>());
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> read_expected(const json& j, RunFields& f) {
+  if (!j.contains("expected")) return "expected: missing (an array of violation kinds, or null)";
+  const json& e = j["expected"];
+  if (e.is_null()) return std::nullopt;
+  if (!e.is_array()) return "expected: expected an array of violation kinds, or null";
+  f.expected.emplace();
+  for (const json& k : e) {
+    if (!k.is_string()) return "expected: expected an array of strings";
+    f.expected->insert(k.get<std::string>());
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> read_stats(const json& j, RunFields& f) {
+  if (!j.contains("stats")) return std::nullopt;  // older results carry none
+  const json& s = j["stats"];
+  if (!s.is_object()) return "stats: expected an object";
+  for (auto err : {read_int(s, "attempts", f.attempts, false), read_int(s, "acquisitions", f.acquisitions, false),
+                   read_int(s, "gave_up", f.gave_up, false), read_int(s, "round_trips", f.round_trips, false),
+                   read_int(s, "acquire_p50_us", f.p50, false), read_int(s, "acquire_p99_us", f.p99, false)})
+    if (err) return "stats." + *err;
+  return std::nullopt;
+}
+
+std::optional<std::string> read_digest(RunFields& f) {
+  const char* begin = f.digest_hex.data();
+  const char* end = begin + f.digest_hex.size();
+  auto [ptr, ec] = std::from_chars(begin, end, f.digest, 16);
+  if (f.digest_hex.empty() || ec != std::errc() || ptr != end) return "digest: expected hex digits";
+  return std::nullopt;
+}
+
+std::optional<std::string> read_fields(const json& j, RunFields& f) {
+  if (!j.is_object()) return "expected a JSON object (one run per line)";
+  for (auto err : {read_string(j, "scenario", f.scenario), read_string(j, "lock", f.lock),
+                   read_int(j, "seed", f.seed), read_string(j, "digest", f.digest_hex),
+                   read_int(j, "events", f.events), read_int(j, "sim_time_ms", f.sim_time_ms),
+                   read_string(j, "repro", f.repro)})
+    if (err) return err;
+  if (auto err = read_digest(f)) return err;
+  if (auto err = read_kinds(j, f)) return err;
+  if (auto err = read_expected(j, f)) return err;
+  if (!j.contains("matched") || !j["matched"].is_boolean()) return "matched: expected true or false";
+  f.matched = j["matched"].get<bool>();
+  f.source = f.scenario;
+  if (j.contains("source") && j["source"].is_string() && !j["source"].get<std::string>().empty())
+    f.source = j["source"].get<std::string>();
+  return read_stats(j, f);
+}
+
+// ---- folding into a cell ----
+
+RunRef make_ref(const RunFields& f) {
+  return RunRef{f.seed, f.events, f.digest_hex, f.repro, f.kinds, f.matched};
+}
+
+void keep_minimal(Cell& cell, const RunFields& f) {
+  if (f.kinds.empty()) return;
+  const auto& m = cell.minimal_failing;
+  if (!m || f.events < m->events || (f.events == m->events && f.seed < m->seed)) cell.minimal_failing = make_ref(f);
+}
+
+void keep_unmatched_example(Cell& cell, const RunFields& f) {
+  auto& ex = cell.unmatched_examples;
+  auto pos = std::lower_bound(ex.begin(), ex.end(), f.seed, [](const RunRef& r, std::uint64_t s) { return r.seed < s; });
+  if (static_cast<std::size_t>(pos - ex.begin()) >= Cell::kMaxUnmatchedExamples) return;
+  ex.insert(pos, make_ref(f));
+  if (ex.size() > Cell::kMaxUnmatchedExamples) ex.pop_back();
+}
+
+void fold(Cell& cell, const RunFields& f) {
+  if (cell.runs == 0) {
+    cell.source = f.source;
+    cell.expected = f.expected;
+  } else if (cell.expected != f.expected) {
+    cell.expected_varies = true;
+  }
+  ++cell.runs;
+  ++(f.matched ? cell.matched : cell.unmatched);
+  if (!f.kinds.empty()) ++cell.runs_violated;
+  for (const auto& k : f.kinds) ++cell.runs_with_kind[k];
+  keep_minimal(cell, f);
+  if (!f.matched) keep_unmatched_example(cell, f);
+  auto& p = cell.perf;
+  p.acquire_p50_us.add(f.p50);
+  p.acquire_p99_us_max = std::max(p.acquire_p99_us_max, f.p99);
+  p.attempts += f.attempts;
+  p.acquisitions += f.acquisitions;
+  p.gave_up += f.gave_up;
+  p.round_trips += f.round_trips;
+  p.sim_time_ms += f.sim_time_ms;
+}
+
+// ---- verdicts ----
+
+// Violation kinds from the most to the least damning, with plain words.
+struct KindWords {
+  const char* kind;
+  const char* words;
+};
+constexpr KindWords kKindWords[] = {
+    {"wrong-owner-release", "deletes of another client's lock"},
+    {"lock-unavailable", "a lock stuck after its holder died"},
+    {"stale-write", "stale writes"},
+    {"mutual-exclusion", "two holders at once"},
+};
+
+std::string list_scenarios(const std::vector<std::string>& names) {
+  constexpr std::size_t kShown = 3;
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < kShown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > kShown) out += ", +" + std::to_string(names.size() - kShown) + " more";
+  return out;
+}
+
+std::string fault_words(scenarios::FaultKind kind) {
+  using scenarios::FaultKind;
+  switch (kind) {
+    case FaultKind::Pause: return "process pauses";
+    case FaultKind::ClockJump: return "clock jumps";
+    case FaultKind::ClockDrift: return "clock drift";
+    case FaultKind::Delay: return "delayed packets";
+    case FaultKind::Crash: return "crashes";
+    case FaultKind::PowerLoss: return "power loss";
+    case FaultKind::Restart: return "restarts";
+    case FaultKind::Failover: return "failovers";
+    case FaultKind::Partition: return "partitions";
+    case FaultKind::Heal: return "";
+  }
+  return "";
+}
+
+std::vector<std::string> conditions_of(const scenarios::Scenario& s) {
+  std::vector<scenarios::FaultKind> kinds;
+  for (const auto& f : s.faults) kinds.push_back(f.kind);
+  if (s.nemesis) kinds.insert(kinds.end(), s.nemesis->kinds.begin(), s.nemesis->kinds.end());
+  std::vector<std::string> out;
+  for (auto k : scenarios::all_fault_kinds()) {
+    const std::string w = fault_words(k);
+    if (!w.empty() && std::find(kinds.begin(), kinds.end(), k) != kinds.end()) out.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- QuantileSketch, CellPerf, Cell ----
+
+void QuantileSketch::add(std::int64_t value) {
+  ++buckets_[round_3_digits(std::max<std::int64_t>(value, 0))];
+  ++count_;
+}
+
+void QuantileSketch::merge(const QuantileSketch& other) {
+  for (const auto& [v, n] : other.buckets_) buckets_[v] += n;
+  count_ += other.count_;
+}
+
+std::int64_t QuantileSketch::percentile(int p) const {
+  if (count_ == 0) return 0;
+  const std::uint64_t rank = std::clamp<std::uint64_t>((count_ * static_cast<std::uint64_t>(p) + 99) / 100, 1, count_);
+  std::uint64_t seen = 0;
+  for (const auto& [v, n] : buckets_) {
+    seen += n;
+    if (seen >= rank) return v;
+  }
+  return buckets_.rbegin()->first;
+}
+
+void CellPerf::merge(const CellPerf& o) {
+  acquire_p50_us.merge(o.acquire_p50_us);
+  acquire_p99_us_max = std::max(acquire_p99_us_max, o.acquire_p99_us_max);
+  attempts += o.attempts;
+  acquisitions += o.acquisitions;
+  gave_up += o.gave_up;
+  round_trips += o.round_trips;
+  sim_time_ms += o.sim_time_ms;
+}
+
+double CellPerf::round_trips_per_acquisition() const {
+  return acquisitions ? static_cast<double>(round_trips) / static_cast<double>(acquisitions) : 0.0;
+}
+
+double CellPerf::acquisitions_per_sim_second() const {
+  return sim_time_ms > 0 ? static_cast<double>(acquisitions) * 1000.0 / static_cast<double>(sim_time_ms) : 0.0;
+}
+
+double Cell::rate(const std::string& kind) const {
+  auto it = runs_with_kind.find(kind);
+  return runs && it != runs_with_kind.end() ? static_cast<double>(it->second) / static_cast<double>(runs) : 0.0;
+}
+
+std::string_view verdict_level_name(LockVerdict::Level level) {
+  switch (level) {
+    case LockVerdict::Level::Safe: return "safe";
+    case LockVerdict::Level::FencingOnly: return "fencing-only";
+    case LockVerdict::Level::EfficiencyOnly: return "efficiency-only";
+    case LockVerdict::Level::Unsafe: return "unsafe";
+  }
+  return "unsafe";
+}
+
+// ---- SeedIndex ----
+
+std::optional<std::uint64_t> SeedIndex::insert(std::uint64_t seed, std::uint64_t digest) {
+  if (count_ == 0 && digests_.empty()) base_ = seed;
+  // Dense while the seed stays near the range seen so far; otherwise sparse.
+  const std::uint64_t limit = std::max<std::uint64_t>(4096, 4 * count_);
+  if (seed >= base_ && seed - base_ < limit) {
+    const std::size_t i = static_cast<std::size_t>(seed - base_);
+    if (i >= digests_.size()) {
+      digests_.resize(std::max(i + 1, digests_.size() * 2));
+      present_.resize(digests_.size());
+    }
+    if (present_[i]) return digests_[i];
+    present_[i] = true;
+    digests_[i] = digest;
+  } else {
+    auto [it, inserted] = sparse_.emplace(seed, digest);
+    if (!inserted) return it->second;
+  }
+  ++count_;
+  return std::nullopt;
+}
+
+// ---- Comparison ----
+
+Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
+  RunFields f;
+  if (auto err = read_fields(run, f)) return bad(*err);
+  const Key key{f.scenario, f.lock};
+  if (auto previous = seen_[key].insert(f.seed, f.digest)) {
+    if (*previous != f.digest) {
+      std::ostringstream msg;
+      msg << "determinism broke: " << f.scenario << " with " << f.lock << " seed " << f.seed
+          << " was recorded twice with different digests (" << std::hex << *previous << " and " << f.digest_hex
+          << "); replay it with `" << f.repro << "`";
+      return failure(ReportError{ReportError::Kind::Nondeterminism, msg.str()});
+    }
+    ++duplicates_;
+    return false;
+  }
+  Cell& cell = cells_[key];
+  cell.scenario = f.scenario;
+  cell.lock = f.lock;
+  fold(cell, f);
+  ++runs_;
+  if (!f.matched) ++unmatched_runs_;
+  return true;
+}
+
+const Cell* Comparison::cell(const std::string& scenario, const std::string& lock) const {
+  auto it = cells_.find({scenario, lock});
+  return it == cells_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Comparison::scenarios() const {
+  std::set<std::string> names;
+  for (const auto& [key, cell] : cells_) names.insert(key.first);
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::string> Comparison::locks() const {
+  std::set<std::string> names;
+  for (const auto& [key, cell] : cells_) names.insert(key.second);
+  return {names.begin(), names.end()};
+}
+
+std::string Comparison::sources_label() const {
+  std::string out;
+  for (const auto& i : inputs_) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+CellPerf Comparison::lock_perf(const std::string& lock) const {
+  CellPerf perf;
+  for (const auto& [key, cell] : cells_)
+    if (key.second == lock) perf.merge(cell.perf);
+  return perf;
+}
+
+LockVerdict Comparison::verdict(const std::string& lock) const {
+  std::map<std::string, std::vector<std::string>> where;  // kind -> scenarios (sorted: map order)
+  std::vector<std::string> conditions;
+  std::uint64_t runs = 0, scenario_count = 0;
+  for (const auto& [key, cell] : cells_) {
+    if (key.second != lock) continue;
+    runs += cell.runs;
+    ++scenario_count;
+    for (const auto& [kind, n] : cell.runs_with_kind)
+      if (n > 0) where[kind].push_back(key.first);
+    auto c = scenario_conditions.find(key.first);
+    if (cell.violated() && c != scenario_conditions.end())
+      for (const auto& w : c->second)
+        if (std::find(conditions.begin(), conditions.end(), w) == conditions.end()) conditions.push_back(w);
+  }
+  LockVerdict v;
+  if (where.empty()) {
+    v.text = "safe in every scenario run (" + std::to_string(scenario_count) + " scenario" +
+             (scenario_count == 1 ? "" : "s") + ", " + std::to_string(runs) + " run" + (runs == 1 ? "" : "s") + ")";
+    return v;
+  }
+  const bool owner = where.count("wrong-owner-release") || where.count("lock-unavailable");
+  const bool stale = where.count("stale-write") > 0;
+  const bool holders_only = where.size() == 1 && where.count("mutual-exclusion");
+  std::string found;
+  for (const auto& kw : kKindWords) {
+    auto it = where.find(kw.kind);
+    if (it == where.end()) continue;
+    found += (found.empty() ? "" : "; ") + std::string(kw.words) + " (" + list_scenarios(it->second) + ")";
+    where.erase(it);
+  }
+  for (const auto& [kind, names] : where)  // kinds without plain words here
+    found += (found.empty() ? "" : "; ") + kind + " (" + list_scenarios(names) + ")";
+  std::string under;
+  for (std::size_t i = 0; i < conditions.size(); ++i)
+    under += (i == 0 ? " under " : i + 1 == conditions.size() ? " and " : ", ") + conditions[i];
+  if (owner || (!stale && !holders_only)) {
+    v.level = LockVerdict::Level::Unsafe;
+    v.text = "unsafe" + under + ": " + found;
+  } else if (stale) {
+    v.level = LockVerdict::Level::EfficiencyOnly;
+    v.text = "safe for efficiency, not correctness" + under + ": " + found;
+  } else {
+    v.level = LockVerdict::Level::FencingOnly;
+    v.text = "correct only with fencing" + under + ": " + found + ", though storage accepted no stale write";
+  }
+  return v;
+}
+
+// ---- reading JSONL ----
+
+Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, Comparison& into,
+                                     std::ostream& warnings) {
+  into.add_input(name);
+  std::string line, next;
+  bool have = static_cast<bool>(std::getline(in, line));
+  for (std::size_t number = 1; have; ++number) {
+    const bool last = !std::getline(in, next);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) {
+      json j = json::parse(line, nullptr, false);
+      if (j.is_discarded()) {
+        if (!last) return bad(name + ":" + std::to_string(number) + ": not valid JSON");
+        warnings << "locksim: warning: " << name << ":" << number
+                 << ": skipped a truncated last line (a sweep stopped mid-write?)\n";
+        into.count_skipped_line();
+      } else if (auto added = into.add_run(j); !added) {
+        ReportError e = added.error();
+        e.message = name + ":" + std::to_string(number) + ": " + e.message;
+        return failure(std::move(e));
+      }
+    }
+    if (last) break;
+    line.swap(next);
+  }
+  if (in.bad()) return bad(name + ":0: read error");
+  return true;
+}
+
+Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& into, std::ostream& warnings) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return bad(path + ":0: cannot open the file");
+  return read_jsonl(in, path, into, warnings);
+}
+
+void annotate_faults(Comparison& comparison) {
+  std::map<std::string, std::string> sources;  // scenario -> source
+  for (const auto& [key, cell] : comparison.cells()) sources.emplace(key.first, cell.source);
+  for (const auto& [scenario, source] : sources) {
+    auto loaded = scenarios::resolve_scenario(source);
+    if (loaded) comparison.scenario_conditions[scenario] = conditions_of(*loaded);
+  }
+}
+
+std::string violation_abbrev(const std::string& kind) {
+  if (kind == "mutual-exclusion") return "ME";
+  if (kind == "wrong-owner-release") return "WOR";
+  if (kind == "stale-write") return "SW";
+  if (kind == "lock-unavailable") return "LU";
+  return kind;
+}
+
+std::string format_fixed(double value, int digits) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(digits);
+  s << value;
+  return s.str();
+}
+
+std::string format_latency_us(std::int64_t us) {
+  if (us >= 1'000'000) return format_fixed(static_cast<double>(us) / 1e6, 2) + " s";
+  return format_fixed(static_cast<double>(us) / 1000.0, 1) + " ms";
+}
+
+std::string format_rate(double rate) {
+  if (rate <= 0) return "0%";
+  if (rate >= 1) return "100%";
+  const double pct = rate * 100.0;
+  if (pct < 0.1) return "<0.1%";
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(pct < 10 ? 1 : 0);
+  s << pct << "%";
+  std::string out = s.str();
+  if (out == "100%") out = ">99%";
+  return out;
+}
+
+}  // namespace locksim::reports

@@ -1,0 +1,186 @@
+// The comparison model behind `locksim report`: sweep results (JSONL, one
+// `locksim run --format json` object per line) folded into one cell per
+// (scenario, lock) — runs, how often each violation kind appeared, the
+// expectation and whether runs matched it, the minimal failing run (fewest
+// events, a proxy for the shortest counterexample; ties go to the lowest
+// seed), and performance figures — plus a plain-words verdict per lock that
+// is generated from which violation kinds appeared in which scenarios (never
+// from a table keyed on lock names).
+//
+// Streaming: a run is folded into its cell and dropped. The aggregate grows
+// with the number of cells, not runs. The one per-run cost is duplicate
+// detection (merged shard files may repeat a run; it must count once, and a
+// repeat with another digest means determinism broke): a seed index of 8
+// bytes plus one bit per run, dense over each cell's seed range (a sparse
+// map for outlying seeds). Medians come from a bounded sketch that keeps
+// values to three significant digits.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/result.hpp"
+
+namespace locksim::reports {
+
+// Quantiles of a stream of non-negative integers in bounded memory: each
+// value is kept rounded to three significant digits (relative error under
+// 0.5%), so at most ~900 buckets per decade exist whatever the run count.
+class QuantileSketch {
+ public:
+  void add(std::int64_t value);
+  void merge(const QuantileSketch& other);
+  // Nearest-rank percentile p (0..100) of the rounded values; 0 when empty.
+  std::int64_t percentile(int p) const;
+  std::uint64_t count() const { return count_; }
+
+ private:
+  std::map<std::int64_t, std::uint64_t> buckets_;
+  std::uint64_t count_ = 0;
+};
+
+// A run kept to point at: the minimal failing run, or an unmatched example.
+struct RunRef {
+  std::uint64_t seed = 0;
+  std::uint64_t events = 0;
+  std::string digest;
+  std::string repro;
+  std::set<std::string> kinds;  // violation kinds found
+  bool matched = true;
+};
+
+struct CellPerf {
+  QuantileSketch acquire_p50_us;     // one value per run: that run's acquire p50
+  std::int64_t acquire_p99_us_max = 0;
+  std::uint64_t attempts = 0;
+  std::uint64_t acquisitions = 0;
+  std::uint64_t gave_up = 0;
+  std::uint64_t round_trips = 0;
+  std::int64_t sim_time_ms = 0;
+
+  void merge(const CellPerf& other);
+  std::int64_t median_acquire_p50_us() const { return acquire_p50_us.percentile(50); }
+  double round_trips_per_acquisition() const;  // 0 without acquisitions
+  double acquisitions_per_sim_second() const;  // 0 without simulated time
+};
+
+struct Cell {
+  static constexpr std::size_t kMaxUnmatchedExamples = 5;
+
+  std::string scenario;
+  std::string lock;
+  std::string source;  // catalog name or scenario file (first seen)
+  std::uint64_t runs = 0;
+  std::uint64_t matched = 0;
+  std::uint64_t unmatched = 0;
+  std::uint64_t runs_violated = 0;                    // runs with any violation
+  std::map<std::string, std::uint64_t> runs_with_kind;  // runs with >= 1 of that kind
+  std::optional<std::set<std::string>> expected;      // as first seen; nullopt = none
+  bool expected_varies = false;                       // runs disagreed on the expectation
+  std::optional<RunRef> minimal_failing;              // fewest events, then lowest seed
+  std::vector<RunRef> unmatched_examples;             // lowest seeds, at most kMax...
+  CellPerf perf;
+
+  double rate(const std::string& kind) const;  // runs with kind / runs
+  bool violated() const { return runs_violated > 0; }
+  bool all_matched() const { return unmatched == 0; }
+};
+
+struct LockVerdict {
+  enum class Level { Safe, FencingOnly, EfficiencyOnly, Unsafe };
+  Level level = Level::Safe;
+  std::string text;  // "safe for efficiency, not correctness: stale writes (gc-pause, delayed-packet)"
+};
+std::string_view verdict_level_name(LockVerdict::Level level);  // "safe", "unsafe", ...
+
+struct ReportError {
+  enum class Kind { BadInput, Nondeterminism };
+  Kind kind = Kind::BadInput;
+  std::string message;  // "file:line: field: message" for bad input
+};
+
+// Remembers which seeds a cell has seen and their digests (see the top).
+class SeedIndex {
+ public:
+  // nullopt: a new seed (now recorded); otherwise the digest recorded before.
+  std::optional<std::uint64_t> insert(std::uint64_t seed, std::uint64_t digest);
+
+ private:
+  std::uint64_t base_ = 0;
+  std::vector<std::uint64_t> digests_;
+  std::vector<bool> present_;
+  std::map<std::uint64_t, std::uint64_t> sparse_;
+  std::uint64_t count_ = 0;
+};
+
+class Comparison {
+ public:
+  using Key = std::pair<std::string, std::string>;  // (scenario, lock)
+
+  // Folds in one run object. true = counted, false = a duplicate of a run
+  // already counted (same digest). Errors name the field; the caller adds
+  // file:line.
+  Result<bool, ReportError> add_run(const nlohmann::json& run);
+
+  const std::map<Key, Cell>& cells() const { return cells_; }
+  const Cell* cell(const std::string& scenario, const std::string& lock) const;
+  std::vector<std::string> scenarios() const;  // sorted
+  std::vector<std::string> locks() const;      // sorted
+
+  std::uint64_t runs() const { return runs_; }
+  std::uint64_t unmatched_runs() const { return unmatched_runs_; }
+  std::uint64_t duplicates() const { return duplicates_; }
+  std::uint64_t skipped_lines() const { return skipped_lines_; }
+  void count_skipped_line() { ++skipped_lines_; }
+  std::string sources_label() const;  // the input files, for titles
+  void add_input(const std::string& name) { inputs_.push_back(name); }
+  const std::vector<std::string>& inputs() const { return inputs_; }
+
+  // What each scenario injects ("process pauses", "delayed packets"), used
+  // to say under which conditions a lock fails. Filled by annotate_faults.
+  std::map<std::string, std::vector<std::string>> scenario_conditions;
+
+  // Every cell of one lock merged (perf over all its runs).
+  CellPerf lock_perf(const std::string& lock) const;
+  LockVerdict verdict(const std::string& lock) const;
+
+ private:
+  std::map<Key, Cell> cells_;
+  std::map<Key, SeedIndex> seen_;
+  std::vector<std::string> inputs_;
+  std::uint64_t runs_ = 0;
+  std::uint64_t unmatched_runs_ = 0;
+  std::uint64_t duplicates_ = 0;
+  std::uint64_t skipped_lines_ = 0;
+};
+
+// Reads JSONL into the comparison. Blank lines are ignored; an unparsable
+// last line (a sweep killed mid-write) is skipped with a warning written to
+// `warnings`; any other bad line is a BadInput error "name:line: ...".
+Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, Comparison& into,
+                                     std::ostream& warnings);
+Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& into, std::ostream& warnings);
+
+// Looks each scenario up by its source (catalog name or file) and records
+// the kinds of fault it injects, for the verdicts. Scenarios that cannot be
+// loaded any more are left out (their verdict just names them).
+void annotate_faults(Comparison& comparison);
+
+// Short names of the violation kinds for narrow tables: ME, WOR, SW, LU.
+std::string violation_abbrev(const std::string& kind);
+
+// "12.35" (fixed digits); latency for people: "4.8 ms", "25.02 s".
+std::string format_fixed(double value, int digits);
+std::string format_latency_us(std::int64_t us);
+
+// "100%", "3.4%", "<0.1%" (never "0%" for a non-zero rate).
+std::string format_rate(double rate);
+
+}  // namespace locksim::reports

@@ -1,0 +1,75 @@
+// The JSON report: the aggregate for machines. Keys are stable; rates are
+// fractions (0..1) beside the raw counts they come from.
+#include "reports/report.hpp"
+
+namespace locksim::reports {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json perf_json(const CellPerf& p) {
+  return {{"runs", p.acquire_p50_us.count()},
+          {"acquire_p50_us_median", p.median_acquire_p50_us()},
+          {"acquire_p99_us_max", p.acquire_p99_us_max},
+          {"attempts", p.attempts},
+          {"acquisitions", p.acquisitions},
+          {"gave_up", p.gave_up},
+          {"round_trips", p.round_trips},
+          {"round_trips_per_acquisition", p.round_trips_per_acquisition()},
+          {"acquisitions_per_sim_second", p.acquisitions_per_sim_second()},
+          {"sim_time_ms", p.sim_time_ms}};
+}
+
+ordered_json run_ref_json(const RunRef& r) {
+  return {{"seed", r.seed},     {"events", r.events},   {"digest", r.digest},
+          {"kinds", r.kinds},   {"matched", r.matched}, {"repro", r.repro}};
+}
+
+ordered_json cell_json(const Cell& cell) {
+  ordered_json j;
+  j["scenario"] = cell.scenario;
+  j["lock"] = cell.lock;
+  j["source"] = cell.source;
+  j["runs"] = cell.runs;
+  j["matched"] = cell.matched;
+  j["unmatched"] = cell.unmatched;
+  j["violated_runs"] = cell.runs_violated;
+  j["violations"] = ordered_json::object();
+  for (const auto& [kind, n] : cell.runs_with_kind) j["violations"][kind] = {{"runs", n}, {"rate", cell.rate(kind)}};
+  if (cell.expected) j["expected"] = *cell.expected;
+  else j["expected"] = nullptr;
+  j["expected_varies"] = cell.expected_varies;
+  j["minimal_failing"] = cell.minimal_failing ? run_ref_json(*cell.minimal_failing) : ordered_json(nullptr);
+  j["unmatched_examples"] = ordered_json::array();
+  for (const auto& r : cell.unmatched_examples) j["unmatched_examples"].push_back(run_ref_json(r));
+  j["perf"] = perf_json(cell.perf);
+  return j;
+}
+
+}  // namespace
+
+ordered_json comparison_to_json(const Comparison& c) {
+  ordered_json j;
+  j["report"] = "locksim comparison";
+  j["version"] = 1;
+  j["inputs"] = c.inputs();
+  j["runs"] = c.runs();
+  j["unmatched_runs"] = c.unmatched_runs();
+  j["duplicates"] = c.duplicates();
+  j["skipped_lines"] = c.skipped_lines();
+  j["scenarios"] = c.scenarios();
+  j["locks"] = ordered_json::array();
+  for (const auto& l : c.locks()) {
+    const LockVerdict v = c.verdict(l);
+    j["locks"].push_back(
+        {{"lock", l}, {"level", verdict_level_name(v.level)}, {"verdict", v.text}, {"perf", perf_json(c.lock_perf(l))}});
+  }
+  j["cells"] = ordered_json::array();
+  for (const auto& [key, cell] : c.cells()) j["cells"].push_back(cell_json(cell));
+  return j;
+}
+
+std::string render_json(const Comparison& comparison) { return comparison_to_json(comparison).dump(2) + "\n"; }
+
+}  // namespace locksim::reports

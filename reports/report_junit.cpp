@@ -1,0 +1,67 @@
+// The JUnit XML report: one <testcase classname="locksim.<scenario>"
+// name="<lock>"> per cell run, a <failure> with the repro commands when a run
+// of the cell did not match its expectation. The shape is the common one CI
+// systems read (Jenkins, GitLab, GitHub test reporters): <testsuites> holding
+// one <testsuite> with tests/failures/errors/skipped counts.
+#include <sstream>
+
+#include "reports/report.hpp"
+
+namespace locksim::reports {
+
+namespace {
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // Control characters other than tab/newline are not allowed in XML 1.0.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+void testcase(std::ostringstream& out, const Cell& cell) {
+  out << "    <testcase classname=\"locksim." << xml_escape(cell.scenario) << "\" name=\"" << xml_escape(cell.lock)
+      << "\" time=\"0\">\n";
+  if (!cell.all_matched()) {
+    std::ostringstream body;
+    body << "expected: " << expected_text(cell) << "\nfound: " << found_text(cell) << "\nrepro:\n";
+    for (const auto& r : cell.unmatched_examples) body << "  " << r.repro << "\n";
+    if (cell.unmatched > cell.unmatched_examples.size())
+      body << "  (" << cell.unmatched - cell.unmatched_examples.size() << " more)\n";
+    out << "      <failure type=\"unmatched\" message=\""
+        << xml_escape(std::to_string(cell.unmatched) + " of " + std::to_string(cell.runs) +
+                      " runs did not match the expectation")
+        << "\">" << xml_escape(body.str()) << "</failure>\n";
+  }
+  out << "      <system-out>" << xml_escape(std::to_string(cell.runs) + " runs: " + cell_summary(cell))
+      << "</system-out>\n";
+  out << "    </testcase>\n";
+}
+
+}  // namespace
+
+std::string render_junit(const Comparison& c) {
+  std::size_t failures = 0;
+  for (const auto& [key, cell] : c.cells()) failures += cell.all_matched() ? 0 : 1;
+  const std::string counts = "tests=\"" + std::to_string(c.cells().size()) + "\" failures=\"" +
+                             std::to_string(failures) + "\" errors=\"0\" skipped=\"0\" time=\"0\"";
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"locksim\" " << counts << ">\n";
+  out << "  <testsuite name=\"locksim\" " << counts << ">\n";
+  for (const auto& [key, cell] : c.cells()) testcase(out, cell);
+  out << "  </testsuite>\n</testsuites>\n";
+  return out.str();
+}
+
+}  // namespace locksim::reports
