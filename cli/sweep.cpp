@@ -1,0 +1,252 @@
+// The sweep engine: plan, resume, run in parallel, write in order.
+#include "cli/sweep.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "locks/registry.hpp"
+#include "reports/run_output.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/runner.hpp"
+
+namespace locksim::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+struct Pair {
+  std::size_t scenario;
+  std::string lock;
+};
+
+struct Plan {
+  std::vector<scenarios::Scenario> scenarios;
+  std::vector<std::string> refs;  // as the user named them (for repro commands)
+  std::vector<Pair> pairs;
+  std::uint64_t seeds;
+  std::uint64_t seed_start;
+  std::uint64_t total() const { return pairs.size() * seeds; }
+};
+
+std::vector<std::string> expand(const std::vector<std::string>& args, const std::vector<std::string>& all) {
+  std::vector<std::string> out;
+  for (const auto& arg : args) {
+    std::stringstream parts(arg);
+    for (std::string item; std::getline(parts, item, ',');) {
+      if (item == "all") out.insert(out.end(), all.begin(), all.end());
+      else if (!item.empty()) out.push_back(item);
+    }
+  }
+  return out;
+}
+
+Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
+  std::vector<std::string> catalog_names, lock_names;
+  for (const auto& e : scenarios::catalog()) catalog_names.push_back(e.name);
+  for (const auto& l : locks::all_locks()) lock_names.push_back(l.name);
+  Plan plan{{}, {}, {}, o.seeds, o.seed_start};
+  for (const auto& ref : expand(o.scenarios, catalog_names)) {
+    auto s = scenarios::resolve_scenario(ref);
+    if (!s) throw InputError(s.error().to_string());
+    plan.scenarios.push_back(std::move(*s));
+    plan.refs.push_back(ref);
+  }
+  const auto locks = expand(o.locks, lock_names);
+  for (const auto& lock : locks)
+    if (!locks::find_lock(lock)) throw InputError("sweep: unknown lock kind '" + lock + "' (see `locksim list`)");
+  for (std::size_t s = 0; s < plan.scenarios.size(); ++s) {
+    for (const auto& lock : locks) {
+      const auto info = locks::find_lock(lock);
+      if (static_cast<std::size_t>(plan.scenarios[s].redis.masters) < info->min_nodes) {
+        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs " +
+                                        std::to_string(info->min_nodes) + " masters)");
+        continue;
+      }
+      plan.pairs.push_back({s, lock});
+    }
+  }
+  if (plan.scenarios.empty() || plan.pairs.empty()) throw InputError("sweep: nothing to run");
+  return plan;
+}
+
+std::string run_key(const std::string& scenario, const std::string& lock, std::uint64_t seed) {
+  return scenario + '\x1f' + lock + '\x1f' + std::to_string(seed);
+}
+
+// Reads the runs an earlier, interrupted sweep wrote; drops a torn last
+// line (a kill mid-write) by truncating the file after the last whole line.
+std::set<std::string> read_done(const std::string& path) {
+  std::set<std::string> done;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return done;  // nothing yet: a fresh sweep
+  std::string line;
+  std::uintmax_t good_bytes = 0;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const bool complete = !in.eof();
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!complete) break;  // torn tail
+    if (j.is_discarded() || !j.is_object() || !j.contains("scenario") || !j.contains("lock") || !j.contains("seed"))
+      throw InputError(path + ":" + std::to_string(line_no) + ": not a run result line; cannot resume");
+    done.insert(run_key(j["scenario"].get<std::string>(), j["lock"].get<std::string>(), j["seed"].get<std::uint64_t>()));
+    good_bytes += line.size() + 1;
+  }
+  in.close();
+  if (std::filesystem::file_size(path) != good_bytes) std::filesystem::resize_file(path, good_bytes);
+  return done;
+}
+
+// Writes results in work-list order as they become contiguous.
+class OrderedWriter {
+ public:
+  OrderedWriter(std::ostream& out, std::uint64_t total, bool progress, std::ostream& log)
+      : out_(out), total_(total), progress_(progress), log_(log), started_(Clock::now()) {}
+
+  void deliver(std::size_t position, std::string line, bool matched) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.emplace(position, std::make_pair(std::move(line), matched));
+    while (!pending_.empty() && pending_.begin()->first == next_) {
+      auto& [text, ok] = pending_.begin()->second;
+      out_ << text << '\n';
+      out_.flush();
+      written_ += 1;
+      unmatched_ += ok ? 0 : 1;
+      pending_.erase(pending_.begin());
+      ++next_;
+    }
+    if (!out_) failed_ = true;
+    draw_progress(false);
+  }
+  void finish() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    draw_progress(true);
+  }
+  std::uint64_t written() const { return written_; }
+  std::uint64_t unmatched() const { return unmatched_; }
+  bool failed() const { return failed_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void draw_progress(bool final) {
+    if (!progress_) return;
+    const auto now = Clock::now();
+    if (!final && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    last_draw_ = now;
+    const double secs = std::chrono::duration<double>(now - started_).count();
+    const double rate = secs > 0 ? static_cast<double>(written_) / secs : 0.0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - written_) / rate : 0.0;
+    const int width = 30;
+    const int filled = total_ ? static_cast<int>(width * written_ / total_) : width;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "\r[%-*s] %llu/%llu runs  %.0f runs/s  ETA %.0fs  unmatched %llu ", width,
+                  std::string(static_cast<std::size_t>(filled), '=').c_str(),
+                  static_cast<unsigned long long>(written_), static_cast<unsigned long long>(total_), rate, eta,
+                  static_cast<unsigned long long>(unmatched_));
+    log_ << buf << (final ? "\n" : "") << std::flush;
+  }
+
+  std::ostream& out_;
+  std::uint64_t total_;
+  bool progress_;
+  std::ostream& log_;
+  Clock::time_point started_;
+  Clock::time_point last_draw_{};
+  std::mutex mutex_;
+  std::map<std::size_t, std::pair<std::string, bool>> pending_;
+  std::size_t next_ = 0;
+  std::uint64_t written_ = 0;
+  std::uint64_t unmatched_ = 0;
+  bool failed_ = false;
+};
+
+std::string run_line(const Plan& plan, std::uint64_t item, bool& matched) {
+  const Pair& pair = plan.pairs[item / plan.seeds];
+  scenarios::RunOptions options;
+  options.lock_kind = pair.lock;
+  options.seed = plan.seed_start + item % plan.seeds;
+  options.scenario_ref = plan.refs[pair.scenario];
+  auto run = scenarios::run_scenario(plan.scenarios[pair.scenario], options);
+  if (!run) throw InputError(run.error());
+  matched = run->matched;
+  return reports::run_to_json(*run).dump();
+}
+
+}  // namespace
+
+void request_sweep_stop() { g_stop.store(true); }
+
+SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
+  if (o.shard_count == 0 || o.shard_index == 0 || o.shard_index > o.shard_count)
+    throw InputError("sweep: --shard must be K/N with 1 <= K <= N");
+  if (o.seeds == 0) throw InputError("sweep: --seeds must be at least 1");
+  if (o.out.empty()) throw InputError("sweep: --out FILE.jsonl is required");
+  g_stop.store(false);
+  SweepSummary summary;
+  const Plan plan = make_plan(o, summary);
+
+  std::set<std::string> done;
+  if (o.resume && o.out != "-") done = read_done(o.out);
+  std::vector<std::uint64_t> todo;  // work-list positions of this shard still to run
+  for (std::uint64_t i = 0; i < plan.total(); ++i) {
+    if (i % o.shard_count != o.shard_index - 1) continue;
+    ++summary.planned;
+    const Pair& pair = plan.pairs[i / plan.seeds];
+    if (!done.empty() && done.count(run_key(plan.scenarios[pair.scenario].name, pair.lock, plan.seed_start + i % plan.seeds))) {
+      ++summary.resumed;
+      continue;
+    }
+    todo.push_back(i);
+  }
+
+  std::ofstream file;
+  if (o.out != "-") {
+    file.open(o.out, std::ios::binary | (o.resume ? std::ios::app : std::ios::trunc));
+    if (!file) throw InputError(o.out + ": cannot write");
+  }
+  std::ostream& out = o.out == "-" ? std::cout : file;
+  OrderedWriter writer(out, todo.size(), o.progress, log);
+
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto worker = [&] {
+    for (std::size_t p; !g_stop.load() && (p = next.fetch_add(1)) < todo.size();) {
+      try {
+        bool matched = false;
+        std::string line = run_line(plan, todo[p], matched);
+        writer.deliver(p, std::move(line), matched);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        g_stop.store(true);
+      }
+    }
+  };
+  const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<std::size_t>(todo.size(), 1))));
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  writer.finish();
+  if (error) std::rethrow_exception(error);
+  if (writer.failed()) throw InputError(o.out + ": write failed (disk full?)");
+  summary.ran = writer.written();
+  summary.unmatched = writer.unmatched();
+  summary.interrupted = g_stop.load() && summary.ran < todo.size();
+  return summary;
+}
+
+}  // namespace locksim::cli
