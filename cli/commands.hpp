@@ -22,5 +22,6 @@ using Handler = std::function<int()>;
 Handler add_list_command(CLI::App& app);
 Handler add_run_command(CLI::App& app);
 Handler add_replay_command(CLI::App& app);
+Handler add_report_command(CLI::App& app);
 
 }  // namespace locksim::cli
