@@ -1,0 +1,370 @@
+// Tests of `locksim report`: the comparison model is checked against a
+// hand-written JSONL whose numbers are worked out by hand (rates, matched
+// counts, minimal failing seed, perf); merging rules (duplicates count
+// once, a conflicting digest is refused, a truncated last line is skipped);
+// verdicts come from the data; the renderers produce well-formed documents
+// (xmllint, from libxml2-utils, which scripts/setup.sh installs: the tests
+// fail when it is missing) with the right matrix, timelines and counts; and
+// the CLI's exit codes and atomic --out.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "reports/comparison.hpp"
+#include "reports/report.hpp"
+#include "reports/run_output.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/runner.hpp"
+
+namespace {
+
+using namespace locksim;
+using reports::Comparison;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+struct Line {
+  std::string scenario = "gc-pause";
+  std::string lock = "naive-del";
+  std::uint64_t seed = 1;
+  std::uint64_t events = 1000;
+  std::vector<std::string> kinds;
+  std::optional<std::vector<std::string>> expected = std::vector<std::string>{};
+  bool matched = true;
+  std::int64_t p50 = 1000, p99 = 2000;
+  std::uint64_t round_trips = 10, acquisitions = 2;
+  std::string digest;  // default: derived from scenario, lock, seed
+
+  // Fluent setters (designated initializers that skip members trip GCC 12's
+  // -Wmissing-field-initializers).
+  Line& in(std::string s, std::string l) { return scenario = std::move(s), lock = std::move(l), *this; }
+  Line& with_seed(std::uint64_t n) { return seed = n, *this; }
+  Line& with_events(std::uint64_t n) { return events = n, *this; }
+  Line& with_kinds(std::vector<std::string> k) { return kinds = std::move(k), *this; }
+  Line& expecting(std::vector<std::string> e) { return expected = std::move(e), *this; }
+  Line& not_matched() { return matched = false, *this; }
+  Line& with_perf(std::int64_t p50_us, std::int64_t p99_us, std::uint64_t rts, std::uint64_t acqs) {
+    return p50 = p50_us, p99 = p99_us, round_trips = rts, acquisitions = acqs, *this;
+  }
+  Line& with_digest(std::string d) { return digest = std::move(d), *this; }
+};
+
+std::string line(const Line& l) {
+  json j;
+  j["scenario"] = l.scenario;
+  j["lock"] = l.lock;
+  j["seed"] = l.seed;
+  std::ostringstream d;
+  d << std::hex << (l.seed * 7919 + l.lock.size() * 131 + l.scenario.size());
+  j["digest"] = l.digest.empty() ? d.str() : l.digest;
+  j["events"] = l.events;
+  j["sim_time_ms"] = 60000;
+  j["violations"] = json::array();
+  for (const auto& k : l.kinds)
+    j["violations"].push_back({{"kind", k}, {"at_ms", 100}, {"clients", {"A", "B"}}, {"detail", "d"}, {"evidence", json::array()}});
+  j["expected"] = l.expected ? json(*l.expected) : json(nullptr);
+  j["matched"] = l.matched;
+  j["repro"] = "locksim run " + l.scenario + " --lock " + l.lock + " --seed " + std::to_string(l.seed);
+  j["source"] = l.scenario;
+  j["stats"] = {{"attempts", l.acquisitions}, {"acquisitions", l.acquisitions}, {"gave_up", 0},
+                {"round_trips", l.round_trips}, {"acquire_p50_us", l.p50}, {"acquire_p99_us", l.p99}};
+  return j.dump();
+}
+
+Result<bool, reports::ReportError> read(const std::string& text, Comparison& c, std::string* warnings = nullptr) {
+  std::istringstream in(text);
+  std::ostringstream warn;
+  auto r = reports::read_jsonl(in, "sweep.jsonl", c, warn);
+  if (warnings) *warnings = warn.str();
+  return r;
+}
+
+// gc-pause × naive-del, four seeds, expecting {ME, SW}:
+//   seed 1: ME+SW, 900 events, matched     seed 2: SW, 700 events, unmatched
+//   seed 3: none, 500 events, unmatched    seed 4: ME+SW, 700 events, matched
+// plus baseline × naive-del (one safe run) and gc-pause × token (stale writes only).
+std::string hand_written_sweep() {
+  const std::vector<std::string> me_sw{"mutual-exclusion", "stale-write"};
+  std::string text;
+  auto add = [&](Line l) { text += line(l) + "\n"; };
+  add(Line().with_seed(1).with_events(900).with_kinds(me_sw).expecting(me_sw).with_perf(1000, 5000, 10, 2));
+  add(Line().with_seed(2).with_events(700).with_kinds({"stale-write"}).expecting(me_sw).not_matched().with_perf(
+      2000, 9000, 20, 2));
+  add(Line().with_seed(3).with_events(500).expecting(me_sw).not_matched().with_perf(3000, 4000, 30, 3));
+  add(Line().with_seed(4).with_events(700).with_kinds(me_sw).expecting(me_sw).with_perf(4000, 6000, 40, 3));
+  add(Line().in("baseline", "naive-del"));
+  add(Line().in("gc-pause", "token").with_kinds({"stale-write"}).expecting({"stale-write"}));
+  return text;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-report-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void require_xmllint() {
+  if (std::system("xmllint --version > /dev/null 2>&1") != 0)
+    FAIL("xmllint is not installed: install libxml2-utils (scripts/setup.sh does) to check reports parse");
+}
+
+// xmllint's diagnostics for a file ("" = clean). html: the HTML parser,
+// which knows HTML 4 only, so its "Tag svg invalid" for HTML5/SVG elements
+// is dropped; every other complaint stays.
+std::string xmllint_errors(const fs::path& file, bool html) {
+  const fs::path log = file.string() + ".xmllint";
+  const std::string cmd =
+      std::string("xmllint ") + (html ? "--html " : "") + "--noout '" + file.string() + "' 2> '" + log.string() + "'";
+  const int rc = std::system(cmd.c_str());
+  std::istringstream lines(slurp(log));
+  std::string out, l;
+  while (std::getline(lines, l)) {
+    if (html && l.find("HTML parser error : Tag ") != std::string::npos && l.find(" invalid") != std::string::npos) {
+      std::getline(lines, l);  // the quoted source line
+      std::getline(lines, l);  // the caret
+      continue;
+    }
+    out += l + "\n";
+  }
+  if (rc != 0 && out.empty()) out = "xmllint exited with " + std::to_string(rc);
+  return out;
+}
+
+int run_cli(const std::string& args, const fs::path& stdout_file = "/dev/null") {
+  const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args + " > '" + stdout_file.string() + "' 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("a cell's rates, matched counts, minimal failing seed and perf come from its runs", "[report]") {
+  Comparison c;
+  REQUIRE(read(hand_written_sweep(), c));
+  CHECK(c.runs() == 6);
+  CHECK(c.unmatched_runs() == 2);
+  CHECK(c.scenarios() == std::vector<std::string>{"baseline", "gc-pause"});
+  CHECK(c.locks() == std::vector<std::string>{"naive-del", "token"});
+  const reports::Cell* cell = c.cell("gc-pause", "naive-del");
+  REQUIRE(cell);
+  CHECK(cell->runs == 4);
+  CHECK(cell->rate("stale-write") == Approx(0.75));
+  CHECK(cell->rate("mutual-exclusion") == Approx(0.5));
+  CHECK(cell->rate("wrong-owner-release") == 0);
+  CHECK(cell->matched == 2);
+  CHECK(cell->unmatched == 2);
+  CHECK(cell->expected == std::set<std::string>{"mutual-exclusion", "stale-write"});
+  REQUIRE(cell->minimal_failing);
+  CHECK(cell->minimal_failing->seed == 2);  // 700 events, tied with seed 4: the lower seed; seed 3 did not fail
+  CHECK(cell->minimal_failing->repro == "locksim run gc-pause --lock naive-del --seed 2");
+  REQUIRE(cell->unmatched_examples.size() == 2);
+  CHECK(cell->unmatched_examples[0].seed == 2);
+  CHECK(cell->unmatched_examples[1].seed == 3);
+  CHECK(cell->perf.median_acquire_p50_us() == 2000);  // nearest rank of {1000, 2000, 3000, 4000}
+  CHECK(cell->perf.acquire_p99_us_max == 9000);
+  CHECK(cell->perf.round_trips_per_acquisition() == Approx(10.0));  // 100 / 10
+  CHECK(cell->perf.acquisitions_per_sim_second() == Approx(10.0 / 240.0));
+  CHECK_FALSE(c.cell("baseline", "token"));
+  CHECK_FALSE(c.cell("baseline", "naive-del")->violated());
+}
+
+TEST_CASE("a run repeated across merged shard files counts once", "[report]") {
+  const std::string sweep = hand_written_sweep();
+  Comparison c;
+  REQUIRE(read(sweep, c));
+  REQUIRE(read(sweep, c));
+  CHECK(c.runs() == 6);
+  CHECK(c.duplicates() == 6);
+  CHECK(c.cell("gc-pause", "naive-del")->runs == 4);
+  CHECK(c.cell("gc-pause", "naive-del")->rate("stale-write") == Approx(0.75));
+}
+
+TEST_CASE("a run recorded twice with different digests is refused as broken determinism", "[report]") {
+  Comparison c;
+  REQUIRE(read(line(Line().with_seed(5).with_digest("aaaa")) + "\n", c));
+  auto r = read(line(Line().with_seed(5).with_digest("bbbb")) + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == reports::ReportError::Kind::Nondeterminism);
+  CHECK_THAT(r.error().message, Catch::Contains("determinism") && Catch::Contains("seed 5") &&
+                                    Catch::Contains("sweep.jsonl:1"));
+}
+
+TEST_CASE("a truncated last line is skipped with a warning", "[report]") {
+  const std::string full = line(Line().with_seed(1)) + "\n" + line(Line().with_seed(2));
+  const std::string cut = full.substr(0, full.size() - 20);  // a sweep killed mid-write
+  Comparison c;
+  std::string warnings;
+  REQUIRE(read(cut, c, &warnings));
+  CHECK(c.runs() == 1);
+  CHECK(c.skipped_lines() == 1);
+  CHECK_THAT(warnings, Catch::Contains("sweep.jsonl:2") && Catch::Contains("truncated"));
+}
+
+TEST_CASE("a malformed line before the last is an error naming the file and line", "[report]") {
+  Comparison c;
+  auto r = read(line(Line().with_seed(1)) + "\n{\"scenario\": \n" + line(Line().with_seed(2)) + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == reports::ReportError::Kind::BadInput);
+  CHECK_THAT(r.error().message, Catch::StartsWith("sweep.jsonl:2: "));
+}
+
+TEST_CASE("a run object without a required field is an error naming the field", "[report]") {
+  json j = json::parse(line(Line()));
+  j.erase("matched");
+  Comparison c;
+  auto r = read(line(Line().with_seed(2)) + "\n" + j.dump() + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "sweep.jsonl:2: matched: expected true or false");
+  j = json::parse(line(Line()));
+  j["seed"] = "one";
+  r = read(j.dump() + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().message, Catch::Contains("seed:"));
+}
+
+TEST_CASE("verdicts are drawn from which violations appear in which scenarios", "[report]") {
+  Comparison c;
+  REQUIRE(read(hand_written_sweep() + line(Line().in("baseline", "careful")) + "\n" +
+                   line(Line().in("gc-pause", "careful")) + "\n" +
+                   line(Line().in("delayed-packet", "owner-bug").with_kinds({"wrong-owner-release", "stale-write"})) + "\n",
+               c));
+  const auto safe = c.verdict("careful");
+  CHECK(safe.level == reports::LockVerdict::Level::Safe);
+  CHECK(safe.text == "safe in every scenario run (2 scenarios, 2 runs)");
+  const auto stale = c.verdict("token");
+  CHECK(stale.level == reports::LockVerdict::Level::EfficiencyOnly);
+  CHECK(stale.text == "safe for efficiency, not correctness: stale writes (gc-pause)");
+  const auto owner = c.verdict("owner-bug");
+  CHECK(owner.level == reports::LockVerdict::Level::Unsafe);
+  CHECK_THAT(owner.text, Catch::StartsWith("unsafe") && Catch::Contains("another client's lock (delayed-packet)") &&
+                             Catch::Contains("stale writes (delayed-packet)"));
+  c.scenario_conditions["delayed-packet"] = {"delayed packets"};
+  CHECK_THAT(c.verdict("owner-bug").text, Catch::StartsWith("unsafe under delayed packets: "));
+}
+
+TEST_CASE("the markdown report has a matrix row per scenario, the verdicts and perf", "[report]") {
+  Comparison c;
+  REQUIRE(read(hand_written_sweep(), c));
+  const std::string md = reports::render_markdown(c);
+  CHECK_THAT(md, Catch::Contains("| scenario | naive-del | token |"));
+  CHECK_THAT(md, Catch::Contains("| baseline | ✓ safe | · |"));
+  CHECK_THAT(md, Catch::Contains("| gc-pause | ✗ SW 75%, ME 50% | ✓ SW 100% |"));
+  CHECK_THAT(md, Catch::Contains("- **token**: safe for efficiency, not correctness: stale writes (gc-pause)"));
+  CHECK_THAT(md, Catch::Contains("| naive-del | 5 | 2.0 ms |"));
+  CHECK_THAT(md, Catch::Contains("`locksim run gc-pause --lock naive-del --seed 3`"));
+}
+
+TEST_CASE("the JSON report carries cells, rates, verdicts and perf", "[report]") {
+  Comparison c;
+  REQUIRE(read(hand_written_sweep(), c));
+  const json j = json::parse(reports::render_json(c));
+  CHECK(j["runs"] == 6);
+  CHECK(j["unmatched_runs"] == 2);
+  REQUIRE(j["cells"].size() == 3);
+  const json& cell = j["cells"][1];  // (gc-pause, naive-del)
+  CHECK(cell["scenario"] == "gc-pause");
+  CHECK(cell["violations"]["stale-write"]["runs"] == 3);
+  CHECK(cell["violations"]["stale-write"]["rate"].get<double>() == Approx(0.75));
+  CHECK(cell["minimal_failing"]["seed"] == 2);
+  CHECK(cell["perf"]["acquire_p50_us_median"] == 2000);
+  CHECK(j["locks"][1]["lock"] == "token");
+  CHECK(j["locks"][1]["level"] == "efficiency-only");
+}
+
+TEST_CASE("the JUnit report parses as XML with a test case per cell and a failure per unmatched cell", "[report]") {
+  require_xmllint();
+  Comparison c;
+  REQUIRE(read(hand_written_sweep(), c));
+  const std::string xml = reports::render_junit(c);
+  const fs::path file = temp_dir("junit") / "report.junit.xml";
+  std::ofstream(file) << xml;
+  CHECK(xmllint_errors(file, false).empty());
+  CHECK(count(xml, "<testsuite ") == 1);
+  CHECK_THAT(xml, Catch::Contains("tests=\"3\" failures=\"1\""));
+  CHECK(count(xml, "<testcase ") == 3);
+  CHECK(count(xml, "<failure ") == 1);
+  CHECK_THAT(xml, Catch::Contains("<testcase classname=\"locksim.gc-pause\" name=\"naive-del\""));
+  CHECK_THAT(xml, Catch::Contains("locksim run gc-pause --lock naive-del --seed 2"));
+}
+
+TEST_CASE("the HTML report parses and draws one timeline per violated cell from real runs", "[report]") {
+  require_xmllint();
+  std::string sweep;
+  for (std::string scenario : {"gc-pause", "baseline"})
+    for (std::string lock : {"naive-del", "token"})
+      for (std::uint64_t seed : {1, 2}) {
+        auto s = scenarios::resolve_scenario(scenario);
+        REQUIRE(s);
+        scenarios::RunOptions options;
+        options.lock_kind = lock;
+        options.seed = seed;
+        options.scenario_ref = scenario;
+        auto run = scenarios::run_scenario(*s, options);
+        REQUIRE(run);
+        sweep += reports::run_to_json(*run).dump() + "\n";
+      }
+  Comparison c;
+  REQUIRE(read(sweep, c));
+  reports::annotate_faults(c);
+  std::size_t violated = 0;
+  for (const auto& [key, cell] : c.cells()) violated += cell.violated() ? 1 : 0;
+  CHECK(violated == 2);  // gc-pause with either lock; baseline is safe
+  const std::string html = reports::render_html(c);
+  const fs::path file = temp_dir("html") / "report.html";
+  std::ofstream(file) << html;
+  CHECK(xmllint_errors(file, true).empty());
+  CHECK(xmllint_errors(file, false).empty());  // XHTML: also well-formed XML
+  CHECK(count(html, "<svg") == violated);
+  CHECK(count(html, "<table class=\"matrix\">") == 1);
+  CHECK_THAT(html, Catch::Contains("<th class=\"scenario\">gc-pause</th>") &&
+                       Catch::Contains("<th class=\"scenario\">baseline</th>"));
+  CHECK_THAT(html, Catch::Contains("locksim run gc-pause --lock naive-del --seed 1"));
+  CHECK_THAT(html, Catch::Contains("under process pauses"));
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("http://") == html.find("http://www.w3.org/"));  // namespaces only, no links out
+}
+
+TEST_CASE("locksim report exits 0, 1, 2 or 3 and writes several formats atomically into a directory",
+          "[report]") {
+  const fs::path dir = temp_dir("cli");
+  const std::string matched = line(Line().in("baseline", "naive-del")) + "\n";
+  std::ofstream(dir / "ok.jsonl") << matched;
+  std::ofstream(dir / "all.jsonl") << hand_written_sweep();
+  std::ofstream(dir / "bad.jsonl") << "{\n" << matched;
+  std::ofstream(dir / "conflict.jsonl") << line(Line().with_digest("1")) << "\n" << line(Line().with_digest("2")) << "\n";
+  CHECK(run_cli("report '" + (dir / "ok.jsonl").string() + "'", dir / "ok.md") == 0);
+  CHECK_THAT(slurp(dir / "ok.md"), Catch::Contains("| baseline | ✓ safe |"));
+  CHECK(run_cli("report '" + (dir / "all.jsonl").string() + "' --format json") == 1);
+  CHECK(run_cli("report '" + (dir / "bad.jsonl").string() + "'", dir / "bad.txt") == 2);
+  CHECK_THAT(slurp(dir / "bad.txt"), Catch::Contains("bad.jsonl:1: "));
+  CHECK(run_cli("report '" + (dir / "conflict.jsonl").string() + "'", dir / "conflict.txt") == 3);
+  CHECK_THAT(slurp(dir / "conflict.txt"), Catch::Contains("determinism broke"));
+  CHECK(run_cli("report '" + (dir / "ok.jsonl").string() + "' --format html,md,json,junit --out '" +
+                (dir / "out").string() + "'") == 0);
+  std::set<std::string> written;
+  for (const auto& e : fs::directory_iterator(dir / "out")) written.insert(e.path().filename().string());
+  CHECK(written == std::set<std::string>{"report.html", "report.json", "report.junit.xml", "report.md"});
+  CHECK(run_cli("report '" + (dir / "ok.jsonl").string() + "' --format junit --out '" +
+                (dir / "one.xml").string() + "'") == 0);
+  CHECK_THAT(slurp(dir / "one.xml"), Catch::StartsWith("<?xml"));
+  CHECK(run_cli("report '" + (dir / "ok.jsonl").string() + "' --format pdf") == 2);
+}
