@@ -116,14 +116,14 @@ Reply HiredisConn::io_error(const std::string& what) {
                       ": " + what);
 }
 
-std::string HiredisConn::ensure_connected() {
+std::string HiredisConn::ensure_connected(std::chrono::milliseconds connect_timeout,
+                                          std::chrono::milliseconds timeout) {
   if (context_ && context_->err == 0 && !is_stale(context_)) return "";
   drop_connection();
-  context_ = redisConnectWithTimeout(options_.host.c_str(), options_.port,
-                                     to_timeval(options_.connect_timeout));
+  context_ = redisConnectWithTimeout(options_.host.c_str(), options_.port, to_timeval(connect_timeout));
   if (!context_) return "cannot allocate a connection";
   if (context_->err) return std::string("connect: ") + context_->errstr;
-  if (!set_timeout(options_.command_timeout)) return "cannot set the command timeout";
+  if (!set_timeout(timeout)) return "cannot set the command timeout";
   const char* password = std::getenv("REDISCLI_AUTH");
   if (!password) return "";
   const char* argv[] = {"AUTH", password};
@@ -149,17 +149,19 @@ bool HiredisConn::set_timeout(std::chrono::milliseconds timeout) {
 
 Reply HiredisConn::execute(const Argv& argv) {
   std::lock_guard lock(mutex_);
-  return send(argv, options_.command_timeout);
+  return send(argv, options_.connect_timeout, options_.command_timeout);
 }
 
+// A per-call timeout bounds each step: connecting, AUTH and the command.
 Reply HiredisConn::execute(const Argv& argv, std::chrono::milliseconds timeout) {
   std::lock_guard lock(mutex_);
-  return send(argv, timeout);
+  return send(argv, std::min(options_.connect_timeout, timeout), timeout);
 }
 
-Reply HiredisConn::send(const Argv& argv, std::chrono::milliseconds timeout) {
+Reply HiredisConn::send(const Argv& argv, std::chrono::milliseconds connect_timeout,
+                        std::chrono::milliseconds timeout) {
   if (argv.empty()) return Reply::error("ERR locksim: empty command");
-  if (std::string why = ensure_connected(); !why.empty()) return io_error(why);
+  if (std::string why = ensure_connected(connect_timeout, timeout); !why.empty()) return io_error(why);
   if (!set_timeout(timeout)) return io_error("cannot set the command timeout");
   std::vector<const char*> ptrs;
   std::vector<std::size_t> lens;

@@ -43,7 +43,8 @@ class HiredisConn final : public RedisConn {
 
   Task<Reply> command(Argv argv) override;
   // With a per-call timeout (Redlock's short per-node timeout) in place of
-  // the connection's command timeout; rounded up to whole milliseconds.
+  // the connection's command timeout, rounded up to whole milliseconds; it
+  // also caps the connect timeout and bounds AUTH when it has to reconnect.
   Task<Reply> command(Argv argv, Duration timeout) override;
 
   // The same, without the coroutine: sends argv and returns the reply.
@@ -62,9 +63,12 @@ class HiredisConn final : public RedisConn {
  private:
   // All require mutex_ held.
   void drop_connection();
-  std::string ensure_connected();  // "" when connected, else why not
+  // "" when connected, else why not.
+  std::string ensure_connected(std::chrono::milliseconds connect_timeout,
+                               std::chrono::milliseconds timeout);
   Reply io_error(const std::string& what);
-  Reply send(const Argv& argv, std::chrono::milliseconds timeout);
+  Reply send(const Argv& argv, std::chrono::milliseconds connect_timeout,
+             std::chrono::milliseconds timeout);
   bool set_timeout(std::chrono::milliseconds timeout);
 
   HiredisOptions options_;
