@@ -51,7 +51,27 @@ std::string join(const Range& items, std::string_view sep = ", ") {
   return out;
 }
 
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+// User text inside a one-line message: control bytes escaped, long text cut.
+std::string printable(std::string_view s, std::size_t max_shown = 80) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < max_shown; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > max_shown) out += "...";
+  return out;
+}
+
+std::string in_quotes(std::string_view s) { return "\"" + printable(s) + "\""; }
 
 }  // namespace
 
@@ -342,7 +362,7 @@ class Parser {
   explicit Parser(std::string file) : file_(std::move(file)) {}
 
   bool fail(int line, std::string field, std::string message) {
-    if (!error_) error_ = ScenarioError{file_, std::max(line, 0), std::move(field), std::move(message)};
+    if (!error_) error_ = ScenarioError{file_, std::max(line, 0), printable(field), std::move(message)};
     return false;
   }
   bool failed() const { return error_.has_value(); }
@@ -1089,7 +1109,7 @@ Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, c
     const toml::table root = toml::parse(toml_text, std::string_view(file));
     return Parser(file).run(root);
   } catch (const toml::parse_error& e) {
-    return failure(ScenarioError{file, line_of(e.source()), "syntax", std::string(e.description())});
+    return failure(ScenarioError{file, line_of(e.source()), "syntax", printable(e.description(), 1000)});
   } catch (const std::exception& e) {
     return failure(ScenarioError{file, 0, "internal", std::string("cannot load: ") + e.what()});
   } catch (...) {

@@ -368,6 +368,16 @@ TEST_CASE("a value of the wrong type names the expected type", "[scenarios]") {
         "t.toml:6: network.latency: expected a duration or range string like \"1ms..3ms\", got float");
 }
 
+TEST_CASE("user text in a message stays on one line and is cut when long", "[scenarios]") {
+  CHECK(outcome(kHead + "[workload]\nkind = \"a\\nb\\u0001\"\n") ==
+        "t.toml:6: workload.kind: unknown value \"a\\nb\\x01\" (expected \"lock\" or \"gate\")");
+  CHECK(outcome(kHead + "[workload]\n\"zz\\nzz\" = 1\n") ==
+        "t.toml:6: workload.zz\\nzz: unknown key (known keys: kind, key)");
+  CHECK(outcome(kHead + "[workload]\nkind = \"" + std::string(200, 'q') + "\"\n") ==
+        "t.toml:6: workload.kind: unknown value \"" + std::string(80, 'q') +
+            "...\" (expected \"lock\" or \"gate\")");
+}
+
 TEST_CASE("a bad duration says what a duration looks like", "[scenarios]") {
   CHECK(outcome(kHead + "[lock]\nttl = \"30 seconds\"\n") ==
         "t.toml:6: lock.ttl: bad duration \"30 seconds\": expected a number with a unit (ns, us, ms, s, m, h), "
@@ -705,6 +715,7 @@ bool well_formed_outcome(const std::string& text, int* loaded = nullptr) {
     if (r.ok()) return consistent(r.value());
     const ScenarioError& e = r.error();
     return e.file == kFile && e.line >= 0 && !e.field.empty() && !e.message.empty() &&
+           e.to_string().find('\n') == std::string::npos &&
            e.to_string().rfind(kFile + ":" + std::to_string(e.line) + ": ", 0) == 0;
   } catch (...) {
     return false;
