@@ -33,7 +33,7 @@ th, td { border: 1px solid #d0d7de; padding: 4px 7px; }
 th { background: #f3f5f7; text-align: left; }
 table.matrix th.lock { writing-mode: vertical-rl; transform: rotate(180deg); text-align: left;
                        vertical-align: bottom; white-space: nowrap; padding: 6px 4px; }
-table.matrix td { min-width: 58px; height: 34px; text-align: center; vertical-align: middle; }
+table.matrix td { min-width: 50px; padding: 3px 4px; height: 34px; text-align: center; vertical-align: middle; }
 table.matrix th.scenario { white-space: nowrap; font-weight: 500; }
 td.safe { background: #d5f0da; color: #14532d; }
 td.violated { background: #f9d0cb; color: #7a1a10; }
@@ -41,8 +41,9 @@ td.notrun { background: #e8e8e8; color: #8a8a8a; }
 td.unexpected { outline: 3px solid #111; outline-offset: -3px; }
 td a { color: inherit; text-decoration: none; display: block; }
 .kind { display: block; white-space: nowrap; font-size: 12px; }
-.mark { display: inline-block; background: #111; color: #fff; border-radius: 3px; font-size: 10px;
-        padding: 0 4px; margin-top: 2px; font-weight: 700; letter-spacing: 0.03em; }
+.mark { display: inline-block; background: #111; color: #fff; border-radius: 3px; font-size: 11px;
+        padding: 0 5px; margin-top: 2px; font-weight: 700; }
+.scroll { overflow-x: auto; }
 .legend span.sw { display: inline-block; width: 14px; height: 14px; vertical-align: -2px;
                   border: 1px solid #aaa; margin: 0 4px 0 12px; }
 .legend { font-size: 13px; color: #444; margin: 8px 0; }
@@ -122,7 +123,7 @@ void matrix_cell(std::ostringstream& out, const Cell* cell) {
     if (end == std::string::npos) break;
     start = end + 2;
   }
-  out << (cell->all_matched() ? "<span class=\"kind\">✓</span>" : "<span class=\"mark\">✗ UNEXPECTED</span>");
+  out << (cell->all_matched() ? "<span class=\"kind\">✓</span>" : "<span class=\"mark\">✗</span>");
   if (cell->violated()) out << "</a>";
   out << "</td>";
 }
@@ -136,8 +137,8 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
          "<span class=\"sw\" style=\"background:#f9d0cb\"></span>violated (click for the counterexample)"
          "<span class=\"sw\" style=\"background:#e8e8e8\"></span>not run"
          "<span class=\"sw\" style=\"background:#fff;outline:3px solid #111;outline-offset:-3px\"></span>"
-         "a run did not match its expectation</p>\n";
-  out << "<table class=\"matrix\">\n<tr><th>scenario</th>";
+         "✗ a run did not match its expectation</p>\n";
+  out << "<div class=\"scroll\"><table class=\"matrix\">\n<tr><th>scenario</th>";
   for (const auto& l : locks) out << "<th class=\"lock\">" << esc(l) << "</th>";
   out << "</tr>\n";
   for (const auto& s : c.scenarios()) {
@@ -145,7 +146,7 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
     for (const auto& l : locks) matrix_cell(out, c.cell(s, l));
     out << "</tr>\n";
   }
-  out << "</table>\n";
+  out << "</table></div>\n";
 }
 
 void html_verdicts(std::ostringstream& out, const Comparison& c) {
