@@ -28,11 +28,15 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "locks/hiredis/hiredis_conn.hpp"
@@ -334,9 +338,9 @@ int property_cases() {
   return configured != rc::detail::TestParams{}.maxSuccess ? configured : default_cases;
 }
 
-// Checks `property` with LOCKSIM_PROPERTY_CASES cases (rapidcheck's other
-// settings, e.g. the seed, from RC_PARAMS) and fails the Catch2 test with
-// rapidcheck's shrunk counterexample.
+// Checks `property` with property_cases() cases (rapidcheck's other
+// settings, e.g. the seed or a reproduce string, from RC_PARAMS) and fails
+// the Catch2 test with rapidcheck's shrunk counterexample.
 template <class Property>
 void check_property(const std::string& name, Property property) {
   using namespace rc::detail;
