@@ -21,6 +21,7 @@ HostClock::HostClock(Duration initial_wall_offset, std::int64_t drift_ppm)
 }
 
 Duration HostClock::scale(Duration d) const {
+  if (ppm_ == 0) return d;  // the common case: no 128-bit division on the hot path
   const __int128 n = d.count();
   return Duration(static_cast<std::int64_t>(n + floor_div(n * ppm_, kMillion)));
 }
@@ -31,6 +32,7 @@ LocalInstant HostClock::wall(TrueInstant t) const { return monotonic(t) + wall_o
 
 TrueInstant HostClock::true_when_monotonic(LocalInstant target) const {
   if (target <= base_mono_) return base_true_;
+  if (ppm_ == 0) return base_true_ + (target - base_mono_);
   // Solve d + ⌊d·ppm/10⁶⌋ >= m for the least d: start from the real-valued
   // answer m·10⁶/(10⁶+ppm) and correct the rounding by at most a step or two.
   const __int128 m = (target - base_mono_).count();

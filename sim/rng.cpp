@@ -60,12 +60,11 @@ Rng Rng::fork(std::string_view name) const {
 
 std::string Rng::hex_token(std::size_t hex_chars) {
   static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(hex_chars);
+  std::string out(hex_chars, '0');
   std::uint64_t word = 0;
   for (std::size_t i = 0; i < hex_chars; ++i) {
     if (i % 16 == 0) word = next();
-    out.push_back(digits[word & 0xf]);
+    out[i] = digits[word & 0xf];
     word >>= 4;
   }
   return out;

@@ -54,12 +54,15 @@ Task<void> RedisNode::main() {
     r.last_ack = host_.world().now();
   }
   if (master_ && master_->host().up()) full_sync_from(*master_);
+  running_ = true;
   host_.spawn(fsync_loop());
-  host_.spawn(replica_ack_loop());
+  if (master_ && !acking_) host_.spawn(replica_ack_loop());
   co_await active_expiry_loop();
 }
 
 void RedisNode::on_crash() {
+  running_ = false;
+  acking_ = false;
   engine_.flush_all();
   dataset_log_.clear();
   outbox_.clear();
@@ -103,11 +106,13 @@ Task<void> RedisNode::fsync_loop() {
 }
 
 Task<void> RedisNode::replica_ack_loop() {
-  for (;;) {
+  acking_ = true;
+  while (master_) {
     co_await host_.sleep(std::chrono::seconds(1));
     if (engine_.role() == Role::Replica && master_)
       host_.world().network().send_message(host_.id(), master_->id(), {"ACK", std::to_string(offset_)});
   }
+  acking_ = false;
 }
 
 // ---- commands ----------------------------------------------------------------
@@ -228,6 +233,9 @@ std::int64_t RedisNode::acked_replicas(std::uint64_t target) const {
 }
 
 void RedisNode::attach_replica(RedisNode& replica) {
+  // A node that becomes a replica while it runs (a demoted old master)
+  // starts acking; one that starts as a replica spawns the loop in main().
+  if (!replica.acking_ && replica.running_) replica.host().spawn(replica.replica_ack_loop());
   replica.master_ = this;
   replica.engine_.set_role(Role::Replica);
   replica.full_sync_from(*this);

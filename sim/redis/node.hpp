@@ -144,6 +144,8 @@ class RedisNode : public Service {
   std::size_t aof_fsynced_ = 0;
   bool fsync_stalled_ = false;
   std::uint64_t offset_ = 0;
+  bool running_ = false;  // main() has run since the last start/crash
+  bool acking_ = false;   // replica_ack_loop is alive
   RedisNode* master_ = nullptr;
   std::vector<ReplicaLink> replicas_;
   // Effects waiting `replication_lag` before they are sent, by batch id.
