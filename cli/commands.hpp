@@ -23,5 +23,6 @@ Handler add_list_command(CLI::App& app);
 Handler add_run_command(CLI::App& app);
 Handler add_replay_command(CLI::App& app);
 Handler add_report_command(CLI::App& app);
+Handler add_live_command(CLI::App& app);
 
 }  // namespace locksim::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add(&add_run_command);
   add(&add_replay_command);
   add(&add_report_command);
+  add(&add_live_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,631 @@
+// The live runner (live_runner.hpp): the workload of scenarios/workload.cpp
+// on real threads, the fault schedule on the main thread, the storage as an
+// in-process service with the same fencing rule as scenarios/storage.cpp.
+//
+// Threads: the main thread owns the cluster, runs due faults and AOF
+// snapshot ticks from a time-ordered queue, watches for servers that die and
+// for SIGINT/SIGTERM, and ends the run; each client runs on its own thread
+// and arms triggered faults (`after = "A:acquired"`) into the same queue.
+// One mutex guards the History, the queue and the pause windows.
+#include "live/live_runner.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <csignal>
+#include <functional>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "live/live_runtime.hpp"
+#include "locks/registry.hpp"
+#include "scenarios/checkers.hpp"
+
+namespace locksim::live {
+
+namespace {
+
+using namespace std::chrono_literals;
+using scenarios::FaultKind;
+using scenarios::FaultSpec;
+using scenarios::Scenario;
+using Clock = std::chrono::steady_clock;
+using Kind = sim::redis::KeyEvent::Kind;
+
+std::atomic<int> g_interrupted{0};
+extern "C" void on_interrupt(int sig) { g_interrupted.store(sig); }
+
+// Installs SIGINT/SIGTERM handlers for the run; restores the old ones after.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~InterruptGuard() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+sim::Duration scale(sim::Duration d, std::int64_t ppm) { return d * ppm / 1'000'000; }
+
+std::string fault_text(const FaultSpec& f) {
+  std::string s = std::string(scenarios::fault_kind_name(f.kind)) + " " + f.target;
+  if (f.duration > sim::Duration{0}) s += " " + sim::format_duration(f.duration);
+  return s;
+}
+
+struct ClientState {
+  const scenarios::ClientSpec* spec = nullptr;
+  Clock::time_point paused_until{};
+  std::optional<std::size_t> open_belief, open_attempt;
+};
+
+struct Event {
+  Clock::time_point at;
+  std::uint64_t id;
+  std::function<void()> run;
+};
+
+class LiveSession final : public LiveWorld {
+ public:
+  LiveSession(const Scenario& original, const Scenario& scaled, const locks::LockInfo& lock, std::int64_t ppm,
+          RedisCluster& cluster)
+      : original_(original), s_(scaled), lock_(lock), ppm_(ppm), cluster_(cluster) {}
+
+  Result<bool, LiveError> run();
+  scenarios::History& history() { return history_; }
+  scenarios::RunSummary& stats() { return stats_; }
+  std::vector<std::string>& notes() { return notes_; }
+
+  // --- LiveWorld ---
+  bool stopping() const override { return stop_.load(); }
+  bool wait_until(Clock::time_point deadline) override {
+    std::unique_lock lk(mutex_);
+    cv_.wait_until(lk, deadline, [&] { return stop_.load(); });
+    return !stop_.load();
+  }
+  void pause_point(std::size_t c) override {
+    std::unique_lock lk(mutex_);
+    while (!stop_.load() && clients_[c].paused_until > Clock::now())
+      cv_.wait_until(lk, clients_[c].paused_until, [&] { return stop_.load(); });
+  }
+  void record_entry(std::size_t c, std::size_t node, std::optional<Kind> kind, const std::string& command,
+                    bool present_before) override;
+  std::chrono::milliseconds command_timeout() const override {
+    return std::max(50ms, std::chrono::ceil<std::chrono::milliseconds>(s_.network.timeout));
+  }
+
+ private:
+  sim::TrueInstant now_true() const {  // requires mutex_ (keeps records in time order)
+    const auto real = std::chrono::duration_cast<sim::Duration>(Clock::now() - origin_);
+    return sim::TrueInstant{real * 1'000'000 / ppm_};
+  }
+  sim::TrueInstant to_true(sim::LocalInstant steady) const {
+    const auto real = steady.time_since_epoch() - std::chrono::duration_cast<sim::Duration>(origin_.time_since_epoch());
+    return sim::TrueInstant{real * 1'000'000 / ppm_};
+  }
+  // Workload (one thread per client).
+  void client_main(std::size_t c);
+  void lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt);
+  void gate_attempt(std::size_t c, locks::Runtime& rt);
+  void reach(std::size_t c, std::string_view event, int write_index = 0);
+  void begin_attempt(std::size_t c);
+  void end_attempt(std::size_t c, bool acquired);
+  std::uint64_t begin_belief(std::size_t c, const locks::Lease* lease);
+  void end_belief(std::size_t c, const char* reason);
+  void storage_write(std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index);
+  // Faults (main thread; arming from any thread).
+  std::uint64_t schedule(Clock::time_point at, std::function<void()> run);  // requires mutex_
+  // Arms the faults waiting for this trigger; returns those due at once.
+  std::vector<std::uint64_t> fire_trigger(const std::string& host, std::string_view event,
+                                          int write_index);   // requires mutex_
+  std::uint64_t arm(const FaultSpec& f, Clock::time_point at);  // requires mutex_
+  void apply(const FaultSpec& f);
+  void crash_node(const FaultSpec& f, std::size_t node, bool power_loss);
+  void restart_node(std::size_t node);
+  void promote_shard(int shard);
+  void schedule_snapshots();
+  void note_fault(const FaultSpec& f, std::optional<sim::Duration> until);
+  void fail(LiveError e);
+  bool run_due_events();
+
+  const Scenario& original_;
+  const Scenario& s_;
+  const locks::LockInfo& lock_;
+  std::int64_t ppm_;
+  RedisCluster& cluster_;
+  Clock::time_point origin_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::vector<ClientState> clients_;
+  scenarios::History history_;
+  scenarios::RunSummary stats_;
+  std::vector<std::string> notes_;
+  std::vector<bool> entry_present_;  // per node, as last seen by a client's probe
+  std::uint64_t entry_seq_ = 0;
+  std::multimap<std::pair<Clock::time_point, std::uint64_t>, std::function<void()>> queue_;
+  std::uint64_t next_event_ = 0;
+  std::set<std::uint64_t> pending_;  // ids queued and not yet run
+  std::optional<LiveError> fatal_;
+  std::optional<std::int64_t> max_seen_;  // the storage's highest fencing token
+};
+
+// ---------------------------------------------------------------- records
+
+void LiveSession::record_entry(std::size_t c, std::size_t node, std::optional<Kind> kind, const std::string& command,
+                           bool present_before) {
+  std::lock_guard lk(mutex_);
+  if (stop_.load()) return;
+  const auto at = now_true();
+  const auto id = static_cast<sim::HostId>(node);
+  if (!present_before && entry_present_[node])  // it expired since a client last saw it
+    history_.entries.push_back({at, entry_seq_++, id, std::nullopt, false, Kind::Expired, s_.lock.key, "(expired)"});
+  if (kind) history_.entries.push_back({at, entry_seq_++, id, c, false, *kind, s_.lock.key, command});
+  entry_present_[node] = kind ? *kind != Kind::Deleted : present_before;
+}
+
+void LiveSession::begin_attempt(std::size_t c) {
+  std::lock_guard lk(mutex_);
+  if (stop_.load()) return;
+  clients_[c].open_attempt = history_.attempts.size();
+  history_.attempts.push_back({c, now_true(), std::nullopt, false});
+  ++stats_.attempts;
+}
+
+void LiveSession::end_attempt(std::size_t c, bool acquired) {
+  std::lock_guard lk(mutex_);
+  if (stop_.load() || !clients_[c].open_attempt) return;
+  scenarios::Attempt& a = history_.attempts[*clients_[c].open_attempt];
+  a.end = now_true();
+  a.acquired = acquired;
+  clients_[c].open_attempt.reset();
+  if (!acquired) {
+    ++stats_.gave_up;
+    return;
+  }
+  ++stats_.acquisitions;
+  const auto real_us = std::chrono::duration_cast<std::chrono::microseconds>(*a.end - a.start) * ppm_ / 1'000'000;
+  stats_.acquire_latency_us.push_back(real_us.count());  // real latency, not scaled back
+}
+
+std::uint64_t LiveSession::begin_belief(std::size_t c, const locks::Lease* lease) {
+  std::lock_guard lk(mutex_);
+  if (stop_.load()) return history_.next_grant++;
+  scenarios::Belief b{c, history_.next_grant++, now_true(), std::nullopt, std::nullopt, std::nullopt, ""};
+  if (lease) {
+    b.fencing_token = lease->fencing_token;
+    if (lease->valid_until) b.deadline = to_true(*lease->valid_until);
+  }
+  clients_[c].open_belief = history_.beliefs.size();
+  history_.beliefs.push_back(b);
+  return b.grant;
+}
+
+void LiveSession::end_belief(std::size_t c, const char* reason) {
+  std::lock_guard lk(mutex_);
+  if (stop_.load() || !clients_[c].open_belief) return;
+  scenarios::Belief& b = history_.beliefs[*clients_[c].open_belief];
+  b.end = now_true();
+  b.end_reason = reason;
+  clients_[c].open_belief.reset();
+}
+
+// The protected storage: the fencing rule of scenarios/storage.cpp.
+void LiveSession::storage_write(std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index) {
+  std::lock_guard lk(mutex_);
+  if (stop_.load()) return;
+  const auto token = lease.fencing_token;
+  bool accepted = true;
+  if (s_.fencing && token) {
+    accepted = !max_seen_ || *token >= *max_seen_;
+    if (accepted) max_seen_ = token;
+  }
+  history_.writes.push_back({now_true(), c, grant, token, accepted, index});
+}
+
+
+// ---------------------------------------------------------------- workload
+
+// Fires a trigger point; a fault armed with no delay acts before we go on
+// (as the simulated client yields for an instant), then a pause holds us.
+void LiveSession::reach(std::size_t c, std::string_view event, int write_index) {
+  std::unique_lock lk(mutex_);
+  const std::vector<std::uint64_t> now_due = fire_trigger(s_.clients[c].name, event, write_index);
+  cv_.notify_all();
+  cv_.wait_for(lk, 2s, [&] {
+    return stop_.load() || std::none_of(now_due.begin(), now_due.end(), [&](auto id) { return pending_.count(id); });
+  });
+  lk.unlock();
+  pause_point(c);
+}
+
+void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt) {
+  const scenarios::ClientSpec& spec = *clients_[c].spec;
+  begin_attempt(c);
+  std::optional<locks::Lease> lease = sim::sync_wait(lock.try_acquire());
+  end_attempt(c, lease.has_value());
+  if (!lease || stopping()) return;
+  const std::uint64_t grant = begin_belief(c, &*lease);
+  const auto entered = Clock::now();
+  reach(c, "acquired");
+  bool abandoned = false;
+  for (int i = 1; i <= spec.writes && !stopping(); ++i) {
+    wait_until(entered + std::chrono::duration_cast<Clock::duration>(spec.work * i / (spec.writes + 1)));
+    pause_point(c);
+    if (lease->valid_until && !lock.still_valid(*lease)) {
+      abandoned = true;
+      break;
+    }
+    reach(c, "write", i);
+    storage_write(c, grant, *lease, i);
+    pause_point(c);
+  }
+  if (!abandoned) wait_until(entered + std::chrono::duration_cast<Clock::duration>(spec.work));
+  pause_point(c);
+  end_belief(c, abandoned ? "abandon" : "release");
+  (void)sim::sync_wait(lock.release(*lease));
+  (void)rt;
+  reach(c, "released");
+}
+
+void LiveSession::gate_attempt(std::size_t c, locks::Runtime& rt) {
+  begin_attempt(c);
+  sim::redis::Argv argv{"SET", s_.lock.key, s_.clients[c].name, "NX", "PX", std::to_string(sim::to_ms(s_.lock.ttl))};
+  const sim::redis::Reply reply = sim::sync_wait(rt.conn(0).command(std::move(argv)));
+  {
+    std::lock_guard lk(mutex_);
+    ++stats_.round_trips;
+  }
+  end_attempt(c, reply.is_ok());
+  if (!reply.is_ok()) return;
+  begin_belief(c, nullptr);  // a winner believes it won until the end
+  reach(c, "acquired");
+}
+
+void LiveSession::client_main(std::size_t c) {
+  const scenarios::ClientSpec& spec = *clients_[c].spec;
+  if (!wait_until(origin_ + std::chrono::duration_cast<Clock::duration>(spec.start))) return;
+  LiveRuntime rt(*this, cluster_, c, s_.lock.key);
+  if (s_.workload == scenarios::WorkloadKind::Gate) {
+    gate_attempt(c, rt);
+  } else {
+    auto lock = lock_.factory(rt, s_.lock);
+    for (int i = 0; i < spec.iterations && !stopping(); ++i) lock_iteration(c, *lock, rt);
+    std::lock_guard lk(mutex_);
+    stats_.round_trips += lock->round_trips();
+  }
+  std::lock_guard lk(mutex_);
+  if (!stop_.load()) history_.clients[c].finished = now_true();
+}
+
+// ---------------------------------------------------------------- faults
+
+std::uint64_t LiveSession::schedule(Clock::time_point at, std::function<void()> run) {
+  const std::uint64_t id = next_event_++;
+  queue_.emplace(std::make_pair(at, id), std::move(run));
+  pending_.insert(id);
+  return id;
+}
+
+std::vector<std::uint64_t> LiveSession::fire_trigger(const std::string& host, std::string_view event,
+                                                     int write_index) {
+  std::vector<std::uint64_t> due;
+  for (const FaultSpec& f : s_.faults) {
+    if (!f.after || f.after->host != host || f.after->event != event) continue;
+    if (event == "write" && f.after->write_index != write_index) continue;
+    const auto id = arm(f, Clock::now() + std::chrono::duration_cast<Clock::duration>(f.at));
+    if (f.at == sim::Duration{0}) due.push_back(id);
+  }
+  return due;
+}
+
+std::uint64_t LiveSession::arm(const FaultSpec& f, Clock::time_point at) {
+  return schedule(at, [this, &f] { apply(f); });
+}
+
+void LiveSession::note_fault(const FaultSpec& f, std::optional<sim::Duration> until) {
+  std::lock_guard lk(mutex_);
+  const auto at = now_true();
+  std::optional<sim::TrueInstant> end;
+  if (until) end = at + *until * 1'000'000 / ppm_;
+  history_.faults.push_back({at, fault_text(f), f.target, end});
+}
+
+void LiveSession::apply(const FaultSpec& f) {
+  const auto node = cluster_.find(f.target);
+  switch (f.kind) {
+    case FaultKind::Pause:
+      note_fault(f, f.duration);
+      if (node) {
+        cluster_.pause(*node);
+        std::lock_guard lk(mutex_);
+        schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(f.duration),
+                 [this, n = *node] { cluster_.resume(n); });
+      } else {
+        std::lock_guard lk(mutex_);
+        for (std::size_t c = 0; c < clients_.size(); ++c)
+          if (s_.clients[c].name == f.target)
+            clients_[c].paused_until = std::max(clients_[c].paused_until,
+                                                Clock::now() + std::chrono::duration_cast<Clock::duration>(f.duration));
+      }
+      return;
+    case FaultKind::Crash:
+    case FaultKind::PowerLoss:
+      note_fault(f, std::nullopt);
+      crash_node(f, *node, f.kind == FaultKind::PowerLoss);
+      return;
+    case FaultKind::Restart:
+      note_fault(f, std::nullopt);
+      restart_node(*node);
+      return;
+    case FaultKind::Failover:
+      note_fault(f, std::nullopt);
+      promote_shard(cluster_.node(*node).shard);
+      return;
+    default:
+      return;  // refused before the run (live_unsupported)
+  }
+}
+
+void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_loss) {
+  cluster_.kill9(node);
+  if (power_loss && s_.redis.appendonly && s_.redis.appendfsync != sim::redis::Fsync::Always)
+    cluster_.restore_aof_snapshot(node);
+  std::lock_guard lk(mutex_);
+  fire_trigger(f.target, "crash", 0);
+  if (f.restart_after)
+    schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after),
+             [this, node] { restart_node(node); });
+  const int shard = cluster_.node(node).shard;
+  if (s_.redis.replicas > 0 && s_.redis.failover_after > sim::Duration{0} && cluster_.master_of(shard) == node)
+    schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(s_.redis.failover_after),
+             [this, node, shard] {
+               if (cluster_.node(node).pid <= 0 && cluster_.master_of(shard) == node) promote_shard(shard);
+             });
+}
+
+void LiveSession::restart_node(std::size_t node) {
+  auto restarted = cluster_.restart(node);
+  if (!restarted) return fail(restarted.error());
+  std::lock_guard lk(mutex_);
+  fire_trigger(cluster_.node(node).name, "restart", 0);
+}
+
+void LiveSession::promote_shard(int shard) {
+  const std::size_t replica = static_cast<std::size_t>(shard) * static_cast<std::size_t>(s_.redis.replicas + 1) + 1;
+  if (cluster_.master_of(shard) == replica) return;
+  auto promoted = cluster_.promote(replica);
+  if (!promoted) return fail(promoted.error());
+  std::lock_guard lk(mutex_);
+  history_.faults.push_back({now_true(), "failover to " + cluster_.node(replica).name, cluster_.node(replica).name,
+                             std::nullopt});
+}
+
+// The power-loss emulation: a copy of each node's AOF at every fsync boundary.
+void LiveSession::schedule_snapshots() {
+  if (!s_.redis.appendonly || s_.redis.appendfsync == sim::redis::Fsync::Always) return;
+  const auto period = std::chrono::duration_cast<Clock::duration>(
+      scale(s_.redis.appendfsync == sim::redis::Fsync::Everysec ? sim::Duration{1s} : sim::Duration{30s}, ppm_));
+  const auto end = origin_ + std::chrono::duration_cast<Clock::duration>(s_.duration);
+  std::lock_guard lk(mutex_);
+  for (std::size_t n = 0; n < cluster_.node_count(); ++n) {
+    cluster_.snapshot_aof(n);
+    for (auto t = origin_ + period; t < end; t += period) schedule(t, [this, n] { cluster_.snapshot_aof(n); });
+  }
+}
+
+void LiveSession::fail(LiveError e) {
+  std::lock_guard lk(mutex_);
+  if (!fatal_) fatal_ = std::move(e);
+}
+
+// Runs every due event; false when the run must end early.
+bool LiveSession::run_due_events() {
+  for (;;) {
+    std::function<void()> event;
+    std::uint64_t id = 0;
+    {
+      std::lock_guard lk(mutex_);
+      if (fatal_) return false;
+      if (queue_.empty() || queue_.begin()->first.first > Clock::now()) return true;
+      id = queue_.begin()->first.second;
+      event = std::move(queue_.begin()->second);
+      queue_.erase(queue_.begin());
+    }
+    event();
+    std::lock_guard lk(mutex_);
+    pending_.erase(id);
+    cv_.notify_all();
+  }
+}
+
+Result<bool, LiveError> LiveSession::run() {
+  history_.nodes.clear();
+  for (std::size_t n = 0; n < cluster_.node_count(); ++n) history_.nodes.push_back(cluster_.node(n).name);
+  entry_present_.assign(cluster_.node_count(), false);
+  for (std::size_t c = 0; c < s_.clients.size(); ++c) {
+    clients_.push_back({&s_.clients[c], {}, std::nullopt, std::nullopt});
+    history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
+  }
+  origin_ = Clock::now();
+  const auto end = origin_ + std::chrono::duration_cast<Clock::duration>(s_.duration);
+  {
+    std::lock_guard lk(mutex_);
+    for (const FaultSpec& f : s_.faults)
+      if (!f.after) arm(f, origin_ + std::chrono::duration_cast<Clock::duration>(f.at));
+  }
+  schedule_snapshots();
+  std::vector<std::thread> threads;
+  for (std::size_t c = 0; c < clients_.size(); ++c) threads.emplace_back([this, c] { client_main(c); });
+  std::optional<LiveError> error;
+  while (Clock::now() < end) {
+    if (int sig = g_interrupted.load()) {
+      error = LiveError{3, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                               "; every redis-server was stopped"};
+      break;
+    }
+    if (auto dead = cluster_.died_unexpectedly()) {
+      error = LiveError{3, *dead};
+      break;
+    }
+    if (!run_due_events()) break;
+    std::unique_lock lk(mutex_);
+    auto wake = std::min(end, Clock::now() + 20ms);
+    if (!queue_.empty()) wake = std::min(wake, queue_.begin()->first.first);
+    cv_.wait_until(lk, wake);
+  }
+  {
+    std::lock_guard lk(mutex_);
+    stop_.store(true);
+    if (!error && fatal_) error = fatal_;
+    cv_.notify_all();
+  }
+  for (std::size_t n = 0; n < cluster_.node_count(); ++n) cluster_.resume(n);  // let hung commands finish
+  for (auto& t : threads) t.join();
+  if (error) return failure(*error);
+  history_.end = sim::TrueInstant{original_.duration};
+  std::stable_sort(history_.entries.begin(), history_.entries.end(),
+                   [](const auto& a, const auto& b) { return a.at < b.at; });
+  return true;
+}
+
+std::uint64_t history_hash(const scenarios::History& h) {
+  std::uint64_t x = 1469598103934665603ull;  // FNV-1a over the recorded times and kinds
+  auto mix = [&](std::int64_t v) {
+    for (int i = 0; i < 8; ++i) x = (x ^ static_cast<std::uint64_t>((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+  };
+  for (const auto& b : h.beliefs) mix(b.start.time_since_epoch().count()), mix(static_cast<std::int64_t>(b.client));
+  for (const auto& e : h.entries) mix(e.at.time_since_epoch().count()), mix(static_cast<std::int64_t>(e.kind));
+  for (const auto& w : h.writes) mix(w.at.time_since_epoch().count()), mix(w.accepted);
+  return x;
+}
+
+std::string scale_text(std::int64_t ppm) {
+  std::string frac = std::to_string(1'000'000 + ppm % 1'000'000).substr(1);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  return std::to_string(ppm / 1'000'000) + (frac.empty() ? "" : "." + frac);
+}
+
+}  // namespace
+
+std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
+  if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
+    return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
+           s.name + " has " + std::to_string(s.redis.masters);
+  if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
+  if (s.nemesis) return "[nemesis] random faults are unsupported in live mode (write them as [[fault]] tables)";
+  if (s.redis.min_replicas_to_write > 0) return "min_replicas_to_write is unsupported in live mode";
+  for (const auto& c : s.clients)
+    if (c.clock_drift_ppm != 0) return "client " + c.name + ": clock_drift_ppm is unsupported in live mode (real clocks)";
+  for (const FaultSpec& f : s.faults) {
+    const std::string where = "fault (line " + std::to_string(f.line) + ") " + std::string(scenarios::fault_kind_name(f.kind));
+    switch (f.kind) {
+      case FaultKind::ClockJump:
+      case FaultKind::ClockDrift:
+        return where + ": unsupported in live mode (changing a server's clock needs privileges; never faked)";
+      case FaultKind::Delay:
+      case FaultKind::Partition:
+      case FaultKind::Heal:
+        return where + ": unsupported in live mode yet (needs the TCP proxy, not built)";
+      case FaultKind::Pause:
+        if (f.target.rfind("redis-", 0) != 0 && std::none_of(s.clients.begin(), s.clients.end(),
+                                                              [&](const auto& c) { return c.name == f.target; }))
+          return where + " " + f.target + ": unsupported in live mode (only clients and Redis nodes)";
+        break;
+      default:
+        if (f.target.rfind("redis-", 0) != 0)
+          return where + " " + f.target + ": unsupported in live mode (process faults target Redis nodes only)";
+    }
+  }
+  return std::nullopt;
+}
+
+Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
+  Scenario s = in;
+  auto sc = [ppm](sim::Duration& d) { d = scale(d, ppm); };
+  sc(s.duration);
+  sc(s.lock.ttl);
+  s.lock.ttl = std::max<sim::Duration>(s.lock.ttl, 1ms);
+  sc(s.lock.retry);
+  sc(s.lock.acquire_timeout);
+  sc(s.lock.node_timeout);
+  sc(s.lock.retry_jitter);
+  sc(s.lock.renew_interval);
+  sc(s.redis.replication_lag);
+  sc(s.redis.failover_after);
+  sc(s.network.timeout);
+  if (s.liveness) sc(*s.liveness);
+  for (auto& c : s.clients) sc(c.start), sc(c.work);
+  for (auto& f : s.faults) {
+    sc(f.at);
+    sc(f.duration);
+    if (f.restart_after) sc(*f.restart_after);
+  }
+  return s;
+}
+
+Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions& options) {
+  const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
+  auto info = locks::find_lock(lock_kind);
+  if (!info) return failure(LiveError{2, "unknown lock kind '" + lock_kind + "' (see `locksim list`)"});
+  if (auto why = live_unsupported(scenario, *info)) return failure(LiveError{2, *why});
+  if (options.time_scale_ppm < kMinTimeScalePpm || options.time_scale_ppm > kMaxTimeScalePpm)
+    return failure(LiveError{2, "--time-scale must be between 0.001 and 10"});
+  auto binary = locate_redis_server(options.redis_server);
+  if (!binary) return failure(binary.error());
+  InterruptGuard interrupts;
+  ClusterSpec spec{*binary, scenario.redis.masters, scenario.redis.replicas, scenario.redis.appendonly,
+                   scenario.redis.appendfsync == sim::redis::Fsync::Always  ? "always"
+                   : scenario.redis.appendfsync == sim::redis::Fsync::No ? "no"
+                                                                           : "everysec"};
+  auto cluster = RedisCluster::start(spec);
+  if (!cluster) return failure(cluster.error());
+  const Scenario scaled = scale_scenario(scenario, options.time_scale_ppm);
+  LiveSession run(scenario, scaled, *info, options.time_scale_ppm, **cluster);
+  auto ran = run.run();
+  (*cluster)->stop_all();
+  if (!ran) return failure(ran.error());
+
+  LiveRun out;
+  scenarios::RunResult& r = out.run;
+  r.scenario = scenario.name;
+  r.lock = lock_kind;
+  r.seed = options.seed;
+  r.history = std::move(run.history());
+  r.digest = history_hash(r.history);
+  r.events = r.history.entries.size() + r.history.writes.size() + r.history.beliefs.size() + r.history.attempts.size();
+  r.sim_time_ms = sim::to_ms(scenario.duration);
+  r.violations = scenarios::check_all(r.history, scenario.liveness_bound());
+  r.expected = scenario.expected_for(lock_kind);
+  r.matched = r.expected ? r.violation_kinds() == *r.expected : r.violations.empty();
+  r.source = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
+  r.repro = "locksim live " + r.source + " --lock " + lock_kind + " --time-scale " + scale_text(options.time_scale_ppm);
+  r.summary = std::move(run.stats());
+  for (const auto& n : r.history.nodes) r.host_names.push_back(n);
+  for (const auto& c : r.history.clients) r.host_names.push_back(c.name);
+  out.notes = {"live run against real redis-server processes at time scale " + scale_text(options.time_scale_ppm) +
+                   " (times are shown in scenario time)",
+               "not deterministic: the digest is a hash of this run's history, not a replayable trace digest"};
+  for (const FaultSpec& f : scenario.faults)
+    if (f.kind == FaultKind::PowerLoss) {
+      out.notes.push_back("power-loss is emulated: SIGKILL, then restart from a copy of the AOF taken at the last "
+                          "fsync boundary (everysec = every scaled second)");
+      break;
+    }
+  return out;
+}
+
+}  // namespace locksim::live

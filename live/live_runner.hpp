@@ -1,0 +1,60 @@
+// The live runner: `locksim live`. It runs a scenario against real
+// redis-server processes (RedisCluster), one thread per client with a
+// LiveRuntime, real faults, and judges the recorded History with the same
+// checkers as the simulator, producing the same RunResult as `run`.
+//
+// Time: every scenario duration d (duration, ttl, retry, acquire_timeout,
+// timeouts, starts, work, fault times, liveness) becomes d·F in real time,
+// with F = time_scale_ppm / 10^6 (integer math). History times are measured
+// on one steady_clock origin and mapped back (divided by F), so violations
+// read in scenario time as `run`'s do. The client command timeout is
+// floored at 50 ms real time (loopback scheduling noise), and a TTL at 1 ms
+// (PX is in milliseconds).
+//
+// Not deterministic: thread scheduling and the kernel decide interleavings;
+// the digest is a hash of this run's history, not a trace digest, and the
+// same command may give a different one next time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "live/redis_cluster.hpp"
+#include "locks/registry.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/result.hpp"
+
+namespace locksim::live {
+
+struct LiveOptions {
+  std::string lock_kind;                // empty = the scenario's [lock] kind
+  std::uint64_t seed = 1;               // recorded only: live runs are not replayable
+  std::int64_t time_scale_ppm = 10'000; // F = 0.01
+  std::string time_scale_text = "0.01"; // as the user wrote it, for the repro line
+  std::filesystem::path redis_server;   // empty = search PATH
+  std::string scenario_ref;             // how the user named the scenario
+};
+
+struct LiveRun {
+  scenarios::RunResult run;
+  std::vector<std::string> notes;  // what was emulated, what the digest means
+};
+
+inline constexpr std::int64_t kMinTimeScalePpm = 1'000;       // F >= 0.001
+inline constexpr std::int64_t kMaxTimeScalePpm = 10'000'000;  // F <= 10
+
+// Why a scenario cannot run live (exit 2), or nullopt.
+std::optional<std::string> live_unsupported(const scenarios::Scenario& s, const locks::LockInfo& lock);
+
+// The scenario with every duration multiplied by F (see above).
+scenarios::Scenario scale_scenario(const scenarios::Scenario& s, std::int64_t ppm);
+
+// Runs it. Errors: exit 2 (bad input, unsupported) or 3 (a server failed,
+// interrupted by SIGINT/SIGTERM). Every process started is stopped first.
+Result<LiveRun, LiveError> run_live(const scenarios::Scenario& scenario, const LiveOptions& options);
+
+}  // namespace locksim::live

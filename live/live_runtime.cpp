@@ -1,0 +1,151 @@
+// LiveRuntime: RealRuntime plus shard redirection, lock-entry recording by
+// MULTI/EXEC probes, GC pauses and the end of the run (live_runtime.hpp).
+#include "live/live_runtime.hpp"
+
+#include <thread>
+
+namespace locksim::live {
+
+namespace {
+
+using sim::redis::Argv;
+using sim::redis::Reply;
+using Kind = sim::redis::KeyEvent::Kind;
+
+constexpr std::chrono::hours kLeapAfterEnd{1000};  // monotonic leap once the run has ended
+
+bool names_key(const Argv& argv, const std::string& key) {
+  for (std::size_t i = 1; i < argv.size(); ++i)
+    if (argv[i] == key) return true;
+  return false;
+}
+
+std::string command_text(const Argv& argv) {
+  std::string s;
+  for (std::size_t i = 0; i < argv.size() && i < 6; ++i) {
+    std::string word = argv[i];
+    if (word.size() > 24) word = word.substr(0, 21) + "...";
+    s += (i ? " " : "") + word;
+  }
+  return s;
+}
+
+// The entry's effect from the probes around the command (DUMP, PEXPIRETIME).
+std::optional<Kind> effect(const Reply& dump_before, const Reply& ttl_before, const Reply& dump_after,
+                           const Reply& ttl_after) {
+  const bool before = !dump_before.is_nil() && !dump_before.is_error();
+  const bool after = !dump_after.is_nil() && !dump_after.is_error();
+  if (!before && after) return Kind::Created;
+  if (before && !after) return Kind::Deleted;
+  if (before && after && (dump_before != dump_after || ttl_before != ttl_after)) return Kind::Modified;
+  return std::nullopt;
+}
+
+}  // namespace
+
+// One shard's connection: follows the shard's current master.
+class LiveRuntime::ShardConn final : public locks::RedisConn {
+ public:
+  ShardConn(LiveRuntime& rt, int shard) : rt_(rt), shard_(shard) {}
+
+  locks::Task<Reply> command(Argv argv) override {
+    co_return execute(argv, rt_.world_.command_timeout());
+  }
+  locks::Task<Reply> command(Argv argv, locks::Duration timeout) override {
+    co_return execute(argv, std::chrono::ceil<std::chrono::milliseconds>(timeout));
+  }
+
+ private:
+  Reply execute(const Argv& argv, std::chrono::milliseconds timeout) {
+    rt_.world_.pause_point(rt_.client_);
+    if (rt_.world_.stopping()) return Reply::error("IOERR locksim: the live run has ended");
+    std::lock_guard lock(mutex_);  // MULTI … EXEC must not interleave with a watchdog's command
+    locks::HiredisConn& c = connection();
+    Reply reply = names_key(argv, rt_.lock_key_) ? probed(c, argv, timeout) : c.execute(argv, timeout);
+    rt_.world_.pause_point(rt_.client_);
+    return reply;
+  }
+
+  Reply probed(locks::HiredisConn& c, const Argv& argv, std::chrono::milliseconds timeout) {
+    const std::string& key = rt_.lock_key_;
+    const Argv multi{"MULTI"}, dump{"DUMP", key}, ttl{"PEXPIRETIME", key}, exec{"EXEC"};
+    for (const Argv* a : {&multi, &dump, &ttl, &argv, &dump, &ttl}) {
+      Reply queued = c.execute(*a, timeout);
+      if (queued.is_error()) {
+        c.disconnect();  // discard the half-built transaction
+        return queued;
+      }
+    }
+    Reply r = c.execute(exec, timeout);
+    if (r.type != Reply::Type::Array || r.elements.size() != 5) {
+      if (r.is_error() && r.str.rfind("EXECABORT", 0) == 0) return Reply::error(r.str);
+      return r.is_error() ? r : Reply::error("IOERR locksim: unexpected EXEC reply");
+    }
+    const auto& e = r.elements;
+    rt_.world_.record_entry(rt_.client_, node_, effect(e[0], e[1], e[3], e[4]), command_text(argv),
+                            !e[0].is_nil());
+    return e[2];
+  }
+
+  // The connection to the shard's current master; a new one after a redirect.
+  locks::HiredisConn& connection() {
+    const std::uint64_t gen = rt_.cluster_.generation();
+    if (!conn_ || gen != generation_) {
+      locks::HiredisOptions o = locks::parse_endpoint(rt_.cluster_.master_endpoint(shard_));
+      o.connect_timeout = rt_.world_.command_timeout();
+      o.command_timeout = rt_.world_.command_timeout();
+      conn_ = std::make_unique<locks::HiredisConn>(o);
+      node_ = rt_.cluster_.master_of(shard_);
+      generation_ = gen;
+    }
+    return *conn_;
+  }
+
+  LiveRuntime& rt_;
+  int shard_;
+  std::mutex mutex_;
+  std::unique_ptr<locks::HiredisConn> conn_;
+  std::size_t node_ = 0;
+  std::uint64_t generation_ = 0;
+};
+
+namespace {
+std::vector<std::string> endpoints(const RedisCluster& cluster) {
+  std::vector<std::string> out;
+  for (int s = 0; s < cluster.shards(); ++s) out.push_back(cluster.master_endpoint(s));
+  return out;
+}
+}  // namespace
+
+LiveRuntime::LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string lock_key)
+    : world_(world), cluster_(cluster), client_(client), lock_key_(std::move(lock_key)) {
+  real_ = std::make_unique<locks::RealRuntime>(endpoints(cluster));  // its own connections stay unused
+  for (int s = 0; s < cluster.shards(); ++s) conns_.push_back(std::make_unique<ShardConn>(*this, s));
+}
+
+LiveRuntime::~LiveRuntime() { real_.reset(); }  // join spawned tasks before their connections go
+
+locks::LocalInstant LiveRuntime::monotonic_now() {
+  const auto now = real_->monotonic_now();
+  return world_.stopping() ? now + kLeapAfterEnd : now;
+}
+
+locks::LocalInstant LiveRuntime::wall_now() {
+  const auto now = real_->wall_now();
+  return world_.stopping() ? now + kLeapAfterEnd : now;
+}
+
+locks::Task<void> LiveRuntime::sleep(locks::Duration d) {
+  if (world_.stopping()) co_return;
+  co_await real_->sleep(d);
+  world_.pause_point(client_);
+}
+
+std::string LiveRuntime::random_token() { return real_->random_token(); }
+std::uint64_t LiveRuntime::random_below(std::uint64_t n) { return real_->random_below(n); }
+locks::RedisConn& LiveRuntime::conn(std::size_t node) { return *conns_.at(node); }
+std::size_t LiveRuntime::node_count() const { return conns_.size(); }
+std::uint64_t LiveRuntime::spawn(locks::Task<void> task) { return real_->spawn(std::move(task)); }
+void LiveRuntime::cancel(std::uint64_t id) { real_->cancel(id); }
+
+}  // namespace locksim::live

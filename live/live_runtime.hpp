@@ -1,0 +1,80 @@
+// LiveRuntime: the Runtime of one live client thread. It is RealRuntime
+// (std::chrono clocks, real sleeps, UUID tokens, spawn = a thread) plus what
+// live mode needs around it:
+//  - connections that follow the cluster: conn(i) talks to shard i's
+//    current master, and reconnects after a failover redirected the shard;
+//  - the lock entry's history: every command that names the lock key is
+//    sent inside MULTI … EXEC between `DUMP key` + `PEXPIRETIME key` probes,
+//    so the reply tells exactly whether *this client's* command created,
+//    changed or removed the entry on that node (atomic on the server; no
+//    guessing from replies, no MONITOR parsing). Limits: expiry done by the
+//    server is only seen when a later command finds the entry gone (it is
+//    recorded then, as Expired — late); a command whose EXEC reply is lost
+//    (timeout, killed server) records nothing although it may have run;
+//    writes replicated to replicas are not recorded;
+//  - GC pauses: the client stops at its next step (before a command, after
+//    a reply, after a sleep) while a pause covers the present;
+//  - the end of the run: sleeps end, commands fail at once and the
+//    monotonic clock leaps ahead, so every retry loop gives up promptly.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "live/redis_cluster.hpp"
+#include "locks/hiredis/real_runtime.hpp"
+#include "scenarios/history.hpp"
+
+namespace locksim::live {
+
+// What every client thread shares with the run (implemented by the runner).
+class LiveWorld {
+ public:
+  virtual ~LiveWorld() = default;
+  virtual bool stopping() const = 0;
+  // Blocks until `deadline` (steady clock), the end of the run, or forever
+  // never: returns false if the run ended first.
+  virtual bool wait_until(std::chrono::steady_clock::time_point deadline) = 0;
+  // Stops the calling client while a pause of client c covers now.
+  virtual void pause_point(std::size_t c) = 0;
+  // What client c's command did to the lock entry on `node` (nullopt:
+  // nothing), and whether the entry existed just before it ran (if not,
+  // and the entry was last seen present, it expired in between).
+  virtual void record_entry(std::size_t c, std::size_t node, std::optional<sim::redis::KeyEvent::Kind> kind,
+                            const std::string& command, bool entry_present_before) = 0;
+  virtual std::chrono::milliseconds command_timeout() const = 0;
+};
+
+class LiveRuntime final : public locks::Runtime {
+ public:
+  LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string lock_key);
+  ~LiveRuntime() override;
+
+  locks::LocalInstant monotonic_now() override;
+  locks::LocalInstant wall_now() override;
+  locks::Task<void> sleep(locks::Duration d) override;
+  std::string random_token() override;
+  std::uint64_t random_below(std::uint64_t n) override;
+  locks::RedisConn& conn(std::size_t node) override;
+  std::size_t node_count() const override;
+  std::uint64_t spawn(locks::Task<void> task) override;
+  void cancel(std::uint64_t id) override;
+
+  class ShardConn;  // a RedisConn for one shard (live_runtime.cpp)
+
+ private:
+  LiveWorld& world_;
+  const RedisCluster& cluster_;
+  std::size_t client_;
+  std::string lock_key_;
+  std::unique_ptr<locks::RealRuntime> real_;  // clocks, sleeps, tokens, spawn
+  std::vector<std::unique_ptr<ShardConn>> conns_;
+};
+
+}  // namespace locksim::live

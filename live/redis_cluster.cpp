@@ -1,0 +1,312 @@
+// RedisCluster: fork/exec of real redis-servers on free loopback ports,
+// readiness by PING (and master_link_status:up for replicas) under a
+// deadline, process faults, and a stop that always reaps (redis_cluster.hpp).
+#include "live/redis_cluster.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace locksim::live {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kStartAttempts = 5;  // fresh ports tried when another process wins a port race
+
+bool is_executable(const fs::path& p) {
+  std::error_code ec;
+  return !p.empty() && ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p, ec);
+}
+
+int free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  ::close(fd);
+  return ok ? ntohs(addr.sin_port) : 0;
+}
+
+// One raw request over loopback with a 200 ms timeout; the reply's first
+// bytes ("" on any failure). Independent of hiredis and of REDISCLI_AUTH.
+std::string roundtrip(int port, const std::string& request) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return "";
+  timeval tv{0, 200'000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  std::string reply;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+    char buf[4096];
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n > 0) reply.assign(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return reply;
+}
+
+bool reaped(pid_t pid) {
+  int status = 0;
+  pid_t r = ::waitpid(pid, &status, WNOHANG);
+  return r == pid || (r < 0 && errno == ECHILD);
+}
+
+std::string log_tail(const fs::path& dir) {
+  std::ifstream in(dir / "redis.log");
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last.empty() ? "(empty log)" : last;
+}
+
+}  // namespace
+
+Result<fs::path, LiveError> locate_redis_server(const fs::path& requested) {
+  if (!requested.empty()) {
+    if (is_executable(requested)) return requested;
+    return failure(LiveError{2, requested.string() + ": no executable redis-server there (--redis-server)"});
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string d; std::getline(dirs, d, ':');)
+      if (!d.empty() && is_executable(fs::path(d) / "redis-server")) return fs::path(d) / "redis-server";
+  }
+  for (const char* d : {"/usr/sbin", "/usr/bin", "/usr/local/bin"})
+    if (is_executable(fs::path(d) / "redis-server")) return fs::path(d) / "redis-server";
+  return failure(LiveError{2, "redis-server not found on PATH (install it or pass --redis-server PATH)"});
+}
+
+Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const ClusterSpec& spec) {
+  std::unique_ptr<RedisCluster> cluster(new RedisCluster(spec));
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/locksim-live-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return failure(LiveError{3, "cannot create a temporary directory in " + tmpl});
+  cluster->dir_ = tmpl;
+  for (int m = 0; m < spec.masters; ++m) {
+    for (int r = 0; r <= spec.replicas; ++r) {
+      RedisNodeProcess node;
+      node.shard = m;
+      node.replica = r;
+      node.name = "redis-" + std::to_string(m + 1) + (r ? "-replica-" + std::to_string(r) : "");
+      node.dir = cluster->dir_ / node.name;
+      fs::create_directories(node.dir);
+      cluster->nodes_.push_back(node);
+    }
+    cluster->shard_master_.push_back(cluster->nodes_.size() - static_cast<std::size_t>(spec.replicas) - 1);
+  }
+  for (auto& node : cluster->nodes_) {  // masters come before their replicas
+    auto started = cluster->start_node(node, true);
+    if (!started) return failure(started.error());  // the destructor stops what did start
+  }
+  return cluster;
+}
+
+RedisCluster::~RedisCluster() {
+  stop_all();
+  std::error_code ec;
+  if (!dir_.empty()) fs::remove_all(dir_, ec);
+}
+
+std::optional<std::size_t> RedisCluster::find(const std::string& name) const {
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].name == name) return i;
+  return std::nullopt;
+}
+
+std::size_t RedisCluster::master_of(int shard) const {
+  std::lock_guard lock(mutex_);
+  return shard_master_[static_cast<std::size_t>(shard)];
+}
+
+std::string RedisCluster::master_endpoint(int shard) const {
+  return "127.0.0.1:" + std::to_string(nodes_[master_of(shard)].port);
+}
+
+std::uint64_t RedisCluster::generation() const {
+  std::lock_guard lock(mutex_);
+  return generation_;
+}
+
+std::vector<std::string> RedisCluster::arguments(const RedisNodeProcess& node) const {
+  std::vector<std::string> args = {spec_.binary.string(), "--port", std::to_string(node.port), "--bind", "127.0.0.1",
+                                   "--dir", node.dir.string(), "--logfile", (node.dir / "redis.log").string(),
+                                   "--save", "", "--appendonly", spec_.appendonly ? "yes" : "no",
+                                   "--appendfsync", spec_.appendfsync, "--daemonize", "no"};
+  const std::size_t self = static_cast<std::size_t>(&node - nodes_.data());
+  const std::size_t master = master_of(node.shard);
+  if (master != self) args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(nodes_[master].port)});
+  return args;
+}
+
+bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
+  std::vector<std::string> args = arguments(node);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string out_path = (node.dir / "stdout.log").string();
+  const pid_t parent = ::getpid();
+  const long max_fd = std::min(::sysconf(_SC_OPEN_MAX), 65536L);
+  const pid_t pid = ::fork();
+  if (pid < 0) return false;
+  if (pid == 0) {  // only async-signal-safe calls from here on
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    ::signal(SIGINT, SIG_IGN);  // Ctrl-C is locksim's to handle; it tears us down
+    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = ::open("/dev/null", O_RDONLY);
+    if (out >= 0) ::dup2(out, 1), ::dup2(out, 2);
+    if (in >= 0) ::dup2(in, 0);
+    for (long fd = 3; fd < max_fd; ++fd) ::close(static_cast<int>(fd));
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  node.pid = pid;
+  const std::size_t master = master_of(node.shard);
+  const bool replica = master != static_cast<std::size_t>(&node - nodes_.data()) && nodes_[master].pid > 0;
+  const auto deadline = std::chrono::steady_clock::now() + spec_.start_deadline;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (reaped(pid)) {
+      node.pid = -1;
+      return false;
+    }
+    if (roundtrip(node.port, "PING\r\n").rfind("+PONG", 0) == 0 &&
+        (!replica || roundtrip(node.port, "INFO replication\r\n").find("master_link_status:up") != std::string::npos))
+      return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  stop_node(node);
+  return false;
+}
+
+Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fresh_port) {
+  for (int attempt = 0; attempt < (fresh_port ? kStartAttempts : 1); ++attempt) {
+    if (fresh_port) node.port = free_loopback_port();
+    if (node.port == 0) return failure(LiveError{3, "cannot find a free loopback port"});
+    if (spawn_and_wait(node)) return true;
+  }
+  return failure(LiveError{3, node.name + " (redis-server on 127.0.0.1:" + std::to_string(node.port) +
+                                  ") did not become ready within " + std::to_string(spec_.start_deadline.count()) +
+                                  " ms: " + log_tail(node.dir)});
+}
+
+void RedisCluster::stop_node(RedisNodeProcess& node) {
+  if (node.pid <= 0) return;
+  ::kill(node.pid, SIGCONT);  // a paused server cannot act on SIGTERM
+  ::kill(node.pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (reaped(node.pid)) {
+      node.pid = -1;
+      return;
+    }
+    std::this_thread::sleep_for(2ms);
+  }
+  kill9(static_cast<std::size_t>(&node - nodes_.data()));
+}
+
+void RedisCluster::kill9(std::size_t i) {
+  RedisNodeProcess& node = nodes_[i];
+  if (node.pid <= 0) return;
+  ::kill(node.pid, SIGKILL);
+  ::waitpid(node.pid, nullptr, 0);
+  node.pid = -1;
+}
+
+void RedisCluster::pause(std::size_t i) {
+  if (nodes_[i].pid > 0) ::kill(nodes_[i].pid, SIGSTOP);
+}
+
+void RedisCluster::resume(std::size_t i) {
+  if (nodes_[i].pid > 0) ::kill(nodes_[i].pid, SIGCONT);
+}
+
+Result<bool, LiveError> RedisCluster::restart(std::size_t i) {
+  RedisNodeProcess& node = nodes_[i];
+  stop_node(node);
+  auto started = start_node(node, false);
+  if (!started) {
+    return failure(LiveError{3, node.name + " did not restart on port " + std::to_string(node.port) +
+                                    " (taken by another process, or see " + (node.dir / "redis.log").string() + ")"});
+  }
+  return true;
+}
+
+Result<bool, LiveError> RedisCluster::promote(std::size_t replica) {
+  const RedisNodeProcess& node = nodes_[replica];
+  const std::string reply = roundtrip(node.port, "REPLICAOF NO ONE\r\n");
+  if (reply.rfind("+OK", 0) != 0) return failure(LiveError{3, node.name + ": REPLICAOF NO ONE failed"});
+  std::lock_guard lock(mutex_);
+  shard_master_[static_cast<std::size_t>(node.shard)] = replica;
+  ++generation_;
+  return true;
+}
+
+void RedisCluster::snapshot_aof(std::size_t i) {
+  const fs::path live_dir = nodes_[i].dir / "appendonlydir";
+  const fs::path tmp = nodes_[i].dir / "aof-snapshot.tmp";
+  const fs::path snap = nodes_[i].dir / "aof-snapshot";
+  std::error_code ec;
+  if (!fs::exists(live_dir, ec)) return;
+  fs::remove_all(tmp, ec);
+  fs::copy(live_dir, tmp, fs::copy_options::recursive, ec);
+  if (ec) return;  // a file rotated under us: keep the previous snapshot
+  fs::remove_all(snap, ec);
+  fs::rename(tmp, snap, ec);
+}
+
+void RedisCluster::restore_aof_snapshot(std::size_t i) {
+  const fs::path live_dir = nodes_[i].dir / "appendonlydir";
+  const fs::path snap = nodes_[i].dir / "aof-snapshot";
+  std::error_code ec;
+  fs::remove_all(live_dir, ec);
+  if (fs::exists(snap, ec)) fs::copy(snap, live_dir, fs::copy_options::recursive, ec);
+}
+
+std::optional<std::string> RedisCluster::died_unexpectedly() {
+  for (auto& node : nodes_) {
+    if (node.pid > 0 && reaped(node.pid)) {
+      node.pid = -1;
+      return node.name + " (redis-server pid on 127.0.0.1:" + std::to_string(node.port) +
+             ") exited unexpectedly: " + log_tail(node.dir);
+    }
+  }
+  return std::nullopt;
+}
+
+void RedisCluster::stop_all() {
+  for (auto& node : nodes_) stop_node(node);
+}
+
+std::vector<pid_t> RedisCluster::pids() const {
+  std::vector<pid_t> out;
+  for (const auto& node : nodes_)
+    if (node.pid > 0) out.push_back(node.pid);
+  return out;
+}
+
+}  // namespace locksim::live

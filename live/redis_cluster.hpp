@@ -1,0 +1,112 @@
+// RedisCluster: the process manager of `locksim live`. It starts a
+// scenario's Redis topology as real redis-server processes (masters
+// redis-1..N, replicas redis-M-replica-R with `replicaof`, AOF per the
+// scenario) on free loopback ports in one temporary directory, and it is
+// the only code in live/ that forks, signals or reaps.
+//
+// Why its own file and not tests/support/redis_server: the product must not
+// depend on test code, and live mode needs more than one server: process
+// faults (SIGKILL, SIGSTOP/SIGCONT, restart on the same port and AOF),
+// AOF snapshots for the power-loss emulation, and promotion of a replica.
+//
+// Robustness contract: every wait has a deadline; a server that does not
+// come up, dies unexpectedly or loses a port race is an error value with one
+// clear line (exit 3), a missing binary exit 2; the destructor stops every
+// process it started (SIGCONT, SIGTERM, SIGKILL after a grace period,
+// waitpid) and removes the directory. Children get PR_SET_PDEATHSIG, so
+// even if locksim itself is SIGKILLed they die with the forking thread —
+// create the cluster on the thread that outlives it (the main thread).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/result.hpp"
+
+namespace locksim::live {
+
+struct ClusterSpec {
+  std::filesystem::path binary;      // redis-server
+  int masters = 1;
+  int replicas = 0;                  // per master
+  bool appendonly = true;
+  std::string appendfsync = "everysec";
+  std::chrono::milliseconds start_deadline{10000};
+};
+
+// Exit code and one line: 2 = bad input (no binary), 3 = the environment
+// failed us (a server did not start or died).
+struct LiveError {
+  int exit_code = 3;
+  std::string message;
+};
+
+struct RedisNodeProcess {
+  std::string name;  // "redis-1", "redis-1-replica-1"
+  int shard = 0;     // 0-based master index
+  int replica = 0;   // 0 = started as master
+  int port = 0;
+  pid_t pid = -1;
+  std::filesystem::path dir;
+};
+
+// The redis-server to use: `requested` if given (must be executable), else
+// PATH, /usr/sbin, /usr/bin, /usr/local/bin. Error exit 2 when none.
+Result<std::filesystem::path, LiveError> locate_redis_server(const std::filesystem::path& requested);
+
+class RedisCluster {
+ public:
+  static Result<std::unique_ptr<RedisCluster>, LiveError> start(const ClusterSpec& spec);
+  ~RedisCluster();
+  RedisCluster(const RedisCluster&) = delete;
+  RedisCluster& operator=(const RedisCluster&) = delete;
+
+  std::size_t node_count() const { return nodes_.size(); }
+  const RedisNodeProcess& node(std::size_t i) const { return nodes_[i]; }
+  std::optional<std::size_t> find(const std::string& name) const;
+  int shards() const { return spec_.masters; }
+
+  // The node that currently serves shard m (a promoted replica after a
+  // failover), and its "127.0.0.1:port". Thread-safe (clients call it).
+  std::size_t master_of(int shard) const;
+  std::string master_endpoint(int shard) const;
+  std::uint64_t generation() const;  // bumps on every redirect
+
+  // Process faults (main thread only). false + why on failure.
+  void kill9(std::size_t i);
+  void pause(std::size_t i);
+  void resume(std::size_t i);
+  Result<bool, LiveError> restart(std::size_t i);  // on the same port and dir
+  Result<bool, LiveError> promote(std::size_t replica);  // REPLICAOF NO ONE, redirect its shard
+  // Power-loss emulation: copy of appendonlydir at the last fsync boundary.
+  void snapshot_aof(std::size_t i);
+  void restore_aof_snapshot(std::size_t i);
+
+  // A node that exited although no fault crashed it, if any.
+  std::optional<std::string> died_unexpectedly();
+  void stop_all();
+  std::vector<pid_t> pids() const;
+
+ private:
+  explicit RedisCluster(ClusterSpec spec) : spec_(std::move(spec)) {}
+  Result<bool, LiveError> start_node(RedisNodeProcess& node, bool fresh_port);
+  bool spawn_and_wait(RedisNodeProcess& node);
+  std::vector<std::string> arguments(const RedisNodeProcess& node) const;
+  void stop_node(RedisNodeProcess& node);
+
+  ClusterSpec spec_;
+  std::filesystem::path dir_;
+  std::vector<RedisNodeProcess> nodes_;
+  mutable std::mutex mutex_;         // guards shard_master_ and generation_
+  std::vector<std::size_t> shard_master_;
+  std::uint64_t generation_ = 0;
+};
+
+}  // namespace locksim::live
