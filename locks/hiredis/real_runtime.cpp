@@ -100,12 +100,16 @@ RealRuntime::RealRuntime(const std::vector<std::string>& endpoints, RealRuntimeO
 }
 
 RealRuntime::~RealRuntime() {
-  std::vector<std::uint64_t> ids;
-  {
-    std::lock_guard lock(tasks_mutex_);
-    for (const auto& [id, s] : tasks_) ids.push_back(id);
+  // One at a time until none is left: a task may spawn another meanwhile.
+  for (;;) {
+    std::uint64_t id = 0;
+    {
+      std::lock_guard lock(tasks_mutex_);
+      if (tasks_.empty()) break;
+      id = tasks_.begin()->first;
+    }
+    cancel(id);
   }
-  for (auto id : ids) cancel(id);
   for (auto& s : self_cancelled_) {
     if (s->thread.joinable()) s->thread.join();
   }
