@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -50,10 +51,35 @@ int free_loopback_port() {
   return ntohs(addr.sin_port);
 }
 
-fs::path make_temp_dir() {
+constexpr const char* dir_prefix = "locksim-redis-";
+constexpr const char* owner_file = "owner.pid";  // the test process that made the dir
+
+fs::path temp_base() {
   const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/locksim-redis-XXXXXX";
+  return base && *base ? fs::path(base) : fs::path("/tmp");
+}
+
+// A test process killed outright (SIGKILL, a ctest timeout) cannot remove
+// its directories; the kernel already killed its servers (PR_SET_PDEATHSIG).
+// Removes such leftovers: directories whose owning process is gone.
+void remove_dirs_of_dead_tests() {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(temp_base(), ec)) {
+    if (entry.path().filename().string().rfind(dir_prefix, 0) != 0) continue;
+    std::ifstream in(entry.path() / owner_file);
+    long owner = 0;
+    if (!(in >> owner) || owner <= 0) continue;  // not ours, or still being set up
+    if (::kill(static_cast<pid_t>(owner), 0) == -1 && errno == ESRCH) {
+      fs::remove_all(entry.path(), ec);
+    }
+  }
+}
+
+fs::path make_temp_dir() {
+  remove_dirs_of_dead_tests();
+  std::string tmpl = (temp_base() / (std::string(dir_prefix) + "XXXXXX")).string();
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("redis_server: mkdtemp failed");
+  std::ofstream(fs::path(tmpl) / owner_file) << ::getpid() << "\n";
   return tmpl;
 }
 

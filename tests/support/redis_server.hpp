@@ -10,7 +10,9 @@
 // and removes the directory, also when a test fails by exception; and the
 // child is started with PR_SET_PDEATHSIG, so the kernel kills it if the test
 // process itself dies (a crash, SIGKILL). Because that signal follows the
-// forking *thread*, create servers on a thread that outlives them.
+// forking *thread*, create servers on a thread that outlives them. The
+// directories of a test process that was killed outright are removed by the
+// next fixture created on the machine (each records its owner's pid).
 //
 // Tests that need a server call skip_without_redis_server() first: without a
 // redis-server binary it prints a SKIPPED line and exits with code 77, which
