@@ -51,6 +51,7 @@ nlohmann::ordered_json run_to_json(const scenarios::RunResult& run) {
   }
   if (run.expected) j["expected"] = std::vector<std::string>(run.expected->begin(), run.expected->end());
   else j["expected"] = nullptr;
+  if (!run.may.empty()) j["may"] = std::vector<std::string>(run.may.begin(), run.may.end());
   j["matched"] = run.matched;
   j["repro"] = run.repro;
   j["source"] = run.source;
@@ -85,7 +86,7 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
   }
   out << "\n";
   if (run.expected) {
-    out << "expected  " << join(*run.expected) << "\n";
+    out << "expected  " << join(*run.expected) << (run.may.empty() ? "" : " (may also: " + join(run.may) + ")") << "\n";
     out << "found     " << join(found) << "\n";
     out << "verdict   " << (run.matched ? "as expected" : "UNEXPECTED") << "\n";
   } else {

@@ -42,6 +42,7 @@ struct RunResult {
   std::int64_t sim_time_ms = 0;
   std::vector<Violation> violations;
   std::optional<std::set<std::string>> expected;
+  std::set<std::string> may;  // violations allowed but not required (Scenario::may_for)
   bool matched = false;
   std::string repro;
   std::string source;  // how to find the scenario again: a catalog name or a file path

@@ -117,6 +117,21 @@ std::optional<std::set<std::string>> Scenario::expected_for(const std::string& k
   return expect_default;
 }
 
+std::set<std::string> Scenario::may_for(const std::string& kind) const {
+  if (auto it = expect_may_by_lock.find(kind); it != expect_may_by_lock.end()) return it->second;
+  return expect_may_default;
+}
+
+bool Scenario::matches(const std::string& kind, const std::set<std::string>& found) const {
+  const std::set<std::string> required = expected_for(kind).value_or(std::set<std::string>{});
+  const std::set<std::string> may = may_for(kind);
+  for (const auto& r : required)
+    if (!found.count(r)) return false;
+  for (const auto& f : found)
+    if (!required.count(f) && !may.count(f)) return false;
+  return true;
+}
+
 std::string redis_host_name(int master, int replica) {
   std::string name = "redis-" + std::to_string(master);
   if (replica > 0) name += "-replica-" + std::to_string(replica);
@@ -390,6 +405,7 @@ class Parser {
   void read_groups(Section& f, FaultSpec& fault);
   void read_nemesis(Section& root);
   void read_expect(Section& root);
+  void read_expect_by_lock(Section& expect, const char* name, std::map<std::string, std::set<std::string>>& out);
   std::optional<std::set<std::string>> read_violations(const toml::node& n, const std::string& field);
   std::vector<const toml::table*> tables_of(Section& s, std::string_view key);
   std::string hosts_hint() const;
@@ -1039,10 +1055,21 @@ std::optional<std::set<std::string>> Parser::read_violations(const toml::node& n
 
 void Parser::read_expect(Section& root) {
   auto s = root.sub("expect");
-  if (!s || !s->check_keys({"violations", "by_lock"})) return;
+  if (!s || !s->check_keys({"violations", "by_lock", "may", "may_by_lock"})) return;
   if (const toml::node* v = s->node("violations")) sc_.expect_default = read_violations(*v, s->field("violations"));
   if (failed()) return;
-  auto by_lock = s->sub("by_lock");
+  if (const toml::node* v = s->node("may")) {
+    auto set = read_violations(*v, s->field("may"));
+    if (!set) return;
+    sc_.expect_may_default = std::move(*set);
+  }
+  read_expect_by_lock(*s, "by_lock", sc_.expect_by_lock);
+  if (!failed()) read_expect_by_lock(*s, "may_by_lock", sc_.expect_may_by_lock);
+}
+
+void Parser::read_expect_by_lock(Section& expect, const char* name,
+                                 std::map<std::string, std::set<std::string>>& out) {
+  auto by_lock = expect.sub(name);
   if (!by_lock) return;
   for (auto&& [k, v] : by_lock->table()) {
     const std::string kind(k.str());
@@ -1050,7 +1077,7 @@ void Parser::read_expect(Section& root) {
     if (failed()) return;
     auto set = read_violations(v, by_lock->field(kind));
     if (!set) return;
-    sc_.expect_by_lock[kind] = std::move(*set);
+    out[kind] = std::move(*set);
   }
 }
 

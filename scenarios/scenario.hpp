@@ -167,9 +167,18 @@ struct Scenario {
   // catalog lists an expectation for each lock it covers).
   std::optional<std::set<std::string>> expect_default;
   std::map<std::string, std::set<std::string>> expect_by_lock;
+  // `may` / [expect.may_by_lock]: violations a run may or may not show
+  // (a random nemesis hits them for some seeds only). A run matches when
+  // it shows every expected violation and nothing outside expected ∪ may.
+  std::set<std::string> expect_may_default;
+  std::map<std::string, std::set<std::string>> expect_may_by_lock;
 
   // The expected violation set for a lock; nullopt = no expectation.
   std::optional<std::set<std::string>> expected_for(const std::string& lock_kind) const;
+  std::set<std::string> may_for(const std::string& lock_kind) const;
+  // Whether a run's violation kinds match the expectation for this lock
+  // (with no expectation at all: it must have none).
+  bool matches(const std::string& lock_kind, const std::set<std::string>& found) const;
   Duration liveness_bound() const { return liveness.value_or(2 * lock.ttl); }
 };
 

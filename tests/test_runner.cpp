@@ -108,3 +108,18 @@ TEST_CASE("a lock that needs more masters than the scenario has is an input erro
   o.lock_kind = "no-such-lock";
   CHECK_FALSE(run_scenario(gc_pause(false), o).ok());
 }
+
+TEST_CASE("a run matches when it shows every expected violation and nothing outside expected or may", "[runner]") {
+  Scenario s;
+  s.expect_by_lock["no-ttl"] = {};
+  s.expect_may_by_lock["no-ttl"] = {"lock-unavailable"};
+  s.expect_by_lock["naive-del"] = {"mutual-exclusion"};
+  CHECK(s.matches("no-ttl", {}));
+  CHECK(s.matches("no-ttl", {"lock-unavailable"}));
+  CHECK_FALSE(s.matches("no-ttl", {"lock-unavailable", "stale-write"}));
+  CHECK(s.matches("naive-del", {"mutual-exclusion"}));
+  CHECK_FALSE(s.matches("naive-del", {}));
+  CHECK_FALSE(s.matches("naive-del", {"mutual-exclusion", "stale-write"}));
+  CHECK(s.matches("token", {}));  // no expectation: must be safe
+  CHECK_FALSE(s.matches("token", {"stale-write"}));
+}
