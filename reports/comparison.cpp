@@ -125,6 +125,15 @@ std::optional<std::string> read_fields(const json& j, RunFields& f) {
   return read_stats(j, f);
 }
 
+// The parse callback: a violation's detail, evidence and clients are not
+// aggregated, so they are dropped while parsing (fewer allocations: about
+// a third of the time of reading a sweep).
+bool skip_violation_details(int depth, json::parse_event_t event, json& parsed) {
+  if (event != json::parse_event_t::key || depth != 3 || !parsed.is_string()) return true;
+  const auto& key = parsed.get_ref<const std::string&>();
+  return key != "evidence" && key != "detail" && key != "clients";
+}
+
 // ---- folding into a cell ----
 
 RunRef make_ref(const RunFields& f) {
@@ -283,6 +292,12 @@ std::optional<std::uint64_t> SeedIndex::insert(std::uint64_t seed, std::uint64_t
   if (count_ == 0 && digests_.empty()) base_ = seed;
   // Dense while the seed stays near the range seen so far; otherwise sparse.
   const std::uint64_t limit = std::max<std::uint64_t>(4096, 4 * count_);
+  if (seed < base_ && base_ - seed + digests_.size() < limit) {  // shards read in reverse: grow downwards
+    const std::uint64_t grow = std::min(base_, std::max<std::uint64_t>(base_ - seed, digests_.size()));
+    digests_.insert(digests_.begin(), static_cast<std::size_t>(grow), 0);
+    present_.insert(present_.begin(), static_cast<std::size_t>(grow), false);
+    base_ -= grow;
+  }
   if (seed >= base_ && seed - base_ < limit) {
     const std::size_t i = static_cast<std::size_t>(seed - base_);
     if (i >= digests_.size()) {
@@ -415,7 +430,7 @@ Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, 
   for (std::size_t number = 1; have; ++number) {
     const bool last = !std::getline(in, next);
     if (line.find_first_not_of(" \t\r") != std::string::npos) {
-      json j = json::parse(line, nullptr, false);
+      json j = json::parse(line, skip_violation_details, false);
       if (j.is_discarded()) {
         if (!last) return bad(name + ":" + std::to_string(number) + ": not valid JSON");
         warnings << "locksim: warning: " << name << ":" << number

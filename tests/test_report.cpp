@@ -198,6 +198,21 @@ TEST_CASE("a run repeated across merged shard files counts once", "[report]") {
   CHECK(c.cell("gc-pause", "naive-del")->rate("stale-write") == Approx(0.75));
 }
 
+TEST_CASE("the seed index finds repeats whatever order and spread the seeds come in", "[report]") {
+  reports::SeedIndex index;
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t s = 5000; s >= 1; --s) seeds.push_back(s);  // shards merged last-first
+  seeds.push_back(1'000'000'000'000ULL);                         // far outliers
+  seeds.push_back(~0ULL);
+  for (auto s : seeds) REQUIRE_FALSE(index.insert(s, s * 3 + 1));
+  for (auto s : seeds) {
+    const auto previous = index.insert(s, 0);
+    REQUIRE(previous);
+    CHECK(*previous == s * 3 + 1);
+  }
+  CHECK_FALSE(index.insert(0, 7));
+}
+
 TEST_CASE("a run recorded twice with different digests is refused as broken determinism", "[report]") {
   Comparison c;
   REQUIRE(read(line(Line().with_seed(5).with_digest("aaaa")) + "\n", c));
