@@ -1,0 +1,170 @@
+// `locksim live` against real redis-server processes (live/): the same
+// verdicts as the simulation where live mode can reproduce a scenario, and
+// robustness — every server it started is gone after a run, a failed one
+// included, and bad input fails fast with exit 2. Needs a redis-server:
+// without one the suite is SKIPPED (exit 77), never passed.
+//
+// Live runs are real-time and not deterministic; a scenario's verdict is
+// checked over up to three runs (the first that agrees wins) so a loaded CI
+// machine's scheduling hiccup does not fail the suite. Runs use time scale
+// 0.01: gc-pause's 120 s take 1.2 s.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+#include "live/live_runner.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/runner.hpp"
+#include "tests/support/redis_server.hpp"
+
+namespace {
+
+using namespace locksim;
+namespace fs = std::filesystem;
+
+// Processes a live run started that are still alive: anything running with
+// a live temporary directory ("/locksim-live-") in its command line, or a
+// redis-server child of this process.
+int redis_children() {
+  int n = 0;
+  const std::string me = std::to_string(::getpid());
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid == me || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat"), cmdline(entry.path() / "cmdline");
+    std::string line, args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (!stat || !std::getline(stat, line)) continue;
+    const auto open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::string state, ppid;
+    std::istringstream rest(line.substr(close + 2));
+    rest >> state >> ppid;
+    const bool redis = line.substr(open + 1, close - open - 1).find("redis") != std::string::npos;
+    if (state != "Z" && ((redis && ppid == me) || args.find("/locksim-live-") != std::string::npos)) ++n;
+  }
+  return n;
+}
+
+scenarios::Scenario catalog_scenario(const std::string& name) {
+  auto s = scenarios::load_catalog_scenario(name);
+  REQUIRE(s);
+  return *s;
+}
+
+std::set<std::string> live_kinds(const scenarios::Scenario& s, const std::string& lock) {
+  live::LiveOptions options;
+  options.lock_kind = lock;
+  options.time_scale_ppm = 10'000;
+  auto run = live::run_live(s, options);
+  if (!run) FAIL(run.error().message);
+  return run->run.violation_kinds();
+}
+
+std::set<std::string> sim_kinds(const scenarios::Scenario& s, const std::string& lock) {
+  scenarios::RunOptions options;
+  options.lock_kind = lock;
+  auto run = scenarios::run_scenario(s, options);
+  REQUIRE(run);
+  return run->violation_kinds();
+}
+
+// The live verdict of up to three runs that first equals `want`, else the last.
+std::set<std::string> live_kinds_agreeing(const scenarios::Scenario& s, const std::string& lock,
+                                          const std::set<std::string>& want) {
+  std::set<std::string> got;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    got = live_kinds(s, lock);
+    if (got == want) break;
+  }
+  return got;
+}
+
+std::pair<std::string, int> run_cli(const std::string& args) {
+  const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+}  // namespace
+
+TEST_CASE("gc-pause run live with naive-del finds the same violation kinds as the simulation", "[live]") {
+  tests::skip_without_redis_server();
+  const auto s = catalog_scenario("gc-pause");
+  const auto simulated = sim_kinds(s, "naive-del");
+  CHECK(simulated == std::set<std::string>{"mutual-exclusion", "stale-write", "wrong-owner-release"});
+  CHECK(live_kinds_agreeing(s, "naive-del", simulated) == simulated);
+  CHECK(redis_children() == 0);
+}
+
+TEST_CASE("gc-pause run live with a token unlock finds no wrong-owner release, as simulated", "[live]") {
+  tests::skip_without_redis_server();
+  const auto s = catalog_scenario("gc-pause");
+  const auto simulated = sim_kinds(s, "token");
+  CHECK(live_kinds_agreeing(s, "token", simulated) == simulated);
+}
+
+TEST_CASE("the baseline is safe when run live against real redis-servers", "[live]") {
+  tests::skip_without_redis_server();
+  const auto s = catalog_scenario("baseline");
+  for (const char* lock : {"token", "naive-del", "redlock"}) {
+    INFO(lock);
+    CHECK(live_kinds_agreeing(s, lock, {}).empty());
+  }
+  CHECK(redis_children() == 0);
+}
+
+TEST_CASE("a server that dies mid-run fails the live run with exit 3 and leaves no process behind", "[live]") {
+  tests::skip_without_redis_server();
+  // A "redis-server" that serves for 0.3 s, then exits: an unexpected death.
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-dying-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path wrapper = dir / "dying-redis-server";
+  std::ofstream(wrapper) << "#!/bin/sh\nexec timeout -s KILL 0.3 " << tests::find_redis_server()->string()
+                         << " \"$@\"\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  const auto start = std::chrono::steady_clock::now();
+  const auto [out, code] = run_cli("live baseline --lock token --redis-server " + wrapper.string());
+  CHECK(code == 3);
+  CHECK((out.find("exited unexpectedly") != std::string::npos || out.find("did not become ready") != std::string::npos));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  fs::remove_all(dir);
+
+  live::LiveOptions options;
+  options.redis_server = wrapper;  // gone now: refused before anything starts
+  auto run = live::run_live(catalog_scenario("baseline"), options);
+  REQUIRE_FALSE(run);
+  CHECK(run.error().exit_code == 2);
+  CHECK(redis_children() == 0);
+}
+
+TEST_CASE("a clock-jump scenario is refused live with exit 2 and no server left running", "[live]") {
+  tests::skip_without_redis_server();
+  const auto [out, code] = run_cli("live redlock-clock-jump-bare-majority --lock redlock");
+  CHECK(code == 2);
+  CHECK(out.find("unsupported in live mode") != std::string::npos);
+  CHECK(redis_children() == 0);
+}
+
+TEST_CASE("a missing --redis-server path gives exit 2 at once", "[live]") {
+  tests::skip_without_redis_server();
+  const auto start = std::chrono::steady_clock::now();
+  const auto [out, code] = run_cli("live gc-pause --lock naive-del --redis-server /nonexistent/redis-server");
+  CHECK(code == 2);
+  CHECK(out.find("/nonexistent/redis-server") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
