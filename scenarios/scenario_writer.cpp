@@ -1,0 +1,308 @@
+// Scenario → TOML (toml++ table + its emitter) and field-by-field equality.
+//
+// The writer mirrors the loader's walk (scenarios/scenario.cpp): the same
+// tables and keys, values in the forms the loader accepts. Defaults are
+// compared with a default-constructed Scenario so that a changed default
+// in scenario.hpp cannot make the writer drop a value the loader would not
+// restore.
+#include "scenarios/scenario_writer.hpp"
+
+#include <toml++/toml.h>
+
+#include <sstream>
+
+namespace locksim::scenarios {
+
+std::string duration_text(Duration d, bool signed_form) {
+  if (d == Duration::zero()) return "0";
+  std::string sign = d < Duration::zero() ? "-" : (signed_form ? "+" : "");
+  const std::int64_t ns = d < Duration::zero() ? -d.count() : d.count();
+  struct Unit {
+    std::int64_t ns;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
+                                    {1'000'000, "ms"},        {1'000, "us"},          {1, "ns"}};
+  for (const Unit& u : kUnits)
+    if (ns % u.ns == 0) return sign + std::to_string(ns / u.ns) + u.name;
+  return sign + std::to_string(ns) + "ns";
+}
+
+namespace {
+
+std::string range_text(const DurationRange& r) {
+  if (r.min == r.max) return duration_text(r.min);
+  return duration_text(r.min) + ".." + duration_text(r.max);
+}
+
+std::string fsync_name(sim::redis::Fsync f) {
+  switch (f) {
+    case sim::redis::Fsync::Always: return "always";
+    case sim::redis::Fsync::No: return "no";
+    default: return "everysec";
+  }
+}
+
+toml::array string_array(const auto& items) {
+  toml::array a;
+  for (const auto& s : items) a.push_back(std::string(s));
+  return a;
+}
+
+toml::table redis_table(const RedisSpec& r) {
+  const RedisSpec d;
+  toml::table t;
+  t.insert("masters", std::int64_t{r.masters});
+  if (r.replicas != d.replicas) t.insert("replicas", std::int64_t{r.replicas});
+  if (r.replication_lag != d.replication_lag) t.insert("replication_lag", duration_text(r.replication_lag));
+  if (r.appendonly != d.appendonly) t.insert("appendonly", r.appendonly);
+  if (r.appendfsync != d.appendfsync) t.insert("appendfsync", fsync_name(r.appendfsync));
+  if (r.fsync_stall_per_mille != d.fsync_stall_per_mille)
+    t.insert("fsync_stall_per_mille", std::int64_t{r.fsync_stall_per_mille});
+  if (r.failover_after != d.failover_after) t.insert("failover_after", duration_text(r.failover_after));
+  if (r.min_replicas_to_write != d.min_replicas_to_write)
+    t.insert("min_replicas_to_write", std::int64_t{r.min_replicas_to_write});
+  if (r.redis84 != d.redis84) t.insert("redis84", r.redis84);
+  return t;
+}
+
+toml::table network_table(const NetworkSpec& n) {
+  const NetworkSpec d;
+  toml::table t;
+  t.insert("latency", range_text(n.latency));
+  t.insert("timeout", duration_text(n.timeout));
+  if (n.tail_per_mille != d.tail_per_mille) t.insert("tail_per_mille", std::int64_t{n.tail_per_mille});
+  if (n.tail_max_shift != d.tail_max_shift) t.insert("tail_max_shift", std::int64_t{n.tail_max_shift});
+  return t;
+}
+
+toml::table lock_table(const Scenario& s) {
+  const locks::LockConfig d;
+  const locks::LockConfig& c = s.lock;
+  toml::table t;
+  t.insert("kind", s.lock_kind);
+  t.insert("ttl", duration_text(c.ttl));
+  t.insert("retry", duration_text(c.retry));
+  t.insert("acquire_timeout", duration_text(c.acquire_timeout));
+  if (c.track_validity != d.track_validity) t.insert("track_validity", c.track_validity);
+  if (c.node_timeout != d.node_timeout) t.insert("node_timeout", duration_text(c.node_timeout));
+  if (c.clock != d.clock) t.insert("clock", c.clock == locks::RedlockClock::Wall ? "wall" : "monotonic");
+  if (c.check_validity_after_acquire != d.check_validity_after_acquire)
+    t.insert("check_validity_after_acquire", c.check_validity_after_acquire);
+  if (c.retry_jitter != d.retry_jitter) t.insert("retry_jitter", duration_text(c.retry_jitter));
+  if (c.counter_node != d.counter_node) t.insert("counter_node", c.counter_node);
+  if (c.counter_key != d.counter_key) t.insert("counter_key", c.counter_key);
+  if (c.thread_id != d.thread_id) t.insert("thread_id", c.thread_id);
+  if (c.thread_name != d.thread_name) t.insert("thread_name", c.thread_name);
+  if (c.renew_interval != d.renew_interval) t.insert("renew_interval", duration_text(c.renew_interval));
+  return t;
+}
+
+toml::table client_table(const ClientSpec& c) {
+  toml::table t;
+  t.insert("name", c.name);
+  if (c.start != Duration::zero()) t.insert("start", duration_text(c.start));
+  t.insert("work", duration_text(c.work));
+  t.insert("writes", std::int64_t{c.writes});
+  if (c.iterations != 1) t.insert("iterations", std::int64_t{c.iterations});
+  if (c.clock_drift_ppm != 0) t.insert("clock_drift_ppm", c.clock_drift_ppm);
+  return t;
+}
+
+// Exactly the keys the loader's shape_of(kind) takes.
+toml::table fault_table(const FaultSpec& f) {
+  toml::table t;
+  t.insert("kind", std::string(fault_kind_name(f.kind)));
+  switch (f.kind) {
+    case FaultKind::Pause: t.insert("target", f.target); t.insert("duration", duration_text(f.duration)); break;
+    case FaultKind::ClockJump: t.insert("target", f.target); t.insert("by", duration_text(f.by, true)); break;
+    case FaultKind::ClockDrift: t.insert("target", f.target); t.insert("ppm", f.ppm); break;
+    case FaultKind::Delay:
+      t.insert("from", f.from);
+      t.insert("to", f.to);
+      t.insert("duration", duration_text(f.duration));
+      break;
+    case FaultKind::Crash:
+    case FaultKind::PowerLoss:
+      t.insert("target", f.target);
+      if (f.restart_after) t.insert("restart_after", duration_text(*f.restart_after));
+      break;
+    case FaultKind::Restart:
+    case FaultKind::Failover: t.insert("target", f.target); break;
+    case FaultKind::Partition: {
+      toml::array groups;
+      for (const auto& g : f.groups) groups.push_back(string_array(g));
+      t.insert("groups", std::move(groups));
+      if (f.duration != Duration::zero()) t.insert("duration", duration_text(f.duration));
+      if (f.mode == sim::PartitionMode::Drop) t.insert("mode", "drop");
+      break;
+    }
+    case FaultKind::Heal: break;
+  }
+  if (f.after) t.insert("after", f.after->text());
+  if (f.at != Duration::zero() || !f.after) t.insert("at", duration_text(f.at));
+  return t;
+}
+
+toml::table nemesis_table(const NemesisSpec& n) {
+  toml::table t;
+  toml::array kinds;
+  for (FaultKind k : n.kinds) kinds.push_back(std::string(fault_kind_name(k)));
+  t.insert("kinds", std::move(kinds));
+  t.insert("mean_interval", duration_text(n.mean_interval));
+  t.insert("max_duration", duration_text(n.max_duration));
+  if (!n.targets.empty()) t.insert("targets", string_array(n.targets));
+  return t;
+}
+
+toml::table by_lock_table(const std::map<std::string, std::set<std::string>>& by_lock) {
+  toml::table t;
+  for (const auto& [kind, set] : by_lock) t.insert(kind, string_array(set));
+  return t;
+}
+
+bool has_expectation(const Scenario& s) {
+  return s.expect_default || !s.expect_by_lock.empty() || !s.expect_may_default.empty() ||
+         !s.expect_may_by_lock.empty();
+}
+
+toml::table expect_table(const Scenario& s) {
+  toml::table t;
+  if (s.expect_default) t.insert("violations", string_array(*s.expect_default));
+  if (!s.expect_may_default.empty()) t.insert("may", string_array(s.expect_may_default));
+  if (!s.expect_by_lock.empty()) t.insert("by_lock", by_lock_table(s.expect_by_lock));
+  if (!s.expect_may_by_lock.empty()) t.insert("may_by_lock", by_lock_table(s.expect_may_by_lock));
+  return t;
+}
+
+toml::array tables_array(const auto& items, auto to_table) {
+  toml::array a;
+  for (const auto& item : items) a.push_back(to_table(item));
+  return a;
+}
+
+}  // namespace
+
+std::string scenario_to_toml(const Scenario& s) {
+  toml::table root;
+  root.insert("name", s.name);
+  if (!s.description.empty()) root.insert("description", s.description);
+  root.insert("duration", duration_text(s.duration));
+  root.insert("workload", toml::table{{"kind", s.workload == WorkloadKind::Gate ? "gate" : "lock"},
+                                      {"key", s.lock.key}});
+  root.insert("lock", lock_table(s));
+  root.insert("redis", redis_table(s.redis));
+  root.insert("network", network_table(s.network));
+  root.insert("storage", toml::table{{"fencing", s.fencing}});
+  if (s.liveness) root.insert("check", toml::table{{"liveness", duration_text(*s.liveness)}});
+  root.insert("client", tables_array(s.clients, client_table));
+  if (!s.faults.empty()) root.insert("fault", tables_array(s.faults, fault_table));
+  if (s.nemesis) root.insert("nemesis", nemesis_table(*s.nemesis));
+  if (has_expectation(s)) root.insert("expect", expect_table(s));
+  std::ostringstream out;
+  out << root << "\n";
+  return out.str();
+}
+
+// ---------------------------------------------------------------------------
+// Equality, naming the first difference.
+
+namespace {
+
+class Diff {
+ public:
+  template <class T>
+  Diff& eq(const std::string& field, const T& a, const T& b) {
+    if (first_.empty() && !(a == b)) first_ = field;
+    return *this;
+  }
+  Diff& range(const std::string& field, const DurationRange& a, const DurationRange& b) {
+    return eq(field + ".min", a.min, b.min).eq(field + ".max", a.max, b.max);
+  }
+  const std::string& first() const { return first_; }
+  bool done() const { return !first_.empty(); }
+
+ private:
+  std::string first_;
+};
+
+std::string trigger_text(const std::optional<Trigger>& t) { return t ? t->text() : std::string(); }
+
+void diff_lock(Diff& d, const locks::LockConfig& a, const locks::LockConfig& b) {
+  d.eq("lock.key", a.key, b.key).eq("lock.ttl", a.ttl, b.ttl).eq("lock.retry", a.retry, b.retry);
+  d.eq("lock.acquire_timeout", a.acquire_timeout, b.acquire_timeout);
+  d.eq("lock.track_validity", a.track_validity, b.track_validity);
+  d.eq("lock.node_timeout", a.node_timeout, b.node_timeout).eq("lock.clock", a.clock, b.clock);
+  d.eq("lock.check_validity_after_acquire", a.check_validity_after_acquire, b.check_validity_after_acquire);
+  d.eq("lock.retry_jitter", a.retry_jitter, b.retry_jitter).eq("lock.counter_node", a.counter_node, b.counter_node);
+  d.eq("lock.counter_key", a.counter_key, b.counter_key).eq("lock.thread_id", a.thread_id, b.thread_id);
+  d.eq("lock.thread_name", a.thread_name, b.thread_name);
+  d.eq("lock.renew_interval", a.renew_interval, b.renew_interval);
+}
+
+void diff_topology(Diff& d, const Scenario& a, const Scenario& b) {
+  const RedisSpec &x = a.redis, &y = b.redis;
+  d.eq("redis.masters", x.masters, y.masters).eq("redis.replicas", x.replicas, y.replicas);
+  d.eq("redis.replication_lag", x.replication_lag, y.replication_lag).eq("redis.appendonly", x.appendonly, y.appendonly);
+  d.eq("redis.appendfsync", x.appendfsync, y.appendfsync);
+  d.eq("redis.fsync_stall_per_mille", x.fsync_stall_per_mille, y.fsync_stall_per_mille);
+  d.eq("redis.failover_after", x.failover_after, y.failover_after);
+  d.eq("redis.min_replicas_to_write", x.min_replicas_to_write, y.min_replicas_to_write);
+  d.eq("redis.redis84", x.redis84, y.redis84);
+  d.range("network.latency", a.network.latency, b.network.latency);
+  d.eq("network.tail_per_mille", a.network.tail_per_mille, b.network.tail_per_mille);
+  d.eq("network.tail_max_shift", a.network.tail_max_shift, b.network.tail_max_shift);
+  d.eq("network.timeout", a.network.timeout, b.network.timeout);
+  d.eq("storage.fencing", a.fencing, b.fencing).eq("check.liveness", a.liveness, b.liveness);
+}
+
+void diff_clients(Diff& d, const Scenario& a, const Scenario& b) {
+  d.eq("client.count", a.clients.size(), b.clients.size());
+  for (std::size_t i = 0; i < a.clients.size() && !d.done(); ++i) {
+    const std::string p = "client[" + std::to_string(i + 1) + "].";
+    const ClientSpec &x = a.clients[i], &y = b.clients[i];
+    d.eq(p + "name", x.name, y.name).eq(p + "start", x.start, y.start).eq(p + "work", x.work, y.work);
+    d.eq(p + "writes", x.writes, y.writes).eq(p + "iterations", x.iterations, y.iterations);
+    d.eq(p + "clock_drift_ppm", x.clock_drift_ppm, y.clock_drift_ppm);
+  }
+}
+
+void diff_faults(Diff& d, const Scenario& a, const Scenario& b) {
+  d.eq("fault.count", a.faults.size(), b.faults.size());
+  for (std::size_t i = 0; i < a.faults.size() && !d.done(); ++i) {
+    const std::string p = "fault[" + std::to_string(i + 1) + "].";
+    const FaultSpec &x = a.faults[i], &y = b.faults[i];
+    d.eq(p + "kind", x.kind, y.kind).eq(p + "target", x.target, y.target);
+    d.eq(p + "from", x.from, y.from).eq(p + "to", x.to, y.to).eq(p + "at", x.at, y.at);
+    d.eq(p + "after", trigger_text(x.after), trigger_text(y.after));
+    d.eq(p + "duration", x.duration, y.duration).eq(p + "by", x.by, y.by).eq(p + "ppm", x.ppm, y.ppm);
+    d.eq(p + "restart_after", x.restart_after, y.restart_after).eq(p + "groups", x.groups, y.groups);
+    d.eq(p + "mode", x.mode, y.mode);
+  }
+}
+
+void diff_nemesis(Diff& d, const std::optional<NemesisSpec>& a, const std::optional<NemesisSpec>& b) {
+  d.eq("nemesis", a.has_value(), b.has_value());
+  if (!a || !b) return;
+  d.eq("nemesis.kinds", a->kinds, b->kinds).eq("nemesis.mean_interval", a->mean_interval, b->mean_interval);
+  d.eq("nemesis.max_duration", a->max_duration, b->max_duration).eq("nemesis.targets", a->targets, b->targets);
+}
+
+}  // namespace
+
+std::string scenario_difference(const Scenario& a, const Scenario& b) {
+  Diff d;
+  d.eq("name", a.name, b.name).eq("description", a.description, b.description).eq("duration", a.duration, b.duration);
+  d.eq("workload.kind", a.workload, b.workload).eq("lock.kind", a.lock_kind, b.lock_kind);
+  diff_lock(d, a.lock, b.lock);
+  diff_topology(d, a, b);
+  diff_clients(d, a, b);
+  diff_faults(d, a, b);
+  diff_nemesis(d, a.nemesis, b.nemesis);
+  d.eq("expect.violations", a.expect_default, b.expect_default).eq("expect.by_lock", a.expect_by_lock, b.expect_by_lock);
+  d.eq("expect.may", a.expect_may_default, b.expect_may_default);
+  d.eq("expect.may_by_lock", a.expect_may_by_lock, b.expect_may_by_lock);
+  return d.first();
+}
+
+}  // namespace locksim::scenarios
