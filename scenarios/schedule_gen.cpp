@@ -1,0 +1,550 @@
+// Generated schedules (draw → Scenario), the shrinker and the hunt loop.
+// See schedule_gen.hpp for the contract; the rules that make it useful:
+// every field's zero is its simplest value, every built scenario loads back
+// from its TOML, and nothing depends on anything but the inputs.
+#include "scenarios/schedule_gen.hpp"
+
+#include <algorithm>
+
+#include "locks/registry.hpp"
+#include "scenarios/scenario_writer.hpp"
+
+namespace locksim::scenarios {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::uint32_t kPerMille = 1000;
+
+Duration ms(std::int64_t n) { return milliseconds(n); }
+std::int64_t whole_ms(Duration d) { return std::chrono::duration_cast<milliseconds>(d).count(); }
+
+// The hosts a drawn fault may name, by role.
+struct HostSets {
+  std::vector<std::string> clients, masters, replicas;
+  std::string counter_node;  // "" unless spared
+  std::vector<std::string> minority;  // the first (masters-1)/2 masters
+};
+
+HostSets host_sets(const Scenario& s, const locks::LockInfo& info, const GenLimits& limits) {
+  HostSets h;
+  for (const auto& c : s.clients) h.clients.push_back(c.name);
+  for (int m = 1; m <= s.redis.masters; ++m) h.masters.push_back(redis_host_name(m));
+  for (int m = 1; m <= s.redis.masters; ++m)
+    for (int r = 1; r <= s.redis.replicas; ++r) h.replicas.push_back(redis_host_name(m, r));
+  for (int m = 1; m <= (s.redis.masters - 1) / 2; ++m) h.minority.push_back(redis_host_name(m));
+  if (limits.spare_counter_node && info.fencing) {
+    const std::int64_t n = s.redis.masters;
+    const std::int64_t c = s.lock.counter_node;
+    const std::int64_t index = info.min_nodes <= 1 ? 0 : (c < 0 || c >= n ? n - 1 : c);
+    h.counter_node = redis_host_name(static_cast<int>(index + 1));
+  }
+  return h;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<std::string> without(std::vector<std::string> v, const std::string& name) {
+  std::erase(v, name);
+  return v;
+}
+
+std::vector<std::string> kind_candidates(FaultKind kind, const HostSets& h, const GenLimits& limits) {
+  if (limits.minority_nodes_only) return kind == FaultKind::Failover ? std::vector<std::string>{} : h.minority;
+  const auto nodes = concat(h.masters, h.replicas);
+  switch (kind) {
+    case FaultKind::Pause: return concat(h.clients, nodes);
+    case FaultKind::ClockJump:
+    case FaultKind::ClockDrift: return concat(h.masters, h.clients);
+    case FaultKind::Delay: return h.clients;
+    case FaultKind::Crash:
+    case FaultKind::PowerLoss: return without(concat(h.clients, nodes), h.counter_node);
+    case FaultKind::Restart: return without(nodes, h.counter_node);
+    case FaultKind::Failover: return h.replicas.empty() ? std::vector<std::string>{} : without(h.masters, h.counter_node);
+    case FaultKind::Partition: return concat(h.clients, nodes);
+    case FaultKind::Heal: return {""};
+  }
+  return {};
+}
+
+// Who a fault of this kind may hit, simplest first (clients before nodes
+// for process faults, nodes before clients for clock faults).
+std::vector<std::string> candidates(FaultKind kind, const HostSets& h, const GenLimits& limits) {
+  std::vector<std::string> who = kind_candidates(kind, h, limits);
+  if (limits.nodes_only)
+    std::erase_if(who, [&h](const std::string& name) {
+      return std::find(h.clients.begin(), h.clients.end(), name) != h.clients.end();
+    });
+  return who;
+}
+
+const std::string& pick(const std::vector<std::string>& v, std::uint32_t i) { return v[i % v.size()]; }
+
+// Per-mille of the fault span (kFaultSpanTtls x ttl), in whole milliseconds.
+Duration span_part(Duration ttl, std::uint32_t per_mille) {
+  const std::int64_t span_ms = whole_ms(ttl) * kFaultSpanTtls;
+  return ms(span_ms * std::min(per_mille, kPerMille) / kPerMille);
+}
+
+void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s) {
+  const ClientSpec& c = s.clients[d.trigger_client % s.clients.size()];
+  std::uint32_t event = d.trigger % 4;
+  if (event == 2 && c.writes < 1) event = 1;
+  static constexpr const char* kEvents[] = {"", "acquired", "write", "released"};
+  f.after = Trigger{c.name, kEvents[event], 1};
+  f.at = std::min(ms(whole_ms(span_part(s.lock.ttl, d.at_pm) / kFaultSpanTtls)), s.lock.ttl);
+}
+
+bool set_partition(FaultSpec& f, const FaultDraw& d, const HostSets& h, const GenLimits& limits,
+                   const std::vector<std::string>& pool) {
+  std::vector<std::string> cut, rest;
+  for (std::size_t i = 0; i < pool.size(); ++i)
+    ((i < 32 && (d.peer >> i) & 1U) ? cut : rest).push_back(pool[i]);
+  if (cut.empty()) {
+    cut.push_back(pick(pool, d.target));
+    rest = without(pool, cut.front());
+  }
+  if (limits.minority_nodes_only) rest = h.clients;  // a minority of nodes cut off from every client
+  if (rest.empty()) {  // every host drawn: the last one is the other side
+    rest.push_back(cut.back());
+    cut.pop_back();
+  }
+  if (cut.empty()) return false;
+  f.groups = {cut, rest};
+  f.mode = d.flag ? sim::PartitionMode::Drop : sim::PartitionMode::Hold;
+  return true;
+}
+
+// One drawn fault on scenario `s`, or nullopt when this kind cannot apply.
+std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, const HostSets& h,
+                                     const GenLimits& limits) {
+  const auto who = candidates(d.kind, h, limits);
+  if (who.empty()) return std::nullopt;
+  FaultSpec f;
+  f.kind = d.kind;
+  const Duration length = ms(1) + span_part(s.lock.ttl, d.length_pm);
+  switch (d.kind) {
+    case FaultKind::Pause: f.target = pick(who, d.target); f.duration = length; break;
+    case FaultKind::ClockJump: f.target = pick(who, d.target); f.by = d.backward ? -length : length; break;
+    case FaultKind::ClockDrift:
+      f.target = pick(who, d.target);
+      f.ppm = (1 + std::int64_t{std::min(d.length_pm, kPerMille)} * 200) * (d.backward ? -1 : 1);
+      break;
+    case FaultKind::Delay: {
+      f.from = pick(who, d.target);
+      const auto to = concat({"storage"}, h.masters);
+      f.to = pick(to, d.peer);
+      f.duration = length;
+      break;
+    }
+    case FaultKind::Crash:
+    case FaultKind::PowerLoss:
+      f.target = pick(who, d.target);
+      if (!d.flag)
+        f.restart_after = (limits.restart_after_ttl ? s.lock.ttl + ms(1) : ms(0)) + span_part(s.lock.ttl, d.length_pm);
+      break;
+    case FaultKind::Restart:
+    case FaultKind::Failover: f.target = pick(who, d.target); break;
+    case FaultKind::Partition:
+      if (!set_partition(f, d, h, limits, who)) return std::nullopt;
+      f.duration = length;
+      break;
+    case FaultKind::Heal: break;
+  }
+  if (d.trigger % 4 != 0) set_trigger(f, d, s);
+  else f.at = std::min(span_part(s.lock.ttl, d.at_pm), s.duration - ms(1));
+  return f;
+}
+
+Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, const GenLimits& limits) {
+  Scenario s;
+  s.name = "generated";
+  s.lock_kind = info.name;
+  s.lock.key = "lock:generated";
+  s.lock.ttl = ms(1000 + 250 * std::int64_t{std::min(d.ttl_steps, kMaxTtlSteps)});
+  s.lock.retry = std::max(ms(10), s.lock.ttl / 50);
+  const int n = std::clamp(limits.min_clients + static_cast<int>(std::min(d.extra_clients, 8U)), 1,
+                           std::max(limits.min_clients, limits.max_clients));
+  const int iterations = 1 + static_cast<int>(std::min(d.extra_iterations, kMaxExtraIterations));
+  const Duration work = s.lock.ttl * (20 + std::min(d.work_pct, kMaxWorkPct)) / 100;
+  const Duration stagger = std::min(ms(d.stagger_ms), s.lock.ttl);
+  for (int i = 0; i < n; ++i)
+    s.clients.push_back({std::string(1, static_cast<char>('A' + i)), stagger * i, work,
+                         1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites)), iterations, 0});
+  s.lock.acquire_timeout = s.lock.ttl * (2 + n * iterations);
+  s.duration = stagger * (n - 1) + s.lock.ttl * (4 + n * iterations);
+  s.redis.masters = info.min_nodes <= 1 ? 1 : static_cast<int>(info.min_nodes + std::min(d.extra_masters, kMaxExtraMasters));
+  s.redis.replicas = limits.allow_replicas ? static_cast<int>(std::min(d.replicas, 1U)) : 0;
+  static constexpr sim::redis::Fsync kFsync[] = {sim::redis::Fsync::Everysec, sim::redis::Fsync::Always,
+                                                 sim::redis::Fsync::No};
+  s.redis.appendfsync = kFsync[d.fsync % 3];
+  if (s.redis.replicas > 0 && d.failover_after_ms > 0)
+    s.redis.failover_after = std::min(ms(d.failover_after_ms), s.lock.ttl * kFaultSpanTtls);
+  s.network.latency = {ms(1), ms(1 + std::min(d.latency_ms, kMaxLatencyMs))};
+  return s;
+}
+
+}  // namespace
+
+std::vector<FaultKind> default_hunt_kinds() {
+  std::vector<FaultKind> kinds = all_fault_kinds();
+  std::erase(kinds, FaultKind::Heal);
+  return kinds;
+}
+
+ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits) {
+  auto upto = [&](std::uint32_t hi) { return static_cast<std::uint32_t>(rng.below(std::uint64_t{hi} + 1)); };
+  ScenarioDraw d;
+  d.extra_clients = upto(static_cast<std::uint32_t>(std::max(0, limits.max_clients - limits.min_clients)));
+  d.ttl_steps = upto(kMaxTtlSteps);
+  d.work_pct = upto(kMaxWorkPct);
+  d.stagger_ms = upto(2000);
+  d.latency_ms = upto(kMaxLatencyMs);
+  d.extra_masters = upto(kMaxExtraMasters);
+  d.replicas = upto(1);
+  d.fsync = upto(2);
+  d.failover_after_ms = rng.chance(1, 2) ? 0 : upto(5000);
+  d.extra_iterations = upto(kMaxExtraIterations);
+  d.extra_writes = upto(kMaxExtraWrites);
+  if (limits.kinds.empty()) return d;
+  const std::uint32_t faults = upto(static_cast<std::uint32_t>(std::max(0, limits.max_faults)));
+  for (std::uint32_t i = 0; i < faults; ++i) {
+    FaultDraw f;
+    f.kind = limits.kinds[rng.below(limits.kinds.size())];
+    f.target = upto(7);
+    f.peer = static_cast<std::uint32_t>(rng.next());
+    f.trigger = upto(3);
+    f.trigger_client = upto(3);
+    f.at_pm = upto(kPerMille);
+    f.length_pm = upto(kPerMille);
+    f.backward = rng.chance(1, 2);
+    f.flag = rng.chance(1, 4);
+    d.faults.push_back(f);
+  }
+  return d;
+}
+
+Scenario build_scenario(const ScenarioDraw& draw, const std::string& lock_kind, const GenLimits& limits,
+                        const Scenario* base) {
+  const auto info = locks::find_lock(lock_kind).value_or(locks::LockInfo{lock_kind, "", "", 1, false, false, false, {}});
+  Scenario s = base ? *base : generated_topology(draw, info, limits);
+  s.lock_kind = lock_kind;
+  s.faults.clear();
+  s.nemesis.reset();
+  s.expect_default.reset();
+  s.expect_by_lock.clear();
+  s.expect_may_default.clear();
+  s.expect_may_by_lock.clear();
+  const HostSets hosts = host_sets(s, info, limits);
+  for (const FaultDraw& d : draw.faults) {
+    if (std::find(limits.kinds.begin(), limits.kinds.end(), d.kind) == limits.kinds.end()) continue;
+    if (auto f = build_fault(d, s, hosts, limits)) s.faults.push_back(std::move(*f));
+  }
+  return s;
+}
+
+Scenario generate_scenario(std::uint64_t seed, const std::string& lock_kind, const GenLimits& limits,
+                           const Scenario* base) {
+  sim::Rng rng(seed);
+  return build_scenario(draw_scenario(rng, limits), lock_kind, limits, base);
+}
+
+// ---------------------------------------------------------------------------
+// The shrinker
+
+namespace {
+
+bool loads_back(const Scenario& s) {
+  return load_scenario_text(scenario_to_toml(s), "shrink").ok();
+}
+
+bool mentions(const FaultSpec& f, const std::string& host) {
+  if (f.target == host || f.from == host || f.to == host) return true;
+  return f.after && f.after->host == host;
+}
+
+// A scenario without client `i`: its faults and triggers go, it leaves the
+// partition groups and nemesis targets.
+Scenario without_client(const Scenario& s, std::size_t i) {
+  Scenario out = s;
+  const std::string name = s.clients[i].name;
+  out.clients.erase(out.clients.begin() + static_cast<std::ptrdiff_t>(i));
+  std::erase_if(out.faults, [&](const FaultSpec& f) { return mentions(f, name); });
+  for (FaultSpec& f : out.faults) {
+    for (auto& g : f.groups) std::erase(g, name);
+    std::erase_if(f.groups, [](const auto& g) { return g.empty(); });
+  }
+  std::erase_if(out.faults, [](const FaultSpec& f) { return f.kind == FaultKind::Partition && f.groups.size() < 2; });
+  if (out.nemesis) std::erase(out.nemesis->targets, name);
+  return out;
+}
+
+// The fewest writes client `c` can make without breaking a write#N trigger.
+int min_writes(const Scenario& s, const std::string& client) {
+  int n = 0;
+  for (const FaultSpec& f : s.faults)
+    if (f.after && f.after->host == client && f.after->event == "write") n = std::max(n, f.after->write_index);
+  return n;
+}
+
+class Shrinker {
+ public:
+  Shrinker(const ScenarioPredicate& fails, std::size_t max_runs, ShrinkStats& stats)
+      : fails_(fails), max_runs_(max_runs), stats_(stats) {}
+
+  bool out_of_runs() const { return stats_.runs >= max_runs_; }
+
+  // Takes `candidate` as the new current scenario if it still fails.
+  bool accept(Scenario& current, Scenario candidate) {
+    if (out_of_runs() || !loads_back(candidate)) return false;
+    ++stats_.runs;
+    if (!fails_(candidate)) return false;
+    current = std::move(candidate);
+    ++stats_.steps;
+    return true;
+  }
+
+  bool pass(Scenario& s) {
+    bool changed = drop_faults(s);
+    changed |= drop_clients(s);
+    changed |= fewer_rounds(s);
+    changed |= shorter_faults(s);
+    changed |= shorter_clients(s);
+    changed |= smaller_topology(s);
+    changed |= shorter_run(s);
+    return changed;
+  }
+
+ private:
+  using Field = std::function<Duration&(Scenario&)>;
+
+  using Make = std::function<Scenario(const Scenario&, Duration)>;
+
+  // Lowers a value from `hi` to `lo`, else bisects (whole ms, to within 1%
+  // or 1 ms) between the highest passing and the lowest failing value.
+  bool bisect_with(Scenario& s, Duration hi, Duration lo, const Make& make) {
+    if (hi <= lo) return false;
+    if (accept(s, make(s, lo))) return true;
+    bool changed = false;
+    Duration pass = lo;
+    while (!out_of_runs()) {
+      const Duration gap = hi - pass;
+      if (gap <= std::max(ms(1), hi / 100)) break;
+      const Duration mid = ms(whole_ms(pass + gap / 2));
+      if (mid <= pass || mid >= hi) break;
+      if (accept(s, make(s, mid))) {
+        hi = mid;
+        changed = true;
+      } else {
+        pass = mid;
+      }
+    }
+    return changed;
+  }
+
+  bool bisect(Scenario& s, const Field& field, Duration lo) {
+    return bisect_with(s, field(s), lo, [&field](const Scenario& x, Duration v) {
+      Scenario c = x;
+      field(c) = v;
+      return c;
+    });
+  }
+
+  bool drop_faults(Scenario& s) {
+    bool changed = false;
+    if (s.nemesis) {
+      Scenario c = s;
+      c.nemesis.reset();
+      changed |= accept(s, std::move(c));
+    }
+    if (s.faults.size() > 2) {  // halves first (delta debugging), then one by one
+      const std::size_t half = s.faults.size() / 2;
+      for (int keep_first = 1; keep_first >= 0 && s.faults.size() > 2; --keep_first) {
+        Scenario c = s;
+        if (keep_first) c.faults.resize(half);
+        else c.faults.erase(c.faults.begin(), c.faults.begin() + static_cast<std::ptrdiff_t>(half));
+        changed |= accept(s, std::move(c));
+      }
+    }
+    for (std::size_t i = s.faults.size(); i-- > 0;) {
+      Scenario c = s;
+      c.faults.erase(c.faults.begin() + static_cast<std::ptrdiff_t>(i));
+      changed |= accept(s, std::move(c));
+    }
+    return changed;
+  }
+
+  bool drop_clients(Scenario& s) {
+    bool changed = false;
+    for (std::size_t i = s.clients.size(); i-- > 0 && s.clients.size() > 1;)
+      changed |= accept(s, without_client(s, i));
+    return changed;
+  }
+
+  bool fewer_rounds(Scenario& s) {
+    bool changed = false;
+    for (std::size_t i = 0; i < s.clients.size(); ++i) {
+      while (s.clients[i].iterations > 1) {
+        Scenario c = s;
+        c.clients[i].iterations = s.clients[i].iterations > 2 ? 1 : s.clients[i].iterations - 1;
+        if (!accept(s, std::move(c))) break;
+        changed = true;
+      }
+      const int floor = min_writes(s, s.clients[i].name);
+      while (s.clients[i].writes > floor) {
+        Scenario c = s;
+        c.clients[i].writes -= 1;
+        if (!accept(s, std::move(c))) break;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  bool shorter_faults(Scenario& s) {
+    bool changed = false;
+    for (std::size_t i = 0; i < s.faults.size(); ++i) {
+      auto fault = [i](Scenario& x) -> FaultSpec& { return x.faults[i]; };
+      const FaultKind k = s.faults[i].kind;
+      if (k == FaultKind::Pause || k == FaultKind::Delay || (k == FaultKind::Partition && s.faults[i].duration > ms(0)))
+        changed |= bisect(s, [&](Scenario& x) -> Duration& { return fault(x).duration; }, ms(1));
+      if (k == FaultKind::ClockJump) changed |= shorter_jump(s, i);
+      if (s.faults[i].restart_after)
+        changed |= bisect(s, [&](Scenario& x) -> Duration& { return *fault(x).restart_after; }, ms(0));
+      changed |= bisect(s, [&](Scenario& x) -> Duration& { return fault(x).at; }, ms(0));
+    }
+    return changed;
+  }
+
+  // |by| shrinks while its sign stays.
+  bool shorter_jump(Scenario& s, std::size_t i) {
+    const bool back = s.faults[i].by < ms(0);
+    const Duration magnitude = back ? -s.faults[i].by : s.faults[i].by;
+    return bisect_with(s, magnitude, ms(1), [i, back](const Scenario& x, Duration v) {
+      Scenario c = x;
+      c.faults[i].by = back ? -v : v;
+      return c;
+    });
+  }
+
+  bool shorter_clients(Scenario& s) {
+    bool changed = false;
+    for (std::size_t i = 0; i < s.clients.size(); ++i) {
+      changed |= bisect(s, [i](Scenario& x) -> Duration& { return x.clients[i].work; }, ms(1));
+      changed |= bisect(s, [i](Scenario& x) -> Duration& { return x.clients[i].start; }, ms(0));
+    }
+    return changed;
+  }
+
+  bool smaller_topology(Scenario& s) {
+    bool changed = false;
+    if (s.redis.replicas > 0) {
+      Scenario c = s;
+      c.redis.replicas = 0;
+      c.redis.min_replicas_to_write = 0;
+      c.redis.failover_after = ms(0);
+      changed |= accept(s, std::move(c));
+    }
+    const auto info = locks::find_lock(s.lock_kind);
+    const int floor = info ? static_cast<int>(info->min_nodes) : 1;
+    while (s.redis.masters > floor) {
+      Scenario c = s;
+      c.redis.masters -= 1;
+      if (!accept(s, std::move(c))) break;
+      changed = true;
+    }
+    return changed;
+  }
+
+  bool shorter_run(Scenario& s) {
+    Duration floor = ms(1);
+    for (const ClientSpec& c : s.clients) floor = std::max(floor, c.start + ms(1));
+    for (const FaultSpec& f : s.faults)
+      if (!f.after) floor = std::max(floor, f.at + ms(1));
+    return bisect(s, [](Scenario& x) -> Duration& { return x.duration; }, floor);
+  }
+
+  const ScenarioPredicate& fails_;
+  std::size_t max_runs_;
+  ShrinkStats& stats_;
+};
+
+}  // namespace
+
+Scenario shrink_scenario(Scenario failing, const ScenarioPredicate& still_fails, std::size_t max_runs,
+                         ShrinkStats* stats) {
+  ShrinkStats local;
+  ShrinkStats& st = stats ? *stats : local;
+  Shrinker shrinker(still_fails, max_runs, st);
+  while (!shrinker.out_of_runs() && shrinker.pass(failing)) {
+  }
+  return failing;
+}
+
+ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t seed, const std::string& kind) {
+  return [lock_kind, seed, kind](const Scenario& s) {
+    RunOptions options;
+    options.lock_kind = lock_kind;
+    options.seed = seed;
+    const auto run = run_scenario(s, options);
+    if (!run) return false;
+    for (const Violation& v : run->violations)
+      if (kind.empty() || v.kind == kind) return true;
+    return false;
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Hunting
+
+namespace {
+
+std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t state = seed ^ (index * 0xd1342543de82ef95ULL);
+  return sim::splitmix64(state);
+}
+
+// The violation a failing run is shrunk for: the wanted kind, else the
+// first in the contract's order.
+std::string violation_to_shrink(const RunResult& run, const std::string& wanted) {
+  const auto kinds = run.violation_kinds();
+  if (!wanted.empty()) return kinds.count(wanted) ? wanted : std::string();
+  for (const auto& name : violation_names())
+    if (kinds.count(name)) return name;
+  return {};
+}
+
+}  // namespace
+
+HuntResult hunt(const HuntOptions& o) {
+  HuntResult result;
+  result.run_seed = o.seed;
+  const Scenario* base = o.base ? &*o.base : nullptr;
+  for (std::uint64_t i = 0; i < o.budget; ++i) {
+    Scenario s = generate_scenario(case_seed(o.seed, i), o.lock_kind, o.limits, base);
+    RunOptions options;
+    options.lock_kind = o.lock_kind;
+    options.seed = o.seed;
+    const auto run = run_scenario(s, options);
+    result.cases = i + 1;
+    const std::string kind = run ? violation_to_shrink(*run, o.violation) : std::string();
+    if (!kind.empty()) {
+      result.found = true;
+      result.case_index = i;
+      result.violation = kind;
+      result.original = s;
+      result.minimal = shrink_scenario(std::move(s), shows_violation(o.lock_kind, o.seed, kind), o.shrink_runs,
+                                       &result.shrink);
+      if (o.keep_going) o.keep_going(result.cases, true);
+      return result;
+    }
+    if (o.keep_going && !o.keep_going(result.cases, false)) break;
+  }
+  return result;
+}
+
+}  // namespace locksim::scenarios

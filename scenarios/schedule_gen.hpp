@@ -1,0 +1,155 @@
+// Generated fault schedules, the scenario shrinker and the hunt loop.
+//
+// Property tests and `locksim hunt` need many scenarios nobody wrote by
+// hand, and when one of them breaks a lock, the smallest scenario that
+// still breaks it. Three layers, all deterministic (no clocks, threads,
+// <random> or std::hash; the only randomness is sim::Rng from a seed):
+//
+//  - ScenarioDraw / FaultDraw: a scenario as small unsigned numbers where 0
+//    is always the simplest choice (fewest clients, shortest TTL, earliest
+//    time, shortest fault, first target). `build_scenario` turns a draw into
+//    a valid Scenario for a lock kind, on a generated topology or on a base
+//    scenario's topology and workload. The seed-driven `draw_scenario` and
+//    the rapidcheck generators (tests/support/rc_generators.hpp) fill the
+//    same draw, so rapidcheck's shrinking (towards 0 and shorter vectors)
+//    moves towards fewer faults, shorter durations, earlier times and fewer
+//    clients.
+//  - `shrink_scenario`: greedy delta debugging on a Scenario itself (so a
+//    hand-written scenario shrinks too): drop faults, drop clients, fewer
+//    iterations and writes, bisect durations and times down (whole
+//    milliseconds), smaller topology, shorter run; repeat until a whole pass
+//    changes nothing or the run budget is spent. Every candidate must load
+//    back from its TOML (scenario_writer), so the result is always a file a
+//    user can run.
+//  - `hunt`: draw, run, and on the first violation shrink it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/runner.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/rng.hpp"
+
+namespace locksim::scenarios {
+
+// What a generator may draw, and the restrictions a property needs.
+struct GenLimits {
+  std::vector<FaultKind> kinds;  // fault kinds to draw (empty: no faults)
+  int min_clients = 2;
+  int max_clients = 4;
+  int max_faults = 3;
+  bool allow_replicas = true;       // generated topologies may have a replica per master
+  bool spare_counter_node = false;  // never crash, restart or fail over the fencing counter's node
+  bool minority_nodes_only = false; // faults hit only the first (masters-1)/2 masters (nodes only)
+  bool nodes_only = false;          // faults hit Redis nodes only, never a client
+  bool restart_after_ttl = false;   // crash/power-loss: restart only after more than a TTL (or stay down)
+};
+
+// One fault as numbers; build_scenario maps them onto a scenario's hosts.
+struct FaultDraw {
+  FaultKind kind = FaultKind::Pause;
+  std::uint32_t target = 0;          // index into the hosts this kind may hit (wraps)
+  std::uint32_t peer = 0;            // delay: the receiving host; partition: which hosts are cut off
+  std::uint32_t trigger = 0;         // 0: at a true time; 1: C:acquired, 2: C:write, 3: C:released
+  std::uint32_t trigger_client = 0;  // C (wraps over the clients)
+  // Per mille (0..1000) of the fault span, kFaultSpanTtls x ttl (of one ttl after a trigger):
+  std::uint32_t at_pm = 0;           // the true time, or the offset after the trigger
+  std::uint32_t length_pm = 0;       // pause/delay/partition length, |clock jump|, ppm, restart delay
+  bool backward = false;             // clock-jump: step back; clock-drift: slow down
+  bool flag = false;                 // partition: drop (not hold); crash/power-loss: stay down
+};
+
+// A scenario as numbers. The topology fields are ignored on a base scenario.
+struct ScenarioDraw {
+  std::uint32_t extra_clients = 0;  // clients = min_clients + this (capped at max_clients)
+  std::uint32_t ttl_steps = 0;      // ttl = 1s + 250ms * steps
+  std::uint32_t work_pct = 0;       // work = ttl * (20 + pct) / 100, pct capped at 60
+  std::uint32_t stagger_ms = 0;     // client i starts at i * stagger
+  std::uint32_t latency_ms = 0;     // network latency 1ms .. (1 + this) ms
+  std::uint32_t extra_masters = 0;  // masters = the lock's minimum + this (multi-node locks)
+  std::uint32_t replicas = 0;       // 0 or 1 per master
+  std::uint32_t fsync = 0;          // 0 everysec, 1 always, 2 no
+  std::uint32_t failover_after_ms = 0;  // 0: no automatic failover
+  std::uint32_t extra_iterations = 0;
+  std::uint32_t extra_writes = 0;   // writes = 1 + this
+  std::vector<FaultDraw> faults;
+};
+
+// Upper bounds of the draw's fields (the rapidcheck generators use them too).
+inline constexpr std::uint32_t kMaxTtlSteps = 36;       // ttl up to 10 s
+inline constexpr std::uint32_t kMaxWorkPct = 60;
+inline constexpr std::uint32_t kMaxLatencyMs = 20;
+inline constexpr std::uint32_t kMaxExtraMasters = 2;
+inline constexpr std::uint32_t kMaxExtraIterations = 2;
+inline constexpr std::uint32_t kMaxExtraWrites = 2;
+inline constexpr std::uint32_t kFaultSpanTtls = 3;      // fault times and lengths reach 3 x ttl
+
+// Draws every field uniformly from the stream.
+ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits);
+
+// The scenario a draw describes for `lock_kind` (which must be registered):
+// on `base`'s topology, workload and lock config when given (its faults and
+// nemesis replaced by the drawn faults), else on a generated one. Faults that
+// cannot apply (a failover without replicas) are left out.
+Scenario build_scenario(const ScenarioDraw& draw, const std::string& lock_kind, const GenLimits& limits,
+                        const Scenario* base = nullptr);
+
+// draw_scenario + build_scenario from `seed`.
+Scenario generate_scenario(std::uint64_t seed, const std::string& lock_kind, const GenLimits& limits,
+                           const Scenario* base = nullptr);
+
+// --- Shrinking ----------------------------------------------------------------
+
+using ScenarioPredicate = std::function<bool(const Scenario&)>;
+
+struct ShrinkStats {
+  std::size_t runs = 0;   // predicate calls
+  std::size_t steps = 0;  // accepted reductions
+};
+
+// Greedy reduction of a scenario for which `still_fails` holds, until no
+// step keeps it failing or `max_runs` predicate calls are spent.
+Scenario shrink_scenario(Scenario failing, const ScenarioPredicate& still_fails, std::size_t max_runs = 1500,
+                         ShrinkStats* stats = nullptr);
+
+// The predicate `hunt` shrinks with: a run of lock_kind with `seed` shows a
+// violation of `kind`.
+ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t seed, const std::string& kind);
+
+// --- Hunting ------------------------------------------------------------------
+
+struct HuntOptions {
+  std::string lock_kind;
+  std::optional<Scenario> base;   // topology and workload to search on
+  GenLimits limits;
+  std::uint64_t seed = 1;
+  std::uint64_t budget = 1000;    // generated cases at most
+  std::string violation;          // only this kind counts; empty: any kind
+  std::size_t shrink_runs = 1500;
+  // Called after every case with (cases run, found); false stops the search
+  // (the CLI's --time and progress line live there, not in scenarios/).
+  std::function<bool(std::uint64_t, bool)> keep_going;
+};
+
+struct HuntResult {
+  bool found = false;
+  std::uint64_t cases = 0;        // generated cases run
+  std::uint64_t case_index = 0;   // which case failed (0-based)
+  std::uint64_t run_seed = 0;     // the seed the minimal scenario fails with
+  std::string violation;          // the kind it was shrunk for
+  Scenario original;              // the failing case as drawn
+  Scenario minimal;               // after shrinking; [lock] kind = the hunted lock
+  ShrinkStats shrink;
+};
+
+HuntResult hunt(const HuntOptions& options);
+
+// The default fault kinds of a hunt: every kind but heal (a drawn partition
+// heals after its duration). A failover is left out where there are no replicas.
+std::vector<FaultKind> default_hunt_kinds();
+
+}  // namespace locksim::scenarios
