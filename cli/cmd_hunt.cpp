@@ -1,0 +1,193 @@
+// `locksim hunt`: random search for a counterexample, then shrinking.
+//
+// Draws fault schedules (scenarios/schedule_gen.hpp) on a base scenario's
+// topology and workload (--scenario) or on generated ones, runs each with
+// the lock, and shrinks the first run that shows a violation to a minimal
+// scenario. Prints that scenario as ready-to-run TOML (--out writes it), its
+// `locksim run` command and the text verdict of the minimal run. Exit 1 when
+// it found one, 0 when the budget ran out clean, 2 on bad input. For a given
+// --seed and --budget the search and the result are the same on any machine
+// (--time stops by the wall clock, so only the point it stops at varies).
+// Progress (cases/s) is drawn on stderr when stderr is a terminal.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <limits>
+
+#include "cli/commands.hpp"
+#include "locks/registry.hpp"
+#include "reports/run_output.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/schedule_gen.hpp"
+#include "scenarios/scenario_writer.hpp"
+
+namespace locksim::cli {
+
+namespace {
+
+using scenarios::FaultKind;
+using SteadyClock = std::chrono::steady_clock;
+
+struct HuntArgs {
+  std::string lock;
+  std::string scenario;
+  std::vector<std::string> faults;
+  std::uint64_t budget = 0;
+  std::string time;
+  std::uint64_t seed = 1;
+  std::string out;
+  std::string violation;
+};
+
+std::vector<FaultKind> fault_kinds(const std::vector<std::string>& names) {
+  if (names.empty()) return scenarios::default_hunt_kinds();
+  std::vector<FaultKind> kinds;
+  for (const auto& name : names) {
+    const auto kind = scenarios::fault_kind_from_name(name);
+    if (!kind) {
+      std::string known;
+      for (FaultKind k : scenarios::all_fault_kinds()) known += (known.empty() ? "" : ", ") + std::string(fault_kind_name(k));
+      throw InputError("hunt: --faults: unknown fault kind \"" + name + "\" (known: " + known + ")");
+    }
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
+std::optional<SteadyClock::duration> time_limit(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto d = scenarios::parse_duration(text);
+  if (!d || *d <= sim::Duration::zero())
+    throw InputError("hunt: --time: bad duration \"" + text + "\" (e.g. \"30s\", \"2m\")");
+  return std::chrono::duration_cast<SteadyClock::duration>(*d);
+}
+
+scenarios::HuntOptions hunt_options(const HuntArgs& a) {
+  const auto lock = locks::find_lock(a.lock);
+  if (!lock) throw InputError("hunt: --lock: unknown lock kind \"" + a.lock + "\" (see `locksim list`)");
+  scenarios::HuntOptions o;
+  o.lock_kind = a.lock;
+  o.seed = a.seed;
+  o.limits.kinds = fault_kinds(a.faults);
+  o.budget = a.budget ? a.budget : (a.time.empty() ? 1000 : std::numeric_limits<std::uint64_t>::max());
+  if (!a.violation.empty()) {
+    const auto& names = scenarios::violation_names();
+    if (std::find(names.begin(), names.end(), a.violation) == names.end())
+      throw InputError("hunt: --violation: unknown violation \"" + a.violation + "\"");
+    o.violation = a.violation;
+  }
+  if (!a.scenario.empty()) {
+    auto base = scenarios::resolve_scenario(a.scenario);
+    if (!base) throw InputError(base.error().to_string());
+    if (static_cast<std::size_t>(base->redis.masters) < lock->min_nodes)
+      throw InputError("hunt: " + a.lock + " needs at least " + std::to_string(lock->min_nodes) +
+                       " Redis masters; scenario " + base->name + " has " + std::to_string(base->redis.masters));
+    o.base = std::move(base.value());
+  }
+  return o;
+}
+
+// The progress line on a terminal, at most ten times a second.
+class Progress {
+ public:
+  explicit Progress(std::optional<SteadyClock::duration> limit)
+      : tty_(isatty(STDERR_FILENO) == 1), limit_(limit), start_(SteadyClock::now()), last_(start_) {}
+
+  bool update(std::uint64_t cases, bool found) {
+    const auto now = SteadyClock::now();
+    if (tty_ && (found || now - last_ >= std::chrono::milliseconds(100))) {
+      last_ = now;
+      const double secs = std::chrono::duration<double>(now - start_).count();
+      std::fprintf(stderr, "\rhunt: %llu cases, %.0f cases/s, %s", static_cast<unsigned long long>(cases),
+                   secs > 0 ? static_cast<double>(cases) / secs : 0.0, found ? "found one, shrinking...\n" : "none yet");
+      std::fflush(stderr);
+    }
+    return !limit_ || now - start_ < *limit_;
+  }
+  void finish() const {
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool tty_;
+  std::optional<SteadyClock::duration> limit_;
+  SteadyClock::time_point start_, last_;
+};
+
+std::string hunt_command(const HuntArgs& a) {
+  std::string cmd = "locksim hunt --lock " + a.lock;
+  if (!a.scenario.empty()) cmd += " --scenario " + a.scenario;
+  if (!a.faults.empty()) {
+    cmd += " --faults ";
+    for (std::size_t i = 0; i < a.faults.size(); ++i) cmd += (i ? "," : "") + a.faults[i];
+  }
+  if (!a.violation.empty()) cmd += " --violation " + a.violation;
+  return cmd + " --seed " + std::to_string(a.seed);
+}
+
+scenarios::Scenario named_minimal(const HuntArgs& a, const scenarios::HuntResult& r) {
+  scenarios::Scenario s = r.minimal;
+  s.name = "hunt-" + a.lock;
+  s.description = "Found by `" + hunt_command(a) + "` (case " + std::to_string(r.case_index + 1) + ", " +
+                  std::to_string(r.original.faults.size()) + " faults and " + std::to_string(r.original.clients.size()) +
+                  " clients before shrinking): " + a.lock + " shows " + r.violation + ".";
+  return s;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text) || !out.flush()) throw InputError(path + ": cannot write the scenario");
+}
+
+int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
+  const scenarios::Scenario minimal = named_minimal(a, r);
+  const std::string toml = scenarios::scenario_to_toml(minimal);
+  const std::string file = a.out.empty() ? "FILE.toml" : a.out;
+  if (!a.out.empty()) write_file(a.out, toml);
+  std::cout << "hunt      " << a.lock << ": " << r.violation << " after " << r.cases << " case(s) (seed " << a.seed
+            << "); shrunk in " << r.shrink.runs << " runs (" << r.shrink.steps << " steps)\n\n"
+            << "# minimal counterexample" << (a.out.empty() ? " (save as FILE.toml, or use --out)" : ": " + a.out)
+            << "\n" << toml << "\n";
+  scenarios::RunOptions options;
+  options.lock_kind = a.lock;
+  options.seed = r.run_seed;
+  options.scenario_ref = file;
+  const auto run = scenarios::run_scenario(minimal, options);
+  if (!run) throw std::runtime_error("the minimal scenario does not run: " + run.error());
+  std::cout << reports::run_to_text(*run, minimal.description);
+  return kUnmatched;
+}
+
+int run_hunt(const HuntArgs& a) {
+  scenarios::HuntOptions options = hunt_options(a);
+  Progress progress(time_limit(a.time));
+  options.keep_going = [&progress](std::uint64_t cases, bool found) { return progress.update(cases, found); };
+  const scenarios::HuntResult result = scenarios::hunt(options);
+  progress.finish();
+  if (result.found) return report_found(a, result);
+  std::cout << "hunt      " << a.lock << ": no violation in " << result.cases << " case(s) (seed " << a.seed
+            << ")\n";
+  return kMatched;
+}
+
+}  // namespace
+
+Handler add_hunt_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("hunt", "Search generated fault schedules for a violation; shrink it to a minimal scenario");
+  auto args = std::make_shared<HuntArgs>();
+  cmd->add_option("--lock", args->lock, "Lock kind to hunt (see `locksim list`)")->required();
+  cmd->add_option("--scenario", args->scenario, "Base scenario (catalog name or .toml): its topology and workload");
+  cmd->add_option("--faults", args->faults, "Fault kinds to draw, comma separated (default: all but heal)")
+      ->delimiter(',');
+  auto* budget = cmd->add_option("--budget", args->budget, "Cases to try at most (default 1000)");
+  cmd->add_option("--time", args->time, "Search for this long instead (\"30s\", \"2m\")")->excludes(budget);
+  cmd->add_option("--seed", args->seed, "Seed of the search")->capture_default_str();
+  cmd->add_option("--out", args->out, "Write the minimal scenario to this .toml file");
+  cmd->add_option("--violation", args->violation, "Only this violation counts (default: any)");
+  return [args] { return run_hunt(*args); };
+}
+
+}  // namespace locksim::cli
