@@ -1,0 +1,387 @@
+// The property suite ([property]): safety properties of the locks under
+// generated fault schedules (rapidcheck, tests/support/rc_generators.hpp),
+// and the converse for unsafe locks: a counterexample must be FOUND and
+// shrink to its canonical shape, so a regression that hides a bug (a checker
+// that stops seeing it, a fault that stops firing) fails CI too.
+//
+// Cost and reproducibility: tests/main.cpp fixes rapidcheck's seed unless
+// RC_PARAMS is set, and LOCKSIM_PROPERTY_CASES sets max_success (default
+// 100 per property) for a nightly job. A failing property prints rapidcheck's
+// counterexample, the minimal scenario as TOML written to a temp file with the
+// `locksim run FILE.toml` command that reruns it, and at exit rapidcheck's
+// RC_PARAMS="reproduce=..." string.
+#include <catch2/catch.hpp>
+#include <rapidcheck.h>
+#include <rapidcheck/catch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/sweep.hpp"
+#include "locks/registry.hpp"
+#include "reports/run_output.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/schedule_gen.hpp"
+#include "scenarios/scenario_writer.hpp"
+#include "tests/support/rc_generators.hpp"
+
+namespace {
+
+using namespace locksim;
+using namespace locksim::scenarios;
+namespace fs = std::filesystem;
+
+// --- helpers -------------------------------------------------------------------
+
+std::string temp_toml(const std::string& tag) {
+  std::string name = "locksim-property-" + tag + ".toml";
+  for (char& c : name)
+    if (c == ' ' || c == '/') c = '-';
+  return (fs::temp_directory_path() / name).string();
+}
+
+// Writes the scenario to a temp .toml; returns how to rerun it.
+std::string repro_note(const Scenario& s, const std::string& lock, std::uint64_t seed, const std::string& tag) {
+  const std::string path = temp_toml(tag);
+  std::ofstream(path) << scenario_to_toml(s);
+  const std::string cmd = "locksim run " + path + " --lock " + lock + " --seed " + std::to_string(seed);
+  return "minimal scenario written to " + path + "\n  rerun:  " + cmd + "\n  replay: locksim replay \"" + cmd +
+         "\"\n" + scenario_to_toml(s);
+}
+
+RunResult run_once(const Scenario& s, const std::string& lock, std::uint64_t seed) {
+  RunOptions options;
+  options.lock_kind = lock;
+  options.seed = seed;
+  auto run = run_scenario(s, options);
+  if (!run) throw std::runtime_error("cannot run " + lock + ": " + run.error());
+  return std::move(run.value());
+}
+
+// Inside a property: fails (with the repro) if the run shows a forbidden kind
+// (every kind when `forbidden` is empty).
+void require_none(const Scenario& s, const std::string& lock, std::uint64_t seed,
+                  const std::set<std::string>& forbidden, const std::string& tag) {
+  const RunResult run = run_once(s, lock, seed);
+  for (const Violation& v : run.violations) {
+    if (!forbidden.empty() && !forbidden.count(v.kind)) continue;
+    RC_LOG() << repro_note(s, lock, seed, tag) << reports::run_to_text(run, s.description);
+    RC_FAIL(lock + " showed " + v.kind + ": " + v.detail);
+  }
+}
+
+std::uint64_t run_seed() { return *rc::gen::inRange<std::uint64_t>(1, 1000); }
+
+std::vector<std::string> lock_names() {
+  std::vector<std::string> names;
+  for (const auto& info : locks::all_locks()) names.push_back(info.name);
+  return names;
+}
+
+bool is_client(const Scenario& s, const std::string& host) {
+  for (const auto& c : s.clients)
+    if (c.name == host) return true;
+  return false;
+}
+
+// --- counterexamples that must be found ------------------------------------------
+
+class SilentListener final : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+struct Counterexample {
+  bool found = false;
+  Scenario minimal;
+  std::string how;  // rapidcheck's message or the hunt's figures
+};
+
+// rapidcheck checks "lock never shows `kind`" and must falsify it; the last
+// failing case it ran is the one it shrank to. Run seed 1 throughout.
+Counterexample rc_counterexample(const std::string& lock, const GenLimits& limits, const std::string& kind) {
+  std::optional<Scenario> last;
+  const auto property = [&] {
+    // Full size from the first case (rapidcheck otherwise starts near 0).
+    const Scenario s = build_scenario(*rc::gen::resize(100, testing::gen_scenario_draw(limits)), lock, limits);
+    const auto run = run_once(s, lock, 1);
+    const bool shows = run.violation_kinds().count(kind) > 0;
+    if (shows) last = s;
+    RC_ASSERT(!shows);
+  };
+  rc::detail::TestMetadata metadata;
+  metadata.id = metadata.description = "expected counterexample: " + lock + " " + kind;
+  SilentListener quiet;
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = std::max(params.maxSuccess, 1000);  // it stops at the first counterexample
+  const auto result = rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params, quiet);
+  Counterexample out;
+  out.found = result.is<rc::detail::FailureResult>() && last.has_value();
+  if (last) out.minimal = *last;
+  std::ostringstream msg;
+  rc::detail::printResultMessage(result, msg);
+  out.how = msg.str();
+  return out;
+}
+
+Counterexample hunt_counterexample(const std::string& lock, const GenLimits& limits, const std::string& kind) {
+  HuntOptions o;
+  o.lock_kind = lock;
+  o.limits = limits;
+  o.violation = kind;
+  o.budget = 2000;
+  const HuntResult r = hunt(o);
+  return {r.found, r.minimal,
+          "hunt: case " + std::to_string(r.case_index + 1) + ", shrunk in " + std::to_string(r.shrink.runs) + " runs"};
+}
+
+// Both searches find it; `shape` checks the minimal scenario (Catch CHECKs).
+template <class Shape>
+void expect_counterexample(const std::string& lock, const GenLimits& limits, const std::string& kind, Shape shape) {
+  for (const auto& [source, found] :
+       {std::pair{"rapidcheck", rc_counterexample(lock, limits, kind)}, {"hunt", hunt_counterexample(lock, limits, kind)}}) {
+    INFO(source << " for " << lock << " / " << kind << ": " << found.how);
+    REQUIRE(found.found);
+    INFO(repro_note(found.minimal, lock, 1, std::string("found-") + source + "-" + lock));
+    const RunResult run = run_once(found.minimal, lock, 1);
+    CHECK(run.violation_kinds().count(kind) == 1);
+    shape(found.minimal);
+  }
+}
+
+GenLimits limits_of(std::vector<FaultKind> kinds, int max_clients = 3, int max_faults = 2) {
+  GenLimits l;
+  l.kinds = std::move(kinds);
+  l.max_clients = max_clients;
+  l.max_faults = max_faults;
+  return l;
+}
+
+}  // namespace
+
+// --- the TOML writer -------------------------------------------------------------
+
+TEST_CASE("every catalog scenario written as TOML loads back equal", "[property][writer]") {
+  for (const auto& entry : catalog()) {
+    const auto s = load_catalog_scenario(entry.name);
+    REQUIRE(s);
+    const std::string text = scenario_to_toml(*s);
+    const auto back = load_scenario_text(text, entry.file);
+    INFO(entry.name << "\n" << text);
+    REQUIRE(back);
+    CHECK(scenario_difference(*s, *back) == "");
+  }
+}
+
+TEST_CASE("every generated scenario written as TOML loads back equal", "[property][writer]") {
+  rc::prop("build_scenario output round-trips through the writer and the loader", [] {
+    const auto draw = *rc::gen::arbitrary<ScenarioDraw>();
+    const std::string lock = *rc::gen::elementOf(lock_names());
+    GenLimits limits;
+    limits.kinds = default_hunt_kinds();
+    const Scenario s = build_scenario(draw, lock, limits);
+    const std::string text = scenario_to_toml(s);
+    const auto back = load_scenario_text(text, "generated.toml");
+    RC_LOG() << text;
+    RC_ASSERT(back.ok());
+    RC_ASSERT(scenario_difference(s, *back) == "");
+  });
+}
+
+// --- safety properties ---------------------------------------------------------------
+
+TEST_CASE("fenced storage never accepts a stale write from a lock that passes a fencing token, under any schedule",
+          "[property]") {
+  GenLimits limits;
+  limits.kinds = default_hunt_kinds();
+  limits.spare_counter_node = true;  // the token counter's node never crashes or fails over
+  for (const auto& info : locks::all_locks()) {
+    if (!info.fencing) continue;
+    rc::prop(info.name + " never gets a stale write past fencing storage", [&] {
+      Scenario s = build_scenario(*testing::gen_scenario_draw(limits), info.name, limits);
+      s.fencing = true;
+      require_none(s, info.name, run_seed(), {"stale-write"}, "fencing-" + info.name);
+    });
+  }
+}
+
+TEST_CASE("the token lock never releases another client's lock, under any schedule", "[property]") {
+  GenLimits limits;
+  limits.kinds = default_hunt_kinds();
+  rc::prop("token shows no wrong-owner-release", [&] {
+    const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), "token", limits);
+    require_none(s, "token", run_seed(), {"wrong-owner-release"}, "token-owner");
+  });
+}
+
+TEST_CASE("with no faults and work shorter than the TTL every lock kind is safe", "[property]") {
+  GenLimits limits;  // no fault kinds: no faults; generated work is at most 80% of the TTL
+  for (const std::string& lock : lock_names()) {
+    rc::prop(lock + " shows no violation without faults", [&] {
+      const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), lock, limits);
+      require_none(s, lock, run_seed(), {}, "no-faults-" + lock);
+    });
+  }
+}
+
+TEST_CASE("Redlock stays safe when only a minority of its nodes crash or are cut off and restarts wait out the TTL",
+          "[property]") {
+  GenLimits limits;
+  limits.kinds = {FaultKind::Crash, FaultKind::PowerLoss, FaultKind::Partition};
+  limits.minority_nodes_only = true;  // no pauses, no clock steps, no client faults
+  limits.restart_after_ttl = true;
+  limits.allow_replicas = false;
+  // Safety only: a node that stays down with a slow network may keep a
+  // client from ever reaching a quorum (lock-unavailable is liveness).
+  rc::prop("redlock shows no mutual-exclusion, wrong-owner-release or stale-write", [&] {
+    const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), "redlock", limits);
+    require_none(s, "redlock", run_seed(), {"mutual-exclusion", "wrong-owner-release", "stale-write"},
+                 "redlock-minority");
+  });
+}
+
+// --- determinism -------------------------------------------------------------------------
+
+TEST_CASE("any generated scenario gives the same digest when it runs twice", "[property]") {
+  rc::prop("two runs of one scenario, lock and seed have one digest", [] {
+    const std::string lock = *rc::gen::elementOf(lock_names());
+    const Scenario s = build_scenario(*rc::gen::arbitrary<ScenarioDraw>(), lock,
+                                      limits_of(default_hunt_kinds(), 4, 3));
+    const std::uint64_t seed = run_seed();
+    const RunResult a = run_once(s, lock, seed), b = run_once(s, lock, seed);
+    RC_LOG() << repro_note(s, lock, seed, "determinism");
+    RC_ASSERT(a.digest == b.digest);
+    RC_ASSERT(a.events == b.events);
+  });
+}
+
+namespace {
+
+std::vector<std::string> digests_of(const std::string& jsonl) {
+  std::vector<std::string> out;
+  std::ifstream in(jsonl);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line).value("digest", std::string()));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("generated scenarios give the same digests under sweep --jobs 1 and --jobs 2 as a single run",
+          "[property]") {
+  const GenLimits limits = limits_of(default_hunt_kinds(), 4, 3);
+  for (std::uint64_t i = 0; i < 6; ++i) {
+    const std::string lock = lock_names()[i * 5 % lock_names().size()];
+    const Scenario s = generate_scenario(i + 100, lock, limits);
+    const std::string path = temp_toml("sweep-" + std::to_string(i));
+    std::ofstream(path) << scenario_to_toml(s);
+    std::vector<std::string> by_jobs[2];
+    for (unsigned jobs : {1U, 2U}) {
+      cli::SweepOptions o;
+      o.scenarios = {path};
+      o.locks = {lock};
+      o.seeds = 4;
+      o.jobs = jobs;
+      o.out = path + ".jobs" + std::to_string(jobs) + ".jsonl";
+      std::ostringstream log;
+      cli::run_sweep(o, log);
+      by_jobs[jobs - 1] = digests_of(o.out);
+      fs::remove(o.out);
+    }
+    INFO(repro_note(s, lock, 1, "sweep-" + std::to_string(i)));
+    REQUIRE(by_jobs[0].size() == 4);
+    CHECK(by_jobs[0] == by_jobs[1]);
+    CHECK(by_jobs[0].front() == sim::Trace::hex(run_once(s, lock, 1).digest));
+  }
+}
+
+// --- unsafe locks: the counterexample is found and shrinks to its canonical shape ----------
+
+TEST_CASE("naive-del loses mutual exclusion under a pause, and it shrinks to one pause and two or three clients",
+          "[property]") {
+  expect_counterexample("naive-del", limits_of({FaultKind::Pause}), "mutual-exclusion", [](const Scenario& s) {
+    REQUIRE(s.faults.size() == 1);
+    const FaultSpec& pause = s.faults.front();
+    CHECK(pause.kind == FaultKind::Pause);
+    CHECK(is_client(s, pause.target));
+    CHECK(s.clients.size() >= 2);
+    CHECK(s.clients.size() <= 3);
+    // The pause outlasts what is left of the lease: longer than the TTL less
+    // the paused client's work (a pause before the acquire reply is handled
+    // stretches the section from its start).
+    const auto& work = std::find_if(s.clients.begin(), s.clients.end(),
+                                    [&](const ClientSpec& c) { return c.name == pause.target; })->work;
+    CHECK(pause.duration + work > s.lock.ttl);
+  });
+}
+
+TEST_CASE("the token lock lets a stale write through under a pause, and it shrinks to one or two client pauses",
+          "[property]") {
+  expect_counterexample("token", limits_of({FaultKind::Pause}), "stale-write", [](const Scenario& s) {
+    REQUIRE(!s.faults.empty());
+    CHECK(s.faults.size() <= 2);  // rapidcheck may keep a short pause that shifts the timing
+    for (const FaultSpec& f : s.faults) {
+      CHECK(f.kind == FaultKind::Pause);
+      CHECK(is_client(s, f.target));
+    }
+    CHECK(s.clients.size() <= 3);
+  });
+}
+
+// The crash is of the holder, or of the Redis node (between SETNX and
+// EXPIRE, or while a no-ttl entry sits in its AOF): both strand the entry.
+TEST_CASE("no-ttl and setnx-expire stay locked after a crash, and it shrinks to one crash", "[property]") {
+  for (const std::string lock : {"no-ttl", "setnx-expire"}) {
+    expect_counterexample(lock, limits_of({FaultKind::Crash}), "lock-unavailable", [](const Scenario& s) {
+      REQUIRE(s.faults.size() == 1);
+      CHECK(s.faults.front().kind == FaultKind::Crash);
+    });
+  }
+}
+
+TEST_CASE("Redlock loses mutual exclusion to clock jumps on its nodes, and it shrinks to forward jumps on nodes",
+          "[property]") {
+  GenLimits limits = limits_of({FaultKind::ClockJump}, 2, 3);
+  limits.nodes_only = true;
+  expect_counterexample("redlock", limits, "mutual-exclusion", [](const Scenario& s) {
+    REQUIRE(!s.faults.empty());
+    for (const FaultSpec& f : s.faults) {
+      CHECK(f.kind == FaultKind::ClockJump);
+      CHECK(f.target.rfind("redis-", 0) == 0);
+      CHECK(f.by > Duration::zero());
+    }
+    CHECK(s.faults.size() <= static_cast<std::size_t>(s.redis.masters / 2 + 1));
+  });
+}
+
+TEST_CASE("the shrinker reduces gc-pause for naive-del to its pause and fewer clients", "[property]") {
+  const auto gc = load_catalog_scenario("gc-pause");
+  REQUIRE(gc);
+  ShrinkStats stats;
+  const Scenario minimal =
+      shrink_scenario(*gc, shows_violation("naive-del", 1, "mutual-exclusion"), 1500, &stats);
+  INFO(scenario_to_toml(minimal) << "runs " << stats.runs);
+  REQUIRE(minimal.faults.size() == 1);
+  CHECK(minimal.faults.front().kind == FaultKind::Pause);
+  CHECK(minimal.faults.front().duration > minimal.lock.ttl - minimal.clients.front().work);
+  CHECK(minimal.clients.size() == 2);
+  CHECK(minimal.duration < gc->duration);
+  CHECK(shows_violation("naive-del", 1, "mutual-exclusion")(minimal));
+}
+
+TEST_CASE("the same hunt seed and budget find the same minimal scenario", "[property]") {
+  HuntOptions o;
+  o.lock_kind = "naive-del";
+  o.limits = limits_of(default_hunt_kinds(), 4, 3);
+  o.seed = 7;
+  o.budget = 500;
+  const HuntResult a = hunt(o), b = hunt(o);
+  REQUIRE(a.found);
+  CHECK(a.case_index == b.case_index);
+  CHECK(scenario_to_toml(a.minimal) == scenario_to_toml(b.minimal));
+}
