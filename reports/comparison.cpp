@@ -40,6 +40,7 @@ struct RunFields {
   std::int64_t sim_time_ms = 0;
   std::set<std::string> kinds;
   std::optional<std::set<std::string>> expected;
+  std::set<std::string> may;
   bool matched = false;
   std::uint64_t attempts = 0, acquisitions = 0, gave_up = 0, round_trips = 0;
   std::int64_t p50 = 0, p99 = 0;
@@ -84,6 +85,12 @@ std::optional<std::string> read_expected(const json& j, RunFields& f) {
   for (const json& k : e) {
     if (!k.is_string()) return "expected: expected an array of strings";
     f.expected->insert(k.get<std::string>());
+  }
+  if (!j.contains("may")) return std::nullopt;  // optional: violations allowed but not required
+  if (!j["may"].is_array()) return "may: expected an array of violation kinds";
+  for (const json& k : j["may"]) {
+    if (!k.is_string()) return "may: expected an array of strings";
+    f.may.insert(k.get<std::string>());
   }
   return std::nullopt;
 }
@@ -158,7 +165,8 @@ void fold(Cell& cell, const RunFields& f) {
   if (cell.runs == 0) {
     cell.source = f.source;
     cell.expected = f.expected;
-  } else if (cell.expected != f.expected) {
+    cell.may = f.may;
+  } else if (cell.expected != f.expected || cell.may != f.may) {
     cell.expected_varies = true;
   }
   ++cell.runs;

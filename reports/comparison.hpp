@@ -83,6 +83,7 @@ struct Cell {
   std::uint64_t runs_violated = 0;                    // runs with any violation
   std::map<std::string, std::uint64_t> runs_with_kind;  // runs with >= 1 of that kind
   std::optional<std::set<std::string>> expected;      // as first seen; nullopt = none
+  std::set<std::string> may;                          // allowed, not required ("may" in a run)
   bool expected_varies = false;                       // runs disagreed on the expectation
   std::optional<RunRef> minimal_failing;              // fewest events, then lowest seed
   std::vector<RunRef> unmatched_examples;             // lowest seeds, at most kMax...

@@ -39,6 +39,7 @@ ordered_json cell_json(const Cell& cell) {
   for (const auto& [kind, n] : cell.runs_with_kind) j["violations"][kind] = {{"runs", n}, {"rate", cell.rate(kind)}};
   if (cell.expected) j["expected"] = *cell.expected;
   else j["expected"] = nullptr;
+  j["may"] = cell.may;
   j["expected_varies"] = cell.expected_varies;
   j["minimal_failing"] = cell.minimal_failing ? run_ref_json(*cell.minimal_failing) : ordered_json(nullptr);
   j["unmatched_examples"] = ordered_json::array();

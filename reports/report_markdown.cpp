@@ -116,10 +116,11 @@ std::string cell_summary(const Cell& cell) {
 std::string expected_text(const Cell& cell) {
   if (cell.expected_varies) return "(varies between runs)";
   if (!cell.expected) return "no expectation (no violation)";
-  if (cell.expected->empty()) return "none";
-  std::string out;
+  std::string out, may;
   for (const auto& k : *cell.expected) out += (out.empty() ? "" : ", ") + k;
-  return out;
+  for (const auto& k : cell.may) may += (may.empty() ? "" : ", ") + k;
+  if (out.empty()) out = "none";
+  return may.empty() ? out : out + " (may also: " + may + ")";
 }
 
 std::string found_text(const Cell& cell) {

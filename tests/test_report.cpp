@@ -187,6 +187,18 @@ TEST_CASE("a cell's rates, matched counts, minimal failing seed and perf come fr
   CHECK_FALSE(c.cell("baseline", "naive-del")->violated());
 }
 
+TEST_CASE("a cell shows the violations its runs may show beside the ones they must", "[report]") {
+  json j = json::parse(line(Line().with_kinds({"stale-write"}).expecting({"stale-write"})));
+  j["may"] = {"mutual-exclusion"};
+  Comparison c;
+  REQUIRE(read(j.dump() + "\n", c));
+  const reports::Cell* cell = c.cell("gc-pause", "naive-del");
+  REQUIRE(cell);
+  CHECK(cell->may == std::set<std::string>{"mutual-exclusion"});
+  CHECK(reports::expected_text(*cell) == "stale-write (may also: mutual-exclusion)");
+  CHECK_FALSE(cell->expected_varies);
+}
+
 TEST_CASE("a run repeated across merged shard files counts once", "[report]") {
   const std::string sweep = hand_written_sweep();
   Comparison c;
