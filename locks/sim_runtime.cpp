@@ -18,10 +18,23 @@ SimRuntime::SimRuntime(sim::Host& client, std::size_t nodes, Directory directory
 Task<void> SimRuntime::sleep(Duration d) { co_await client_.sleep(d); }
 
 std::string SimRuntime::random_token() {
-  // UUID-shaped (8-4-4-4-12 hex), deterministic per client and seed.
-  std::string hex = tokens_.hex_token(32);
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) +
-         "-" + hex.substr(20, 12);
+  // UUID-shaped (8-4-4-4-12 hex), deterministic per client and seed; written
+  // in place: a token per acquire attempt is on the hot path of every run.
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out(36, '-');
+  std::uint64_t word = 0;
+  int left = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) continue;
+    if (left == 0) {
+      word = tokens_.next();
+      left = 16;
+    }
+    out[i] = digits[word & 0xf];
+    word >>= 4;
+    --left;
+  }
+  return out;
 }
 
 Task<Reply> SimRuntime::Conn::command(Argv argv, Duration timeout) {
