@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add(&add_list_command);
   add(&add_run_command);
   add(&add_replay_command);
+  add(&add_sweep_command);
   add(&add_hunt_command);
   add(&add_report_command);
   add(&add_live_command);
