@@ -379,9 +379,22 @@ CellPerf Comparison::lock_perf(const std::string& lock) const {
   return perf;
 }
 
+// The conditions ("process pauses", ...) of the scenarios where the
+// headline kinds appeared, in first-seen order, as " under a, b and c".
+std::string Comparison::conditions_text(const std::vector<std::string>& scenarios) const {
+  std::vector<std::string> words;
+  for (const auto& s : scenarios)
+    if (auto c = scenario_conditions.find(s); c != scenario_conditions.end())
+      for (const auto& w : c->second)
+        if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+  std::string under;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    under += (i == 0 ? " under " : i + 1 == words.size() ? " and " : ", ") + words[i];
+  return under;
+}
+
 LockVerdict Comparison::verdict(const std::string& lock) const {
   std::map<std::string, std::vector<std::string>> where;  // kind -> scenarios (sorted: map order)
-  std::vector<std::string> conditions;
   std::uint64_t runs = 0, scenario_count = 0;
   for (const auto& [key, cell] : cells_) {
     if (key.second != lock) continue;
@@ -389,10 +402,6 @@ LockVerdict Comparison::verdict(const std::string& lock) const {
     ++scenario_count;
     for (const auto& [kind, n] : cell.runs_with_kind)
       if (n > 0) where[kind].push_back(key.first);
-    auto c = scenario_conditions.find(key.first);
-    if (cell.violated() && c != scenario_conditions.end())
-      for (const auto& w : c->second)
-        if (std::find(conditions.begin(), conditions.end(), w) == conditions.end()) conditions.push_back(w);
   }
   LockVerdict v;
   if (where.empty()) {
@@ -400,9 +409,25 @@ LockVerdict Comparison::verdict(const std::string& lock) const {
              (scenario_count == 1 ? "" : "s") + ", " + std::to_string(runs) + " run" + (runs == 1 ? "" : "s") + ")";
     return v;
   }
-  const bool owner = where.count("wrong-owner-release") || where.count("lock-unavailable");
-  const bool stale = where.count("stale-write") > 0;
+  // The level, and the kinds that decide it (their scenarios give "under ...").
+  std::vector<std::string> headline;
+  for (const char* k : {"wrong-owner-release", "lock-unavailable"})
+    if (where.count(k)) headline.push_back(k);
   const bool holders_only = where.size() == 1 && where.count("mutual-exclusion");
+  if (!headline.empty() || (!where.count("stale-write") && !holders_only)) {
+    v.level = LockVerdict::Level::Unsafe;
+    if (headline.empty())
+      for (const auto& [kind, names] : where) headline.push_back(kind);
+  } else if (where.count("stale-write")) {
+    v.level = LockVerdict::Level::EfficiencyOnly;
+    headline = {"stale-write"};
+  } else {
+    v.level = LockVerdict::Level::FencingOnly;
+    headline = {"mutual-exclusion"};
+  }
+  std::vector<std::string> headline_scenarios;
+  for (const auto& k : headline) headline_scenarios.insert(headline_scenarios.end(), where[k].begin(), where[k].end());
+  const std::string under = conditions_text(headline_scenarios);
   std::string found;
   for (const auto& kw : kKindWords) {
     auto it = where.find(kw.kind);
@@ -412,18 +437,12 @@ LockVerdict Comparison::verdict(const std::string& lock) const {
   }
   for (const auto& [kind, names] : where)  // kinds without plain words here
     found += (found.empty() ? "" : "; ") + kind + " (" + list_scenarios(names) + ")";
-  std::string under;
-  for (std::size_t i = 0; i < conditions.size(); ++i)
-    under += (i == 0 ? " under " : i + 1 == conditions.size() ? " and " : ", ") + conditions[i];
-  if (owner || (!stale && !holders_only)) {
-    v.level = LockVerdict::Level::Unsafe;
-    v.text = "unsafe" + under + ": " + found;
-  } else if (stale) {
-    v.level = LockVerdict::Level::EfficiencyOnly;
-    v.text = "safe for efficiency, not correctness" + under + ": " + found;
-  } else {
-    v.level = LockVerdict::Level::FencingOnly;
-    v.text = "correct only with fencing" + under + ": " + found + ", though storage accepted no stale write";
+  switch (v.level) {
+    case LockVerdict::Level::Unsafe: v.text = "unsafe" + under + ": " + found; break;
+    case LockVerdict::Level::EfficiencyOnly:
+      v.text = "safe for efficiency, not correctness" + under + ": " + found;
+      break;
+    default: v.text = "correct only with fencing" + under + ": " + found + ", though storage accepted no stale write";
   }
   return v;
 }

@@ -153,6 +153,8 @@ class Comparison {
   LockVerdict verdict(const std::string& lock) const;
 
  private:
+  std::string conditions_text(const std::vector<std::string>& scenarios) const;
+
   std::map<Key, Cell> cells_;
   std::map<Key, SeedIndex> seen_;
   std::vector<std::string> inputs_;
