@@ -155,6 +155,51 @@ int run_cli(const std::string& args, const fs::path& stdout_file = "/dev/null") 
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+// The shape CI systems read (after Jenkins' junit.xsd, trimmed to what
+// locksim writes): <testsuites> of <testsuite> of <testcase>, each with an
+// optional <failure> and <system-out>, counts as non-negative integers.
+constexpr const char* kJunitXsd = R"(<?xml version="1.0" encoding="UTF-8"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" elementFormDefault="qualified">
+  <xs:attributeGroup name="counts">
+    <xs:attribute name="tests" type="xs:nonNegativeInteger" use="required"/>
+    <xs:attribute name="failures" type="xs:nonNegativeInteger" use="required"/>
+    <xs:attribute name="errors" type="xs:nonNegativeInteger"/>
+    <xs:attribute name="skipped" type="xs:nonNegativeInteger"/>
+    <xs:attribute name="time" type="xs:decimal"/>
+  </xs:attributeGroup>
+  <xs:element name="testsuites">
+    <xs:complexType>
+      <xs:sequence><xs:element ref="testsuite" maxOccurs="unbounded"/></xs:sequence>
+      <xs:attribute name="name" type="xs:string"/>
+      <xs:attributeGroup ref="counts"/>
+    </xs:complexType>
+  </xs:element>
+  <xs:element name="testsuite">
+    <xs:complexType>
+      <xs:sequence><xs:element ref="testcase" minOccurs="0" maxOccurs="unbounded"/></xs:sequence>
+      <xs:attribute name="name" type="xs:string" use="required"/>
+      <xs:attributeGroup ref="counts"/>
+    </xs:complexType>
+  </xs:element>
+  <xs:element name="testcase">
+    <xs:complexType>
+      <xs:sequence>
+        <xs:element name="failure" minOccurs="0" maxOccurs="unbounded">
+          <xs:complexType><xs:simpleContent><xs:extension base="xs:string">
+            <xs:attribute name="message" type="xs:string"/>
+            <xs:attribute name="type" type="xs:string"/>
+          </xs:extension></xs:simpleContent></xs:complexType>
+        </xs:element>
+        <xs:element name="system-out" type="xs:string" minOccurs="0"/>
+      </xs:sequence>
+      <xs:attribute name="name" type="xs:string" use="required"/>
+      <xs:attribute name="classname" type="xs:string" use="required"/>
+      <xs:attribute name="time" type="xs:decimal"/>
+    </xs:complexType>
+  </xs:element>
+</xs:schema>
+)";
+
 }  // namespace
 
 TEST_CASE("a cell's rates, matched counts, minimal failing seed and perf come from its runs", "[report]") {
@@ -325,6 +370,10 @@ TEST_CASE("the JUnit report parses as XML with a test case per cell and a failur
   const fs::path file = temp_dir("junit") / "report.junit.xml";
   std::ofstream(file) << xml;
   CHECK(xmllint_errors(file, false).empty());
+  const fs::path xsd = file.parent_path() / "junit.xsd";
+  std::ofstream(xsd) << kJunitXsd;
+  const std::string validate = "xmllint --noout --schema '" + xsd.string() + "' '" + file.string() + "' 2>/dev/null";
+  CHECK(std::system(validate.c_str()) == 0);
   CHECK(count(xml, "<testsuite ") == 1);
   CHECK_THAT(xml, Catch::Contains("tests=\"3\" failures=\"1\""));
   CHECK(count(xml, "<testcase ") == 3);
