@@ -13,7 +13,9 @@
 // repeat with another digest means determinism broke): a seed index of 8
 // bytes plus one bit per run, dense over each cell's seed range (a sparse
 // map for outlying seeds). Medians come from a bounded sketch that keeps
-// values to three significant digits.
+// values to three significant digits. Measured on the 2-core dev machine:
+// a 1,000,000-run sweep (650 MB of JSONL, 198 cells) reads in ~13 s with a
+// peak RSS of ~20 MB (100,000 runs: ~8 MB).
 #pragma once
 
 #include <cstdint>

@@ -47,7 +47,7 @@ td a { color: inherit; text-decoration: none; display: block; }
 .legend span.sw { display: inline-block; width: 14px; height: 14px; vertical-align: -2px;
                   border: 1px solid #aaa; margin: 0 4px 0 12px; }
 .legend { font-size: 13px; color: #444; margin: 8px 0; }
-ul.verdicts li { margin: 4px 0; }
+ul.verdicts li, ul.unmatched li { margin: 4px 0; }
 .level { display: inline-block; min-width: 110px; font-size: 12px; font-weight: 700; padding: 1px 6px;
          border-radius: 3px; margin-right: 6px; text-align: center; }
 .level-safe { background: #d5f0da; color: #14532d; }
@@ -185,6 +185,20 @@ void html_perf(std::ostringstream& out, const Comparison& c) {
   out << "</table>\n</details>\n";
 }
 
+void html_unmatched(std::ostringstream& out, const Comparison& c) {
+  bool any = false;
+  for (const auto& [key, cell] : c.cells()) {
+    if (cell.all_matched()) continue;
+    if (!any) out << "<h2>Not as expected</h2>\n<ul class=\"unmatched\">\n";
+    any = true;
+    out << "<li><strong>" << esc(key.first) << " × " << esc(key.second) << "</strong>: " << cell.unmatched << " of "
+        << cell.runs << " runs; expected " << esc(expected_text(cell)) << ", found " << esc(found_text(cell));
+    for (const auto& r : cell.unmatched_examples) out << "<br/><code>" << esc(r.repro) << "</code>";
+    out << "</li>\n";
+  }
+  if (any) out << "</ul>\n";
+}
+
 void timeline(std::ostringstream& out, const Cell& cell, const RunRef& ref, const HtmlOptions& options) {
   auto run = options.rerun(cell, ref);
   if (!run) {
@@ -233,6 +247,7 @@ std::string render_html(const Comparison& c, const HtmlOptions& options) {
   html_head(out, c);
   html_matrix(out, c);
   html_verdicts(out, c);
+  html_unmatched(out, c);
   html_perf(out, c);
   html_counterexamples(out, c, options);
   out << "</body>\n</html>\n";

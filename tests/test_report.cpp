@@ -345,6 +345,20 @@ TEST_CASE("the markdown report has a matrix row per scenario, the verdicts and p
   CHECK_THAT(md, Catch::Contains("`locksim run gc-pause --lock naive-del --seed 3`"));
 }
 
+TEST_CASE("the HTML report marks unmatched cells and lists their repro commands", "[report]") {
+  Comparison c;
+  REQUIRE(read(hand_written_sweep(), c));
+  reports::HtmlOptions options;
+  options.timelines = false;
+  const std::string html = reports::render_html(c, options);
+  CHECK(count(html, "class=\"violated unexpected\"") == 1);
+  CHECK(count(html, "class=\"safe\"") == 1);
+  CHECK(count(html, "class=\"notrun\"") == 1);
+  CHECK_THAT(html, Catch::Contains("<h2>Not as expected</h2>") &&
+                       Catch::Contains("<code>locksim run gc-pause --lock naive-del --seed 3</code>"));
+  CHECK(count(html, "<svg") == 0);
+}
+
 TEST_CASE("the JSON report carries cells, rates, verdicts and perf", "[report]") {
   Comparison c;
   REQUIRE(read(hand_written_sweep(), c));
@@ -415,6 +429,7 @@ TEST_CASE("the HTML report parses and draws one timeline per violated cell from 
                        Catch::Contains("<th class=\"scenario\">baseline</th>"));
   CHECK_THAT(html, Catch::Contains("locksim run gc-pause --lock naive-del --seed 1"));
   CHECK_THAT(html, Catch::Contains("under process pauses"));
+  CHECK(html.find("<h2>Not as expected</h2>") == std::string::npos);  // the catalog expects what it finds
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("http://") == html.find("http://www.w3.org/"));  // namespaces only, no links out
 }
