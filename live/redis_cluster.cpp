@@ -175,7 +175,13 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
   if (pid < 0) return false;
   if (pid == 0) {  // only async-signal-safe calls from here on
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::setpgid(0, 0);  // its own group: signals reach a wrapper script's redis-server too
     if (::getppid() != parent) ::_exit(127);
+    sigset_t none;  // the forking thread's mask and dispositions are inherited: reset them
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGINT, SIG_IGN);  // Ctrl-C is locksim's to handle; it tears us down
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int in = ::open("/dev/null", O_RDONLY);
@@ -185,6 +191,7 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // also here: no race with the first signal
   node.pid = pid;
   const std::size_t master = master_of(node.shard);
   const bool replica = master != static_cast<std::size_t>(&node - nodes_.data()) && nodes_[master].pid > 0;
@@ -216,11 +223,12 @@ Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fr
 
 void RedisCluster::stop_node(RedisNodeProcess& node) {
   if (node.pid <= 0) return;
-  ::kill(node.pid, SIGCONT);  // a paused server cannot act on SIGTERM
-  ::kill(node.pid, SIGTERM);
+  ::kill(-node.pid, SIGCONT);  // a paused server cannot act on SIGTERM
+  ::kill(-node.pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + 3s;
   while (std::chrono::steady_clock::now() < deadline) {
     if (reaped(node.pid)) {
+      ::kill(-node.pid, SIGKILL);  // what a wrapper script left in its group
       node.pid = -1;
       return;
     }
@@ -232,17 +240,17 @@ void RedisCluster::stop_node(RedisNodeProcess& node) {
 void RedisCluster::kill9(std::size_t i) {
   RedisNodeProcess& node = nodes_[i];
   if (node.pid <= 0) return;
-  ::kill(node.pid, SIGKILL);
+  ::kill(-node.pid, SIGKILL);
   ::waitpid(node.pid, nullptr, 0);
   node.pid = -1;
 }
 
 void RedisCluster::pause(std::size_t i) {
-  if (nodes_[i].pid > 0) ::kill(nodes_[i].pid, SIGSTOP);
+  if (nodes_[i].pid > 0) ::kill(-nodes_[i].pid, SIGSTOP);
 }
 
 void RedisCluster::resume(std::size_t i) {
-  if (nodes_[i].pid > 0) ::kill(nodes_[i].pid, SIGCONT);
+  if (nodes_[i].pid > 0) ::kill(-nodes_[i].pid, SIGCONT);
 }
 
 Result<bool, LiveError> RedisCluster::restart(std::size_t i) {
@@ -290,6 +298,7 @@ void RedisCluster::restore_aof_snapshot(std::size_t i) {
 std::optional<std::string> RedisCluster::died_unexpectedly() {
   for (auto& node : nodes_) {
     if (node.pid > 0 && reaped(node.pid)) {
+      ::kill(-node.pid, SIGKILL);
       node.pid = -1;
       return node.name + " (redis-server pid on 127.0.0.1:" + std::to_string(node.port) +
              ") exited unexpectedly: " + log_tail(node.dir);

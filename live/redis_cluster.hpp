@@ -13,7 +13,9 @@
 // come up, dies unexpectedly or loses a port race is an error value with one
 // clear line (exit 3), a missing binary exit 2; the destructor stops every
 // process it started (SIGCONT, SIGTERM, SIGKILL after a grace period,
-// waitpid) and removes the directory. Children get PR_SET_PDEATHSIG, so
+// waitpid) and removes the directory. Each server runs in its own process
+// group and is signalled as a group, so a --redis-server wrapper script
+// cannot leave its redis-server behind. Children get PR_SET_PDEATHSIG, so
 // even if locksim itself is SIGKILLed they die with the forking thread —
 // create the cluster on the thread that outlives it (the main thread).
 #pragma once

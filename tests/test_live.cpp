@@ -32,9 +32,10 @@ namespace {
 using namespace locksim;
 namespace fs = std::filesystem;
 
-// Processes a live run started that are still alive: anything running with
-// a live temporary directory ("/locksim-live-") in its command line, or a
-// redis-server child of this process.
+// Processes a live run started that are still alive: anything whose working
+// directory or command line is in a live temporary directory
+// ("/locksim-live-": redis-server chdirs to its --dir and rewrites its
+// command line), or a redis-server child of this process.
 int redis_children() {
   int n = 0;
   const std::string me = std::to_string(::getpid());
@@ -50,7 +51,11 @@ int redis_children() {
     std::istringstream rest(line.substr(close + 2));
     rest >> state >> ppid;
     const bool redis = line.substr(open + 1, close - open - 1).find("redis") != std::string::npos;
-    if (state != "Z" && ((redis && ppid == me) || args.find("/locksim-live-") != std::string::npos)) ++n;
+    std::error_code ec;
+    const std::string cwd = fs::read_symlink(entry.path() / "cwd", ec).string();
+    const bool in_live_dir = args.find("/locksim-live-") != std::string::npos ||
+                             cwd.find("/locksim-live-") != std::string::npos;
+    if (state != "Z" && ((redis && ppid == me) || in_live_dir)) ++n;
   }
   return n;
 }
@@ -134,8 +139,8 @@ TEST_CASE("a server that dies mid-run fails the live run with exit 3 and leaves 
   const fs::path dir = fs::temp_directory_path() / ("locksim-test-dying-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path wrapper = dir / "dying-redis-server";
-  std::ofstream(wrapper) << "#!/bin/sh\nexec timeout -s KILL 0.3 " << tests::find_redis_server()->string()
-                         << " \"$@\"\n";
+  std::ofstream(wrapper) << "#!/bin/sh\n" << tests::find_redis_server()->string()
+                         << " \"$@\" &\npid=$!\nsleep 0.3\nkill -9 $pid\nwait $pid\nexit 1\n";
   fs::permissions(wrapper, fs::perms::owner_all);
   const auto start = std::chrono::steady_clock::now();
   const auto [out, code] = run_cli("live baseline --lock token --redis-server " + wrapper.string());
