@@ -33,7 +33,7 @@ enum class ReportFormat { Markdown, Html, Json, Junit };
 // "md" (or "markdown"), "html", "json", "junit"; nullopt for anything else.
 std::optional<ReportFormat> report_format_from_name(std::string_view name);
 std::string_view report_format_name(ReportFormat format);  // "md", "html", ...
-std::string report_file_name(ReportFormat format);         // "report.md", "report.xml" for junit, ...
+std::string report_file_name(ReportFormat format);         // "report.md", "report.html", "report.json", "report.xml" (junit)
 
 std::string render_markdown(const Comparison& comparison);
 

@@ -100,7 +100,7 @@ std::string_view report_format_name(ReportFormat format) {
 }
 
 std::string report_file_name(ReportFormat format) {
-  return format == ReportFormat::Junit ? "report.junit.xml" : "report." + std::string(report_format_name(format));
+  return format == ReportFormat::Junit ? "report.xml" : "report." + std::string(report_format_name(format));
 }
 
 std::string cell_summary(const Cell& cell) {

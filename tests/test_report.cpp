@@ -453,7 +453,7 @@ TEST_CASE("locksim report exits 0, 1, 2 or 3 and writes several formats atomical
                 (dir / "out").string() + "'") == 0);
   std::set<std::string> written;
   for (const auto& e : fs::directory_iterator(dir / "out")) written.insert(e.path().filename().string());
-  CHECK(written == std::set<std::string>{"report.html", "report.json", "report.junit.xml", "report.md"});
+  CHECK(written == std::set<std::string>{"report.html", "report.json", "report.md", "report.xml"});
   CHECK(run_cli("report '" + (dir / "ok.jsonl").string() + "' --format junit --out '" +
                 (dir / "one.xml").string() + "'") == 0);
   CHECK_THAT(slurp(dir / "one.xml"), Catch::StartsWith("<?xml"));
