@@ -25,6 +25,12 @@ inline std::int64_t& live_task_frames() {
   thread_local std::int64_t count = 0;
   return count;
 }
+// Every frame ever created on this thread: a deterministic cost counter for
+// the performance guard (tests/test_runner.cpp, "[perf]").
+inline std::uint64_t& created_task_frames() {
+  thread_local std::uint64_t count = 0;
+  return count;
+}
 
 template <class T>
 class Task;
@@ -35,7 +41,10 @@ struct PromiseBase {
   std::coroutine_handle<> continuation = std::noop_coroutine();
   std::exception_ptr error;
 
-  PromiseBase() { ++live_task_frames(); }
+  PromiseBase() {
+    ++live_task_frames();
+    ++created_task_frames();
+  }
   ~PromiseBase() { --live_task_frames(); }
   PromiseBase(const PromiseBase&) = delete;
   PromiseBase& operator=(const PromiseBase&) = delete;
