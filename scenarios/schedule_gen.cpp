@@ -308,24 +308,38 @@ class Shrinker {
     return true;
   }
 
-  bool pass(Scenario& s) {
+  // Structure first (each try is one run), then numbers; numbers again only
+  // after they let the structure shrink further.
+  void shrink(Scenario& s) {
+    for (int round = 0; round < 3 && !out_of_runs(); ++round) {
+      while (!out_of_runs() && structure(s)) {
+      }
+      if (!numbers(s)) break;
+    }
+  }
+
+ private:
+  bool structure(Scenario& s) {
     bool changed = drop_faults(s);
     changed |= drop_clients(s);
     changed |= fewer_rounds(s);
-    changed |= shorter_faults(s);
-    changed |= shorter_clients(s);
     changed |= smaller_topology(s);
+    return changed;
+  }
+
+  bool numbers(Scenario& s) {
+    bool changed = shorter_faults(s);
+    changed |= shorter_clients(s);
     changed |= shorter_run(s);
     return changed;
   }
 
- private:
   using Field = std::function<Duration&(Scenario&)>;
 
   using Make = std::function<Scenario(const Scenario&, Duration)>;
 
-  // Lowers a value from `hi` to `lo`, else bisects (whole ms, to within 1%
-  // or 1 ms) between the highest passing and the lowest failing value.
+  // Lowers a value from `hi` to `lo`, else bisects (whole ms, to within
+  // 1/32 or 1 ms) between the highest passing and the lowest failing value.
   bool bisect_with(Scenario& s, Duration hi, Duration lo, const Make& make) {
     if (hi <= lo) return false;
     if (accept(s, make(s, lo))) return true;
@@ -333,7 +347,7 @@ class Shrinker {
     Duration pass = lo;
     while (!out_of_runs()) {
       const Duration gap = hi - pass;
-      if (gap <= std::max(ms(1), hi / 100)) break;
+      if (gap <= std::max(ms(1), hi / 32)) break;
       const Duration mid = ms(whole_ms(pass + gap / 2));
       if (mid <= pass || mid >= hi) break;
       if (accept(s, make(s, mid))) {
@@ -480,8 +494,7 @@ Scenario shrink_scenario(Scenario failing, const ScenarioPredicate& still_fails,
   ShrinkStats local;
   ShrinkStats& st = stats ? *stats : local;
   Shrinker shrinker(still_fails, max_runs, st);
-  while (!shrinker.out_of_runs() && shrinker.pass(failing)) {
-  }
+  shrinker.shrink(failing);
   return failing;
 }
 

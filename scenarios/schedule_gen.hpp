@@ -16,9 +16,10 @@
 //    clients.
 //  - `shrink_scenario`: greedy delta debugging on a Scenario itself (so a
 //    hand-written scenario shrinks too): drop faults, drop clients, fewer
-//    iterations and writes, bisect durations and times down (whole
-//    milliseconds), smaller topology, shorter run; repeat until a whole pass
-//    changes nothing or the run budget is spent. Every candidate must load
+//    iterations and writes, smaller topology until none of those helps;
+//    then bisect durations and times down (whole milliseconds, to 1/32) and
+//    the run length; up to three such rounds, while the numbers keep
+//    letting the structure shrink, within a run budget. Every candidate must load
 //    back from its TOML (scenario_writer), so the result is always a file a
 //    user can run.
 //  - `hunt`: draw, run, and on the first violation shrink it.
