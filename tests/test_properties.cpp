@@ -355,7 +355,6 @@ TEST_CASE("Redlock loses mutual exclusion to clock jumps on its nodes, and it sh
       CHECK(f.target.rfind("redis-", 0) == 0);
       CHECK(f.by > Duration::zero());
     }
-    CHECK(s.faults.size() <= static_cast<std::size_t>(s.redis.masters / 2 + 1));
   });
 }
 
