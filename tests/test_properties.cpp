@@ -118,7 +118,7 @@ Counterexample rc_counterexample(const std::string& lock, const GenLimits& limit
   metadata.id = metadata.description = "expected counterexample: " + lock + " " + kind;
   SilentListener quiet;
   rc::detail::TestParams params = rc::detail::configuration().testParams;
-  params.maxSuccess = std::max(params.maxSuccess, 1000);  // it stops at the first counterexample
+  params.maxSuccess = std::max(params.maxSuccess, 3000);  // it stops at the first counterexample
   const auto result = rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params, quiet);
   Counterexample out;
   out.found = result.is<rc::detail::FailureResult>() && last.has_value();
@@ -140,7 +140,10 @@ Counterexample hunt_counterexample(const std::string& lock, const GenLimits& lim
           "hunt: case " + std::to_string(r.case_index + 1) + ", shrunk in " + std::to_string(r.shrink.runs) + " runs"};
 }
 
-// Both searches find it; `shape` checks the minimal scenario (Catch CHECKs).
+// Both searches find it. `shape(s, strict)` checks the minimal scenario:
+// strictly for the hunt's shrinker (deterministic: its seed is fixed), more
+// loosely for rapidcheck's, which cannot drop a fault that only shifts the
+// timing and whose seed a nightly job changes.
 template <class Shape>
 void expect_counterexample(const std::string& lock, const GenLimits& limits, const std::string& kind, Shape shape) {
   for (const auto& [source, found] :
@@ -150,8 +153,15 @@ void expect_counterexample(const std::string& lock, const GenLimits& limits, con
     INFO(repro_note(found.minimal, lock, 1, std::string("found-") + source + "-" + lock));
     const RunResult run = run_once(found.minimal, lock, 1);
     CHECK(run.violation_kinds().count(kind) == 1);
-    shape(found.minimal);
+    shape(found.minimal, std::string(source) == "hunt");
   }
+}
+
+// At most one fault (strict) or two, all of `kind`.
+void check_faults_of(const Scenario& s, FaultKind kind, bool strict) {
+  REQUIRE(!s.faults.empty());
+  CHECK(s.faults.size() <= (strict ? 1U : 2U));
+  for (const FaultSpec& f : s.faults) CHECK(f.kind == kind);
 }
 
 GenLimits limits_of(std::vector<FaultKind> kinds, int max_clients = 3, int max_faults = 2) {
@@ -304,31 +314,27 @@ TEST_CASE("generated scenarios give the same digests under sweep --jobs 1 and --
 
 TEST_CASE("naive-del loses mutual exclusion under a pause, and it shrinks to one pause and two or three clients",
           "[property]") {
-  expect_counterexample("naive-del", limits_of({FaultKind::Pause}), "mutual-exclusion", [](const Scenario& s) {
-    REQUIRE(s.faults.size() == 1);
-    const FaultSpec& pause = s.faults.front();
-    CHECK(pause.kind == FaultKind::Pause);
-    CHECK(is_client(s, pause.target));
+  expect_counterexample("naive-del", limits_of({FaultKind::Pause}), "mutual-exclusion", [](const Scenario& s,
+                                                                                       bool strict) {
+    check_faults_of(s, FaultKind::Pause, strict);
     CHECK(s.clients.size() >= 2);
     CHECK(s.clients.size() <= 3);
+    if (!strict) return;
     // The pause outlasts what is left of the lease: longer than the TTL less
     // the paused client's work (a pause before the acquire reply is handled
     // stretches the section from its start).
+    const FaultSpec& pause = s.faults.front();
+    REQUIRE(is_client(s, pause.target));
     const auto& work = std::find_if(s.clients.begin(), s.clients.end(),
                                     [&](const ClientSpec& c) { return c.name == pause.target; })->work;
     CHECK(pause.duration + work > s.lock.ttl);
   });
 }
 
-TEST_CASE("the token lock lets a stale write through under a pause, and it shrinks to one or two client pauses",
+TEST_CASE("the token lock lets a stale write through under a pause, and it shrinks to one pause",
           "[property]") {
-  expect_counterexample("token", limits_of({FaultKind::Pause}), "stale-write", [](const Scenario& s) {
-    REQUIRE(!s.faults.empty());
-    CHECK(s.faults.size() <= 2);  // rapidcheck may keep a short pause that shifts the timing
-    for (const FaultSpec& f : s.faults) {
-      CHECK(f.kind == FaultKind::Pause);
-      CHECK(is_client(s, f.target));
-    }
+  expect_counterexample("token", limits_of({FaultKind::Pause}), "stale-write", [](const Scenario& s, bool strict) {
+    check_faults_of(s, FaultKind::Pause, strict);
     CHECK(s.clients.size() <= 3);
   });
 }
@@ -337,9 +343,8 @@ TEST_CASE("the token lock lets a stale write through under a pause, and it shrin
 // EXPIRE, or while a no-ttl entry sits in its AOF): both strand the entry.
 TEST_CASE("no-ttl and setnx-expire stay locked after a crash, and it shrinks to one crash", "[property]") {
   for (const std::string lock : {"no-ttl", "setnx-expire"}) {
-    expect_counterexample(lock, limits_of({FaultKind::Crash}), "lock-unavailable", [](const Scenario& s) {
-      REQUIRE(s.faults.size() == 1);
-      CHECK(s.faults.front().kind == FaultKind::Crash);
+    expect_counterexample(lock, limits_of({FaultKind::Crash}), "lock-unavailable", [](const Scenario& s, bool strict) {
+      check_faults_of(s, FaultKind::Crash, strict);
     });
   }
 }
@@ -348,7 +353,7 @@ TEST_CASE("Redlock loses mutual exclusion to clock jumps on its nodes, and it sh
           "[property]") {
   GenLimits limits = limits_of({FaultKind::ClockJump}, 2, 3);
   limits.nodes_only = true;
-  expect_counterexample("redlock", limits, "mutual-exclusion", [](const Scenario& s) {
+  expect_counterexample("redlock", limits, "mutual-exclusion", [](const Scenario& s, bool) {
     REQUIRE(!s.faults.empty());
     for (const FaultSpec& f : s.faults) {
       CHECK(f.kind == FaultKind::ClockJump);
