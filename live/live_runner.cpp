@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
@@ -34,6 +35,8 @@ using scenarios::FaultSpec;
 using scenarios::Scenario;
 using Clock = std::chrono::steady_clock;
 using Kind = sim::redis::KeyEvent::Kind;
+
+constexpr const char* kProbeOnly = "(probe)";  // a probed command that left the entry as it was
 
 std::atomic<int> g_interrupted{0};
 extern "C" void on_interrupt(int sig) { g_interrupted.store(sig); }
@@ -102,7 +105,7 @@ class LiveSession final : public LiveWorld {
       cv_.wait_until(lk, clients_[c].paused_until, [&] { return stop_.load(); });
   }
   void record_entry(std::size_t c, std::size_t node, std::optional<Kind> kind, const std::string& command,
-                    bool present_before) override;
+                    bool present_before, ServerStamp stamp) override;
   std::chrono::milliseconds command_timeout() const override {
     return std::max(50ms, std::chrono::ceil<std::chrono::milliseconds>(s_.network.timeout));
   }
@@ -139,6 +142,7 @@ class LiveSession final : public LiveWorld {
   void schedule_snapshots();
   void note_fault(const FaultSpec& f, std::optional<sim::Duration> until);
   void fail(LiveError e);
+  void finish_entries();
   bool run_due_events();
 
   const Scenario& original_;
@@ -154,8 +158,8 @@ class LiveSession final : public LiveWorld {
   scenarios::History history_;
   scenarios::RunSummary stats_;
   std::vector<std::string> notes_;
-  std::vector<bool> entry_present_;  // per node, as last seen by a client's probe
-  std::uint64_t entry_seq_ = 0;
+  std::chrono::microseconds origin_wall_{0};  // system_clock at origin_ (server TIME is mapped from it)
+  std::vector<bool> entry_before_;            // per history_.entries slot: entry present before the command
   std::multimap<std::pair<Clock::time_point, std::uint64_t>, std::function<void()>> queue_;
   std::uint64_t next_event_ = 0;
   std::set<std::uint64_t> pending_;  // ids queued and not yet run
@@ -165,16 +169,49 @@ class LiveSession final : public LiveWorld {
 
 // ---------------------------------------------------------------- records
 
+// Entries arrive in reply order, not execution order: they are kept with the
+// server's stamp and put in order at the end (finish_entries).
 void LiveSession::record_entry(std::size_t c, std::size_t node, std::optional<Kind> kind, const std::string& command,
-                           bool present_before) {
+                               bool present_before, ServerStamp stamp) {
   std::lock_guard lk(mutex_);
   if (stop_.load()) return;
-  const auto at = now_true();
-  const auto id = static_cast<sim::HostId>(node);
-  if (!present_before && entry_present_[node])  // it expired since a client last saw it
-    history_.entries.push_back({at, entry_seq_++, id, std::nullopt, false, Kind::Expired, s_.lock.key, "(expired)"});
-  if (kind) history_.entries.push_back({at, entry_seq_++, id, c, false, *kind, s_.lock.key, command});
-  entry_present_[node] = kind ? *kind != Kind::Deleted : present_before;
+  const auto real = std::chrono::microseconds(stamp.time_us) - origin_wall_;
+  const sim::TrueInstant at{std::max(sim::Duration{0}, std::chrono::duration_cast<sim::Duration>(real)) * 1'000'000 / ppm_};
+  if (kind)
+    history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), static_cast<sim::HostId>(node), c, false,
+                                *kind, s_.lock.key, command});
+  else  // a probe that changed nothing still tells whether the entry was there
+    history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), static_cast<sim::HostId>(node), c, false,
+                                Kind::Expired, s_.lock.key, kProbeOnly});
+  entry_before_.push_back(present_before);
+}
+
+// Execution order per node (server TIME, then the INCR counter); a probe
+// that found no entry where the previous one left it present means the
+// server expired it in between: an Expired event (time: when it was noticed).
+void LiveSession::finish_entries() {
+  std::vector<std::size_t> idx(history_.entries.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  auto& es = history_.entries;
+  std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) {
+    return std::tie(es[a].at, es[a].seq) < std::tie(es[b].at, es[b].seq);
+  });
+  std::vector<scenarios::EntryEvent> out;
+  std::vector<bool> present(cluster_.node_count(), false);
+  for (auto i : idx) {
+    scenarios::EntryEvent e = es[i];
+    const std::size_t node = e.node;
+    if (!entry_before_[i] && present[node])
+      out.push_back({e.at, e.seq, e.node, std::nullopt, false, Kind::Expired, e.key, "(expired)"});
+    if (e.command == kProbeOnly) {
+      present[node] = entry_before_[i];
+      continue;
+    }
+    present[node] = e.kind != Kind::Deleted;
+    out.push_back(std::move(e));
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].seq = i;
+  es = std::move(out);
 }
 
 void LiveSession::begin_attempt(std::size_t c) {
@@ -455,12 +492,13 @@ bool LiveSession::run_due_events() {
 Result<bool, LiveError> LiveSession::run() {
   history_.nodes.clear();
   for (std::size_t n = 0; n < cluster_.node_count(); ++n) history_.nodes.push_back(cluster_.node(n).name);
-  entry_present_.assign(cluster_.node_count(), false);
   for (std::size_t c = 0; c < s_.clients.size(); ++c) {
     clients_.push_back({&s_.clients[c], {}, std::nullopt, std::nullopt});
     history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
   }
   origin_ = Clock::now();
+  origin_wall_ = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
   const auto end = origin_ + std::chrono::duration_cast<Clock::duration>(s_.duration);
   {
     std::lock_guard lk(mutex_);
@@ -497,8 +535,7 @@ Result<bool, LiveError> LiveSession::run() {
   for (auto& t : threads) t.join();
   if (error) return failure(*error);
   history_.end = sim::TrueInstant{original_.duration};
-  std::stable_sort(history_.entries.begin(), history_.entries.end(),
-                   [](const auto& a, const auto& b) { return a.at < b.at; });
+  finish_entries();
   return true;
 }
 
@@ -584,6 +621,11 @@ Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions&
   if (auto why = live_unsupported(scenario, *info)) return failure(LiveError{2, *why});
   if (options.time_scale_ppm < kMinTimeScalePpm || options.time_scale_ppm > kMaxTimeScalePpm)
     return failure(LiveError{2, "--time-scale must be between 0.001 and 10"});
+  const Scenario scaled = scale_scenario(scenario, options.time_scale_ppm);
+  if (lock_kind == "setnx-expire" && scaled.lock.ttl % sim::Duration{1s} != sim::Duration{0})
+    return failure(LiveError{2, "setnx-expire sets its TTL with EXPIRE in whole seconds: ttl x time-scale (" +
+                                    sim::format_duration(scaled.lock.ttl) +
+                                    ") must be whole seconds (e.g. --time-scale 1)"});
   auto binary = locate_redis_server(options.redis_server);
   if (!binary) return failure(binary.error());
   InterruptGuard interrupts;
@@ -593,7 +635,6 @@ Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions&
                                                                            : "everysec"};
   auto cluster = RedisCluster::start(spec);
   if (!cluster) return failure(cluster.error());
-  const Scenario scaled = scale_scenario(scenario, options.time_scale_ppm);
   LiveSession run(scenario, scaled, *info, options.time_scale_ppm, **cluster);
   auto ran = run.run();
   (*cluster)->stop_all();
