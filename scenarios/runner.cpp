@@ -15,10 +15,14 @@ class LockKeyObserver final : public sim::redis::NodeObserver {
  public:
   explicit LockKeyObserver(RunContext& ctx) : ctx_(ctx) {}
   void on_command(const sim::redis::CommandSeen& seen) override {
+    const bool replay = seen.argv.size() == 1 && seen.argv[0] == "(aof-replay)";
     for (const auto& e : seen.key_events) {
       if (e.key != ctx_.scenario.lock.key) continue;
       std::optional<std::size_t> client;
       if (seen.client != sim::kNoHost) client = ctx_.history.client_of(seen.client);
+      // An entry a restart brings back from the AOF is its creator's again.
+      if (replay && e.kind == sim::redis::KeyEvent::Kind::Created) client = creators_[seen.node];
+      if (e.kind == sim::redis::KeyEvent::Kind::Created && !replay) creators_[seen.node] = client;
       ctx_.history.entries.push_back({seen.at, ctx_.world.scheduler().current_seq(), seen.node, client,
                                       seen.replicated, e.kind, e.key, command_text(seen.argv)});
     }
@@ -35,6 +39,7 @@ class LockKeyObserver final : public sim::redis::NodeObserver {
     return s;
   }
   RunContext& ctx_;
+  std::map<sim::HostId, std::optional<std::size_t>> creators_;  // last creator of the lock key per node
 };
 
 sim::redis::NodeConfig node_config(const Scenario& s, const locks::LockInfo& lock) {
@@ -67,6 +72,15 @@ void build_redis(RunContext& ctx, LockKeyObserver& observer) {
   }
   for (auto& node : ctx.nodes) {
     node->add_observer(&observer);
+    // A crashed node holds no entry any more: a key on a node that never
+    // restarts blocks nobody. A restart that replays the AOF brings the
+    // entry back (an "(aof-replay)" event, credited to its creator).
+    RedisNode* n = node.get();
+    n->host().on_crash([&ctx, n] {
+      ctx.history.entries.push_back({ctx.world.now(), ctx.world.scheduler().current_seq(), n->id(), std::nullopt,
+                                     false, sim::redis::KeyEvent::Kind::Expired, ctx.scenario.lock.key,
+                                     "(node crashed)"});
+    });
     ctx.history.nodes.resize(node->id() + 1);
     ctx.history.nodes[node->id()] = node->host().name();
   }

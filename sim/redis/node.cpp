@@ -41,8 +41,22 @@ Task<void> RedisNode::main() {
   engine_.flush_all();
   dataset_log_.clear();
   if (config_.appendonly) {
-    for (const Argv& argv : aof_) engine_.apply(argv, now_ms());
+    // Observers learn which keys came back from the AOF (one event list).
+    std::vector<KeyEvent> replayed;
+    for (const Argv& argv : aof_) {
+      engine_.apply(argv, now_ms());
+      if (!observers_.empty()) {
+        const auto& events = engine_.last_key_events();
+        replayed.insert(replayed.end(), events.begin(), events.end());
+      }
+    }
     (void)engine_.take_effects();
+    if (!replayed.empty()) {
+      static const Argv kReplay{"(aof-replay)"};
+      const Reply ok = Reply::ok();
+      for (NodeObserver* o : observers_)
+        o->on_command({host_.world().now(), host_.id(), kNoHost, false, kReplay, ok, replayed});
+    }
     dataset_log_ = aof_;
     aof_fsynced_ = aof_.size();  // what survived is on disk now
   }
