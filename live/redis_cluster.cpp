@@ -156,7 +156,9 @@ std::vector<std::string> RedisCluster::arguments(const RedisNodeProcess& node) c
   std::vector<std::string> args = {spec_.binary.string(), "--port", std::to_string(node.port), "--bind", "127.0.0.1",
                                    "--dir", node.dir.string(), "--logfile", (node.dir / "redis.log").string(),
                                    "--save", "", "--appendonly", spec_.appendonly ? "yes" : "no",
-                                   "--appendfsync", spec_.appendfsync, "--daemonize", "no"};
+                                   "--appendfsync", spec_.appendfsync, "--daemonize", "no",
+                                   // a replica's full sync starts at once, not after 5 s
+                                   "--repl-diskless-sync-delay", "0"};
   const std::size_t self = static_cast<std::size_t>(&node - nodes_.data());
   const std::size_t master = master_of(node.shard);
   if (master != self) args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(nodes_[master].port)});
@@ -307,8 +309,10 @@ std::optional<std::string> RedisCluster::died_unexpectedly() {
   return std::nullopt;
 }
 
+// Replicas first: a master given SIGTERM waits for its replicas to catch up
+// (shutdown-timeout), which a paused or broken link turns into our grace.
 void RedisCluster::stop_all() {
-  for (auto& node : nodes_) stop_node(node);
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) stop_node(*it);
 }
 
 std::vector<pid_t> RedisCluster::pids() const {
