@@ -13,6 +13,7 @@ using sim::redis::Reply;
 using Kind = sim::redis::KeyEvent::Kind;
 
 constexpr std::chrono::hours kLeapAfterEnd{1000};  // monotonic leap once the run has ended
+constexpr const char* kOrderKey = "locksim:live:order";  // INCR'd in every probe: execution order
 
 bool names_key(const Argv& argv, const std::string& key) {
   for (std::size_t i = 1; i < argv.size(); ++i)
@@ -28,6 +29,12 @@ std::string command_text(const Argv& argv) {
     s += (i ? " " : "") + word;
   }
   return s;
+}
+
+// TIME's reply ["seconds", "microseconds"] as microseconds since the epoch.
+std::int64_t server_time_us(const Reply& time) {
+  if (time.type != Reply::Type::Array || time.elements.size() != 2) return 0;
+  return std::stoll(time.elements[0].str) * 1'000'000 + std::stoll(time.elements[1].str);
 }
 
 // The entry's effect from the probes around the command (DUMP, PEXPIRETIME).
@@ -66,25 +73,26 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
     return reply;
   }
 
+  // MULTI TIME INCR <order> DUMP PEXPIRETIME <argv> DUMP PEXPIRETIME EXEC: the
+  // command's effect on the entry, when the server ran it and in what order.
   Reply probed(locks::HiredisConn& c, const Argv& argv, std::chrono::milliseconds timeout) {
     const std::string& key = rt_.lock_key_;
-    const Argv multi{"MULTI"}, dump{"DUMP", key}, ttl{"PEXPIRETIME", key}, exec{"EXEC"};
-    for (const Argv* a : {&multi, &dump, &ttl, &argv, &dump, &ttl}) {
+    const Argv multi{"MULTI"}, time{"TIME"}, order{"INCR", kOrderKey}, dump{"DUMP", key}, ttl{"PEXPIRETIME", key};
+    for (const Argv* a : {&multi, &time, &order, &dump, &ttl, &argv, &dump, &ttl}) {
       Reply queued = c.execute(*a, timeout);
       if (queued.is_error()) {
         c.disconnect();  // discard the half-built transaction
         return queued;
       }
     }
-    Reply r = c.execute(exec, timeout);
-    if (r.type != Reply::Type::Array || r.elements.size() != 5) {
-      if (r.is_error() && r.str.rfind("EXECABORT", 0) == 0) return Reply::error(r.str);
+    Reply r = c.execute(Argv{"EXEC"}, timeout);
+    if (r.type != Reply::Type::Array || r.elements.size() != 7)
       return r.is_error() ? r : Reply::error("IOERR locksim: unexpected EXEC reply");
-    }
     const auto& e = r.elements;
-    rt_.world_.record_entry(rt_.client_, node_, effect(e[0], e[1], e[3], e[4]), command_text(argv),
-                            !e[0].is_nil());
-    return e[2];
+    ServerStamp stamp{server_time_us(e[0]), e[1].integer};
+    rt_.world_.record_entry(rt_.client_, node_, effect(e[2], e[3], e[5], e[6]), command_text(argv), !e[2].is_nil(),
+                            stamp);
+    return e[4];
   }
 
   // The connection to the shard's current master; a new one after a redirect.

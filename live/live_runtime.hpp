@@ -5,9 +5,12 @@
 //    current master, and reconnects after a failover redirected the shard;
 //  - the lock entry's history: every command that names the lock key is
 //    sent inside MULTI … EXEC between `DUMP key` + `PEXPIRETIME key` probes,
-//    so the reply tells exactly whether *this client's* command created,
-//    changed or removed the entry on that node (atomic on the server; no
-//    guessing from replies, no MONITOR parsing). Limits: expiry done by the
+//    after `TIME` and `INCR locksim:live:order`, so the reply tells exactly
+//    whether *this client's* command created, changed or removed the entry
+//    on that node, when the server ran it and in which order (atomic on the
+//    server; no guessing from replies, no MONITOR parsing). The probes cost
+//    round trips on loopback, not server time. Limits: the host's wall
+//    clock must not step during a run (TIME is mapped to scenario time); expiry done by the
 //    server is only seen when a later command finds the entry gone (it is
 //    recorded then, as Expired — late); a command whose EXEC reply is lost
 //    (timeout, killed server) records nothing although it may have run;
@@ -33,6 +36,13 @@
 
 namespace locksim::live {
 
+// When the server ran a probed command: its TIME and the value of an INCR
+// in the same transaction (execution order on that node, breaks ties).
+struct ServerStamp {
+  std::int64_t time_us = 0;
+  std::int64_t order = 0;
+};
+
 // What every client thread shares with the run (implemented by the runner).
 class LiveWorld {
  public:
@@ -47,7 +57,7 @@ class LiveWorld {
   // nothing), and whether the entry existed just before it ran (if not,
   // and the entry was last seen present, it expired in between).
   virtual void record_entry(std::size_t c, std::size_t node, std::optional<sim::redis::KeyEvent::Kind> kind,
-                            const std::string& command, bool entry_present_before) = 0;
+                            const std::string& command, bool entry_present_before, ServerStamp stamp) = 0;
   virtual std::chrono::milliseconds command_timeout() const = 0;
 };
 
