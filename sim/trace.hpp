@@ -44,6 +44,13 @@ class Trace {
   void record(TrueInstant at, std::uint64_t seq, HostId host, std::string_view kind,
               std::string_view detail);
 
+  // A printable record only (when recording), not folded into the digest:
+  // detail that `--trace` shows but the digest already covers through the
+  // events themselves, so recording never changes a digest.
+  void annotate(TrueInstant at, std::uint64_t seq, HostId host, std::string_view kind, std::string_view detail) {
+    if (recording_) records_.push_back({at, seq, host, std::string(kind), std::string(detail)});
+  }
+
   std::uint64_t digest() const { return digest_; }
   std::uint64_t event_count() const { return events_; }
   const std::vector<TraceRecord>& records() const { return records_; }

@@ -136,3 +136,21 @@ TEST_CASE("a gc-pause run stays within its recorded event and coroutine-frame bu
   CHECK(r.events <= 1'300);
   CHECK(frames <= 700);
 }
+
+TEST_CASE("recording the trace shows every command and never changes the digest", "[runner]") {
+  const Scenario s = gc_pause(false);
+  RunOptions quiet;
+  quiet.lock_kind = "naive-del";
+  RunOptions traced = quiet;
+  traced.record_trace = true;
+  const auto a = run_scenario(s, quiet);
+  const auto b = run_scenario(s, traced);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->digest == b->digest);
+  CHECK(a->trace.empty());
+  const auto commands = std::count_if(b->trace.begin(), b->trace.end(), [](const auto& r) {
+    return r.kind == "command" && r.detail.find("SET lock:report") != std::string::npos;
+  });
+  CHECK(commands > 10);  // B's retries while A holds the lock
+}

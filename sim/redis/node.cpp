@@ -148,9 +148,23 @@ Reply RedisNode::execute(const Request& request) {
     return refused;
   }
   Reply reply = engine_.execute(argv, now_ms());
+  if (host_.world().trace().recording()) annotate_command(request.client, argv, reply);
   notify(request.client, false, argv, reply);
   record_effects(request.client);
   return reply;
+}
+
+void RedisNode::annotate_command(HostId client, const Argv& argv, const Reply& reply) {
+  std::string text = host_.world().host_name(client) + ":";
+  for (std::size_t i = 0; i < argv.size() && i < 8; ++i) {
+    std::string word = argv[i];
+    if (word.size() > 40) word = word.substr(0, 37) + "...";
+    text += " " + word;
+  }
+  if (argv.size() > 8) text += " ...";
+  text += " -> " + reply.to_string();
+  World& w = host_.world();
+  w.trace().annotate(w.now(), w.scheduler().current_seq(), host_.id(), "command", text);
 }
 
 void RedisNode::notify(HostId client, bool replicated, const Argv& argv, const Reply& reply) {

@@ -133,6 +133,7 @@ class RedisNode : public Service {
   static void on_wait_timeout(void* ctx, std::uint64_t wait_id);
   void full_sync_from(const RedisNode& master);
   void notify(HostId client, bool replicated, const Argv& argv, const Reply& reply);
+  void annotate_command(HostId client, const Argv& argv, const Reply& reply);
 
   Host& host_;
   NodeConfig config_;
