@@ -633,6 +633,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions&
                    scenario.redis.appendfsync == sim::redis::Fsync::Always  ? "always"
                    : scenario.redis.appendfsync == sim::redis::Fsync::No ? "no"
                                                                            : "everysec"};
+  spec.interrupted = &g_interrupted;
   auto cluster = RedisCluster::start(spec);
   if (!cluster) return failure(cluster.error());
   LiveSession run(scenario, scaled, *info, options.time_scale_ppm, **cluster);

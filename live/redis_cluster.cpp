@@ -121,6 +121,8 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
   }
   for (auto& node : cluster->nodes_) {  // masters come before their replicas
     auto started = cluster->start_node(node, true);
+    if (cluster->interrupted())
+      return failure(LiveError{3, "interrupted by a signal while starting redis-server; every server was stopped"});
     if (!started) return failure(started.error());  // the destructor stops what did start
   }
   return cluster;
@@ -198,7 +200,7 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
   const std::size_t master = master_of(node.shard);
   const bool replica = master != static_cast<std::size_t>(&node - nodes_.data()) && nodes_[master].pid > 0;
   const auto deadline = std::chrono::steady_clock::now() + spec_.start_deadline;
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (std::chrono::steady_clock::now() < deadline && !interrupted()) {
     if (reaped(pid)) {
       node.pid = -1;
       return false;
@@ -217,6 +219,7 @@ Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fr
     if (fresh_port) node.port = free_loopback_port();
     if (node.port == 0) return failure(LiveError{3, "cannot find a free loopback port"});
     if (spawn_and_wait(node)) return true;
+    if (interrupted()) return false;
   }
   return failure(LiveError{3, node.name + " (redis-server on 127.0.0.1:" + std::to_string(node.port) +
                                   ") did not become ready within " + std::to_string(spec_.start_deadline.count()) +

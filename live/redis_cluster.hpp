@@ -22,6 +22,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -41,6 +42,8 @@ struct ClusterSpec {
   bool appendonly = true;
   std::string appendfsync = "everysec";
   std::chrono::milliseconds start_deadline{10000};
+  // Set (non-zero) by a signal handler: stop waiting for servers at once.
+  const std::atomic<int>* interrupted = nullptr;
 };
 
 // Exit code and one line: 2 = bad input (no binary), 3 = the environment
@@ -102,6 +105,7 @@ class RedisCluster {
   bool spawn_and_wait(RedisNodeProcess& node);
   std::vector<std::string> arguments(const RedisNodeProcess& node) const;
   void stop_node(RedisNodeProcess& node);
+  bool interrupted() const { return spec_.interrupted && spec_.interrupted->load() != 0; }
 
   ClusterSpec spec_;
   std::filesystem::path dir_;
