@@ -7,9 +7,46 @@
 
 namespace locksim::sim {
 
+// The queue is a 4-ary min-heap on (at, seq): shallower than a binary heap,
+// and its four children share a cache line or two. (at, seq) is a strict
+// total order, so the pop order — and every digest — is the same as any
+// other correct priority queue's.
+namespace {
+constexpr std::size_t kArity = 4;
+}
+
 void Scheduler::push(Event e) {
+  std::size_t i = queue_.size();
   queue_.push_back(e);
-  std::push_heap(queue_.begin(), queue_.end(), Later{});
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / kArity;
+    if (!Later{}(queue_[parent], e)) break;
+    queue_[i] = queue_[parent];
+    i = parent;
+  }
+  queue_[i] = e;
+}
+
+Scheduler::Event Scheduler::pop() {
+  Event top = queue_.front();
+  const Event last = queue_.back();
+  queue_.pop_back();
+  const std::size_t n = queue_.size();
+  if (n == 0) return top;
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t first = i * kArity + 1;
+    if (first >= n) break;
+    std::size_t best = first;
+    const std::size_t end = std::min(first + kArity, n);
+    for (std::size_t c = first + 1; c < end; ++c)
+      if (Later{}(queue_[best], queue_[c])) best = c;
+    if (!Later{}(last, queue_[best])) break;
+    queue_[i] = queue_[best];
+    i = best;
+  }
+  queue_[i] = last;
+  return top;
 }
 
 void Scheduler::schedule(TrueInstant t, Callback fn, void* ctx, std::uint64_t arg, HostId host) {
@@ -26,9 +63,7 @@ void Scheduler::schedule_any_epoch(TrueInstant t, Callback fn, void* ctx, std::u
 
 bool Scheduler::step() {
   if (queue_.empty()) return false;
-  std::pop_heap(queue_.begin(), queue_.end(), Later{});
-  Event e = queue_.back();
-  queue_.pop_back();
+  Event e = pop();
   now_ = e.at;
   if (e.host != kNoHost) {
     HostState& hs = hosts_[e.host];

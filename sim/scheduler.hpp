@@ -119,6 +119,7 @@ class Scheduler {
   };
 
   void push(Event e);
+  Event pop();  // the earliest event; the queue must not be empty
   bool step();  // runs one event; false if the queue is empty
   void dispatch(Event& e);
   static void on_resume_host(void* ctx, std::uint64_t host);
@@ -132,7 +133,7 @@ class Scheduler {
   std::uint64_t step_limit_ = UINT64_MAX;
   HostId current_host_ = kNoHost;
   std::exception_ptr failure_;
-  std::vector<Event> queue_;  // a binary heap ordered by Later
+  std::vector<Event> queue_;  // a 4-ary min-heap on (at, seq)
   std::vector<HostState> hosts_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
