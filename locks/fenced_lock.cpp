@@ -32,14 +32,7 @@ class FencedLock final : public LockBase {
     co_return r.is_integer(1);
   }
 
-  Task<bool> extend(Lease& lease) override {
-    const LocalInstant t1 = rt_.monotonic_now();
-    Reply r = co_await cmd(0, "EVAL", kCompareAndPexpireScript, "1", lease.key, lease.token,
-                           ms_arg(config_.ttl));
-    if (!r.is_integer(1)) co_return false;
-    renew_validity(lease, t1);
-    co_return true;
-  }
+  Task<bool> extend(Lease& lease) override { return extend_if_owner(lease); }
 
  protected:
   Task<std::optional<Lease>> attempt() override {

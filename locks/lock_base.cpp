@@ -46,4 +46,18 @@ void LockBase::renew_validity(Lease& lease, LocalInstant t1) const {
   if (config_.track_validity) lease.valid_until = t1 + config_.ttl;
 }
 
+Task<std::optional<Lease>> LockBase::set_nx_px(std::string token) {
+  Reply r = co_await cmd(0, "SET", config_.key, token, "NX", "PX", ms_arg(config_.ttl));
+  if (!r.is_ok()) co_return std::nullopt;
+  co_return Lease{config_.key, std::move(token), std::nullopt, std::nullopt, 0};
+}
+
+Task<bool> LockBase::extend_if_owner(Lease& lease) {
+  const LocalInstant t1 = rt_.monotonic_now();
+  Reply r = co_await cmd(0, "EVAL", kCompareAndPexpireScript, "1", lease.key, lease.token, ms_arg(config_.ttl));
+  if (!r.is_integer(1)) co_return false;
+  renew_validity(lease, t1);
+  co_return true;
+}
+
 }  // namespace locksim::locks

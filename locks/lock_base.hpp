@@ -54,6 +54,13 @@ class LockBase : public Lock {
   Task<Reply> cmd_within(Duration timeout, std::size_t node, Args&&... args) {
     return send(node, Argv{std::string(std::forward<Args>(args))...}, timeout);
   }
+  // The single-node acquire the SET-based locks share: `SET key token NX PX
+  // ttl` on node 0; a lease on OK, nullopt otherwise.
+  Task<std::optional<Lease>> set_nx_px(std::string token);
+  // The owner-checked extend (compare-and-pexpire script on node 0): renews
+  // the entry only while it still holds this lease's token.
+  Task<bool> extend_if_owner(Lease& lease);
+
   // After a successful extend that began at t1: valid_until = t1 + ttl when
   // the lock tracks validity.
   void renew_validity(Lease& lease, LocalInstant t1) const;

@@ -32,12 +32,7 @@ class NaiveDelLock final : public LockBase {
   }
 
  protected:
-  Task<std::optional<Lease>> attempt() override {
-    std::string token = rt_.random_token();
-    Reply r = co_await cmd(0, "SET", config_.key, token, "NX", "PX", ms_arg(config_.ttl));
-    if (!r.is_ok()) co_return std::nullopt;
-    co_return Lease{config_.key, std::move(token), std::nullopt, std::nullopt, 0};
-  }
+  Task<std::optional<Lease>> attempt() override { return set_nx_px(rt_.random_token()); }
 };
 
 }  // namespace

@@ -24,22 +24,10 @@ class TokenLock final : public LockBase {
     co_return r.is_integer(1);
   }
 
-  Task<bool> extend(Lease& lease) override {
-    const LocalInstant t1 = rt_.monotonic_now();
-    Reply r = co_await cmd(0, "EVAL", kCompareAndPexpireScript, "1", lease.key, lease.token,
-                           ms_arg(config_.ttl));
-    if (!r.is_integer(1)) co_return false;
-    renew_validity(lease, t1);
-    co_return true;
-  }
+  Task<bool> extend(Lease& lease) override { return extend_if_owner(lease); }
 
  protected:
-  Task<std::optional<Lease>> attempt() override {
-    std::string token = rt_.random_token();
-    Reply r = co_await cmd(0, "SET", config_.key, token, "NX", "PX", ms_arg(config_.ttl));
-    if (!r.is_ok()) co_return std::nullopt;
-    co_return Lease{config_.key, std::move(token), std::nullopt, std::nullopt, 0};
-  }
+  Task<std::optional<Lease>> attempt() override { return set_nx_px(rt_.random_token()); }
 };
 
 }  // namespace
