@@ -199,7 +199,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
 
   std::set<std::string> done;
   if (o.resume && o.out != "-") done = read_done(o.out);
-  std::vector<std::uint64_t> todo;  // work-list positions of this shard still to run
+  std::vector<std::uint64_t> to_run;  // work-list positions of this shard still to run
   for (std::uint64_t i = 0; i < plan.total(); ++i) {
     if (i % o.shard_count != o.shard_index - 1) continue;
     ++summary.planned;
@@ -208,7 +208,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
       ++summary.resumed;
       continue;
     }
-    todo.push_back(i);
+    to_run.push_back(i);
   }
 
   std::ofstream file;
@@ -217,16 +217,16 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
     if (!file) throw InputError(o.out + ": cannot write");
   }
   std::ostream& out = o.out == "-" ? std::cout : file;
-  OrderedWriter writer(out, todo.size(), o.progress, log);
+  OrderedWriter writer(out, to_run.size(), o.progress, log);
 
   std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
   std::exception_ptr error;
   auto worker = [&] {
-    for (std::size_t p; !g_stop.load() && (p = next.fetch_add(1)) < todo.size();) {
+    for (std::size_t p; !g_stop.load() && (p = next.fetch_add(1)) < to_run.size();) {
       try {
         bool matched = false;
-        std::string line = run_line(plan, todo[p], matched);
+        std::string line = run_line(plan, to_run[p], matched);
         writer.deliver(p, std::move(line), matched);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
@@ -235,7 +235,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
       }
     }
   };
-  const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<std::size_t>(todo.size(), 1))));
+  const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<std::size_t>(to_run.size(), 1))));
   std::vector<std::thread> threads;
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
@@ -245,7 +245,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   if (writer.failed()) throw InputError(o.out + ": write failed (disk full?)");
   summary.ran = writer.written();
   summary.unmatched = writer.unmatched();
-  summary.interrupted = g_stop.load() && summary.ran < todo.size();
+  summary.interrupted = g_stop.load() && summary.ran < to_run.size();
   return summary;
 }
 
