@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "reports/report.hpp"
+#include "reports/xml_text.hpp"
 #include "reports/timeline_svg.hpp"
 #include "scenarios/catalog.hpp"
 #include "sim/trace.hpp"
@@ -63,21 +64,7 @@ code { background: #f3f5f7; padding: 1px 5px; border-radius: 3px; font-size: 13p
 details { margin-top: 10px; }
 )";
 
-std::string esc(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
-        else out += c;
-    }
-  }
-  return out;
-}
+std::string esc(const std::string& text) { return xml_escape(text); }
 
 // An id for a cell's counterexample: letters, digits and '-' only.
 std::string cell_id(const Cell& cell) {

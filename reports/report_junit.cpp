@@ -6,28 +6,11 @@
 #include <sstream>
 
 #include "reports/report.hpp"
+#include "reports/xml_text.hpp"
 
 namespace locksim::reports {
 
 namespace {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // Control characters other than tab/newline are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
-        else out += c;
-    }
-  }
-  return out;
-}
 
 void testcase(std::ostringstream& out, const Cell& cell) {
   out << "    <testcase classname=\"locksim." << xml_escape(cell.scenario) << "\" name=\"" << xml_escape(cell.lock)

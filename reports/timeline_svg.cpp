@@ -6,6 +6,8 @@
 // moves to the next row or is left to its shape's tooltip (<title>).
 #include "reports/timeline_svg.hpp"
 
+#include "reports/xml_text.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -50,53 +52,8 @@ std::string ms_text(TrueInstant t) { return std::to_string(sim::to_ms(t)) + "ms"
 
 // ---------------------------------------------------------------- text ----
 
-// Length of the valid UTF-8 sequence starting at s[i] (XML-legal code points
-// only), or 0 if there is none.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  const unsigned c = at(0);
-  const auto cont = [&](std::size_t k, unsigned lo, unsigned hi) { return at(k) >= lo && at(k) <= hi; };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1, 0x80, 0xBF) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-    if (!cont(1, lo, hi) || !cont(2, 0x80, 0xBF)) return 0;
-    return (c == 0xEF && at(1) == 0xBF && at(2) >= 0xBE) ? 0 : 3;  // U+FFFE, U+FFFF
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-    return cont(1, lo, hi) && cont(2, 0x80, 0xBF) && cont(3, 0x80, 0xBF) ? 4 : 0;
-  }
-  return 0;
-}
-
-// s escaped for XML text and attribute values; invalid UTF-8 and the control
-// characters XML 1.0 forbids become '?'.
-std::string escaped(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t len = utf8_length(s, i);
-    if (len != 1) {
-      if (len == 0) out += '?';
-      else out.append(s.substr(i, len));
-      i += len == 0 ? 1 : len;
-      continue;
-    }
-    const char c = s[i++];
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n':
-      case '\t': out += ' '; break;
-      default: out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    }
-  }
-  return out;
-}
+// SVG labels are single lines: tabs and newlines become spaces.
+std::string xml_text(std::string_view s) { return xml_escape(s, Newlines::Space); }
 
 std::size_t code_points(std::string_view s) {
   return static_cast<std::size_t>(
@@ -158,12 +115,12 @@ std::string without_target(const FaultRecord& f) {
 // ----------------------------------------------------------------- svg ----
 
 std::string attr(std::string_view name, std::string_view value) {
-  return " " + std::string(name) + "=\"" + escaped(value) + "\"";
+  return " " + std::string(name) + "=\"" + xml_text(value) + "\"";
 }
 std::string num(std::int64_t v) { return std::to_string(v); }
 
 // A write-only SVG body. Style arguments are attribute strings made from
-// constants; every piece of data goes through escaped().
+// constants; every piece of data goes through xml_text().
 class Svg {
  public:
   std::string& out() { return out_; }
@@ -186,7 +143,7 @@ class Svg {
     shape("path", attr("d", d) + std::string(style), tip);
   }
   void text(int x, int y, std::string_view content, std::string_view style) {
-    out_ += "<text" + attr("x", num(x)) + attr("y", num(y)) + std::string(style) + ">" + escaped(content) +
+    out_ += "<text" + attr("x", num(x)) + attr("y", num(y)) + std::string(style) + ">" + xml_text(content) +
             "</text>\n";
   }
   // An ✕ of half-size r, drawn (not a glyph: no font needed).
@@ -202,7 +159,7 @@ class Svg {
     if (tip.empty()) {
       out_ += "/>\n";
     } else {
-      out_ += "><title>" + escaped(tip) + "</title></" + std::string(tag) + ">\n";
+      out_ += "><title>" + xml_text(tip) + "</title></" + std::string(tag) + ">\n";
     }
   }
   std::string out_;
@@ -527,7 +484,7 @@ class Renderer {
                       attr("height", num(height)) + attr("viewBox", "0 0 " + num(width_) + " " + num(height)) +
                       attr("role", "img") + attr("aria-label", title) +
                       attr("font-family", "DejaVu Sans, Verdana, Arial, sans-serif") + ">\n";
-    doc += "<title>" + escaped(title) + "</title>\n";
+    doc += "<title>" + xml_text(title) + "</title>\n";
     doc += "<rect x=\"0\" y=\"0\"" + attr("width", num(width_)) + attr("height", num(height)) + fill("#ffffff") +
            "/>\n";
     return doc + svg_.out() + "</svg>\n";
