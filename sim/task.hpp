@@ -16,6 +16,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <optional>
 #include <utility>
 
@@ -37,6 +38,48 @@ class Task;
 
 namespace detail {
 
+// Coroutine frames come from a per-thread free list per 64-byte size class:
+// a run creates and destroys a frame for every command and sleep, and a
+// reused block is several times cheaper than malloc + free. Blocks are kept
+// (at most the peak number of live frames) and freed when the thread ends.
+// A frame freed on another thread than the one that made it (live mode hands
+// tasks to threads) simply joins that thread's list.
+class FramePool {
+ public:
+  static constexpr std::size_t kGranule = 64;
+  static constexpr std::size_t kClasses = 32;  // frames up to 2 KiB are pooled
+
+  static void* allocate(std::size_t n) {
+    const std::size_t c = size_class(n);
+    if (c >= kClasses) return ::operator new(n);
+    Block*& head = local().free_[c];
+    if (!head) return ::operator new(c * kGranule + kGranule);
+    return std::exchange(head, head->next);
+  }
+  static void release(void* p, std::size_t n) noexcept {
+    const std::size_t c = size_class(n);
+    if (c >= kClasses) return ::operator delete(p);
+    Block*& head = local().free_[c];
+    head = new (p) Block{head};
+  }
+
+ private:
+  struct Block {
+    Block* next;
+  };
+  static std::size_t size_class(std::size_t n) { return (n - 1) / kGranule; }
+  static FramePool& local() {
+    thread_local FramePool pool;
+    return pool;
+  }
+  FramePool() = default;
+  ~FramePool() {
+    for (Block* head : free_)
+      while (head) ::operator delete(std::exchange(head, head->next));
+  }
+  Block* free_[kClasses] = {};
+};
+
 struct PromiseBase {
   std::coroutine_handle<> continuation = std::noop_coroutine();
   std::exception_ptr error;
@@ -48,6 +91,9 @@ struct PromiseBase {
   ~PromiseBase() { --live_task_frames(); }
   PromiseBase(const PromiseBase&) = delete;
   PromiseBase& operator=(const PromiseBase&) = delete;
+
+  static void* operator new(std::size_t n) { return FramePool::allocate(n); }
+  static void operator delete(void* p, std::size_t n) noexcept { FramePool::release(p, n); }
 
   std::suspend_always initial_suspend() noexcept { return {}; }
 
