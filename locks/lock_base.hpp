@@ -48,11 +48,20 @@ class LockBase : public Lock {
   // (GCC 12 rejects a braced argv temporary inside a co_await expression.)
   template <class... Args>
   Task<Reply> cmd(std::size_t node, Args&&... args) {
-    return send(node, Argv{std::string(std::forward<Args>(args))...});
+    return send(node, argv_of(std::forward<Args>(args)...));
   }
   template <class... Args>
   Task<Reply> cmd_within(Duration timeout, std::size_t node, Args&&... args) {
-    return send(node, Argv{std::string(std::forward<Args>(args))...}, timeout);
+    return send(node, argv_of(std::forward<Args>(args)...), timeout);
+  }
+  // Builds each string once, in place (a braced Argv{...} would copy every
+  // string out of its initializer_list: two allocations per long argument).
+  template <class... Args>
+  static Argv argv_of(Args&&... args) {
+    Argv argv;
+    argv.reserve(sizeof...(Args));
+    (argv.emplace_back(std::forward<Args>(args)), ...);
+    return argv;
   }
   // The single-node acquire the SET-based locks share: `SET key token NX PX
   // ttl` on node 0; a lease on OK, nullopt otherwise.

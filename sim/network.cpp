@@ -115,7 +115,7 @@ Network::Link& Network::link(HostId from, HostId to) {
   return links_.back();
 }
 
-void Network::send(HostId from, HostId to, Packet packet) {
+void Network::send(HostId from, HostId to, Packet&& packet) {
   Link& l = link(from, to);
   l.in_flight.push_back(std::move(packet));
   ++packets_sent_;
@@ -140,10 +140,10 @@ void Network::on_deliver(void* ctx, std::uint64_t link_index) {
     if (self.partition_mode_ == PartitionMode::Hold) l.held.push_back(std::move(packet));
     return;  // Drop: lost
   }
-  self.deliver(l, std::move(packet));
+  self.deliver(l, packet);
 }
 
-void Network::deliver(Link& l, Packet packet) {
+void Network::deliver(Link& l, Packet& packet) {
   Host& receiver = host(l.to);
   const bool current = receiver.up() && receiver.incarnation() == packet.to_incarnation;
   switch (packet.kind) {

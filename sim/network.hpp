@@ -180,10 +180,10 @@ class Network {
   };
 
   Link& link(HostId from, HostId to);
-  void send(HostId from, HostId to, Packet packet);
+  void send(HostId from, HostId to, Packet&& packet);
   void schedule_delivery(Link& l, Duration extra);
   static void on_deliver(void* ctx, std::uint64_t link_index);
-  void deliver(Link& l, Packet packet);
+  void deliver(Link& l, Packet& packet);
   void on_host_crash(HostId host);
   void hook_crashes(HostId host);
   void release_held();  // re-sends held packets on links that are no longer cut
