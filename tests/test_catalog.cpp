@@ -8,10 +8,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
+#include "sim/task.hpp"
+#include "sim/trace.hpp"
+#include "tests/support/alloc_counter.hpp"
 
 using namespace locksim;
 using namespace locksim::scenarios;
@@ -50,6 +57,14 @@ void check_golden(const std::string& name, const std::string& actual) {
   CHECK(actual == expected.str());
 }
 
+// The locks a catalog scenario lists; a scenario that expects the same of
+// every lock (the lock-free flash-sale gate) is checked with its own [lock] kind.
+std::map<std::string, std::set<std::string>> listed_locks(const Scenario& scenario) {
+  auto listed = scenario.expect_by_lock;
+  if (listed.empty() && scenario.expect_default) listed[scenario.lock_kind] = *scenario.expect_default;
+  return listed;
+}
+
 }  // namespace
 
 TEST_CASE("every catalog scenario finds exactly its expected violations for every listed lock", "[catalog]") {
@@ -58,10 +73,7 @@ TEST_CASE("every catalog scenario finds exactly its expected violations for ever
   for (const auto& entry : catalog()) {
     auto scenario = load_catalog_scenario(entry.name);
     REQUIRE(scenario.ok());
-    // The locks it lists; a scenario that expects the same of every lock
-    // (the lock-free flash-sale gate) is checked with its own [lock] kind.
-    auto listed = scenario->expect_by_lock;
-    if (listed.empty() && scenario->expect_default) listed[scenario->lock_kind] = *scenario->expect_default;
+    const auto listed = listed_locks(*scenario);
     REQUIRE_FALSE(listed.empty());
     for (const auto& [lock, expected] : listed) {
       for (std::uint64_t seed = 1; seed <= 3; ++seed) {
@@ -145,4 +157,53 @@ TEST_CASE("locksim run exits 2 with a located message for a bad scenario file", 
   CHECK(WEXITSTATUS(status) == 2);
   CHECK(out.find(path + ":4: lock.ttl:") != std::string::npos);
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);  // one line
+}
+
+// The performance guard and the digest pin, in one golden table
+// (tests/golden/perf-budget.json): for every catalog scenario x listed lock
+// at seed 1, the digest and event count must be exactly as recorded (a
+// speed-up must not change a single schedule), and the coroutine frames
+// and heap allocations of the run must stay within 10 % of the recorded
+// figures. These counters are deterministic, unlike a timing. Each run is
+// measured the second time it runs, so frame-pool warmth cannot vary them.
+// LOCKSIM_UPDATE_GOLDEN=1 re-records — only on purpose, saying why.
+TEST_CASE("catalog runs keep their pinned digests and stay within their recorded work budget", "[perf]") {
+  nlohmann::ordered_json actual = nlohmann::ordered_json::object();
+  for (const auto& entry : catalog()) {
+    auto scenario = load_catalog_scenario(entry.name);
+    REQUIRE(scenario.ok());
+    for (const auto& [lock, expected] : listed_locks(*scenario)) {
+      RunOptions options;
+      options.lock_kind = lock;
+      REQUIRE(run_scenario(*scenario, options).ok());  // warms the frame pool
+      const auto allocations_before = test::allocations_on_this_thread();
+      const auto frames_before = sim::created_task_frames();
+      const auto run = run_scenario(*scenario, options);
+      REQUIRE(run.ok());
+      actual[entry.name + " --lock " + lock] = {
+          {"digest", sim::Trace::hex(run->digest)},
+          {"events", run->events},
+          {"frames", sim::created_task_frames() - frames_before},
+          {"allocations", test::allocations_on_this_thread() - allocations_before}};
+    }
+  }
+  const std::string path = std::string(LOCKSIM_SOURCE_DIR) + "/tests/golden/perf-budget.json";
+  if (std::getenv("LOCKSIM_UPDATE_GOLDEN")) std::ofstream(path) << actual.dump(1) << "\n";
+  std::ifstream in(path);
+  INFO("golden file " << path << " (LOCKSIM_UPDATE_GOLDEN=1 rewrites it)");
+  REQUIRE(in.good());
+  const auto recorded = nlohmann::json::parse(in);
+  CHECK(recorded.size() == actual.size());
+  for (const auto& [run, now] : actual.items()) {
+    INFO(run << ": now " << now.dump());
+    REQUIRE(recorded.contains(run));
+    const auto& then = recorded[run];
+    INFO("recorded " << then.dump());
+    CHECK(now["digest"] == then["digest"]);
+    CHECK(now["events"] == then["events"]);
+    for (const char* counter : {"frames", "allocations"}) {
+      const auto limit = then[counter].get<std::uint64_t>() * 11 / 10;
+      CHECK(now[counter].get<std::uint64_t>() <= limit);
+    }
+  }
 }

@@ -124,19 +124,6 @@ TEST_CASE("a run matches when it shows every expected violation and nothing outs
   CHECK_FALSE(s.matches("token", {"stale-write"}));
 }
 
-// The performance guard: not a timed test (machines are noisy) but the
-// simulator's own deterministic counters for one canonical run. If a change
-// makes a run do more work, this fails; raise a bound only on purpose.
-TEST_CASE("a gc-pause run stays within its recorded event and coroutine-frame budget", "[runner][perf]") {
-  Scenario s = gc_pause(false);
-  const auto frames_before = sim::created_task_frames();
-  const auto r = run(s, "naive-del", 1);
-  const auto frames = sim::created_task_frames() - frames_before;
-  INFO("events " << r.events << ", coroutine frames " << frames);
-  CHECK(r.events <= 1'300);
-  CHECK(frames <= 700);
-}
-
 TEST_CASE("recording the trace shows every command and never changes the digest", "[runner]") {
   const Scenario s = gc_pause(false);
   RunOptions quiet;
