@@ -434,9 +434,10 @@ struct LuaCallbacks {
   }
 };
 
+// The lua_State is made on the first script, not with the node: building
+// the libraries is most of a short run's cost, and most locks never EVAL.
 LuaScripting::LuaScripting(std::uint64_t instruction_budget) : budget_(instruction_budget) {
   restart_math_random();
-  setup_state();
 }
 
 LuaScripting::~LuaScripting() {
@@ -570,6 +571,7 @@ void LuaScripting::setup_state() {
 }
 
 const LuaScripting::Script* LuaScripting::compile(const std::string& body, Reply& error) {
+  if (L_ == nullptr) setup_state();
   if (auto known = sha_by_body_.find(body); known != sha_by_body_.end()) return &by_sha_.find(known->second)->second;
   std::string sha = sha1_hex(body);
   if (auto it = by_sha_.find(sha); it != by_sha_.end()) return &it->second;
@@ -602,6 +604,7 @@ bool LuaScripting::exists(std::string_view sha) const {
 void LuaScripting::restart_math_random() { rand48_state_ = kRand48Initial; }
 
 void LuaScripting::flush() {
+  if (L_ == nullptr) return;  // no script was ever compiled
   for (const auto& [sha, script] : by_sha_) luaL_unref(L_, LUA_REGISTRYINDEX, script.ref);
   by_sha_.clear();
   sha_by_body_.clear();

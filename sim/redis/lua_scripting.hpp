@@ -3,7 +3,7 @@
 // and its reply conversions in both directions, so unlock scripts copied
 // from articles and Redisson run unchanged.
 //
-// One lua_State per node, created once; scripts are compiled once and kept
+// One lua_State per node, created at its first script; scripts are compiled once and kept
 // by SHA-1 (and by body, so a repeated EVAL skips hashing). Commands called
 // from a script go back to the engine through ScriptHost. Sandbox: no os,
 // io, loadstring, load, dofile, require, print; globals are read-only and a
