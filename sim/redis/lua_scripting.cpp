@@ -8,6 +8,7 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -442,21 +443,57 @@ LuaScripting::LuaScripting(std::uint64_t instruction_budget) : budget_(instructi
 
 LuaScripting::~LuaScripting() {
   if (L_ != nullptr) lua_close(L_);
+  for (void* head : free_small_) {
+    while (head != nullptr) {
+      void* next = *static_cast<void**>(head);
+      std::free(head);
+      head = next;
+    }
+  }
 }
 
+void* LuaScripting::take_block(std::size_t n) {
+  const std::size_t c = small_class(n);
+  if (c >= kSmallClasses) return std::malloc(n);
+  void*& head = free_small_[c];
+  if (head == nullptr) return std::malloc((c + 1) * kSmallGranule);
+  void* block = head;
+  head = *static_cast<void**>(block);
+  return block;
+}
+
+void LuaScripting::give_block(void* p, std::size_t n) {
+  const std::size_t c = small_class(n);
+  if (c >= kSmallClasses) return std::free(p);
+  *static_cast<void**>(p) = free_small_[c];
+  free_small_[c] = p;
+}
+
+// lua_Alloc: Lua passes the block's current size, so small blocks can live
+// on free lists (take_block/give_block) and only large ones use realloc.
 void* LuaScripting::allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size) {
   auto& self = *static_cast<LuaScripting*>(ud);
   if (ptr == nullptr) old_size = 0;
   if (new_size == 0) {
-    std::free(ptr);
+    if (ptr != nullptr) self.give_block(ptr, old_size);
     self.memory_used_ -= old_size;
     return nullptr;
   }
   if (new_size > old_size && self.memory_used_ + (new_size - old_size) > kMemoryLimit) return nullptr;
-  void* grown = std::realloc(ptr, new_size);
-  if (grown == nullptr) return nullptr;
+  void* moved = nullptr;
+  if (ptr != nullptr && small_class(old_size) == small_class(new_size)) {
+    moved = ptr;  // the same block still fits (or both are large: realloc)
+    if (small_class(new_size) >= kSmallClasses) moved = std::realloc(ptr, new_size);
+  } else {
+    moved = self.take_block(new_size);
+    if (moved != nullptr && ptr != nullptr) {
+      std::memcpy(moved, ptr, std::min(old_size, new_size));
+      self.give_block(ptr, old_size);
+    }
+  }
+  if (moved == nullptr) return nullptr;
   self.memory_used_ = self.memory_used_ - old_size + new_size;
-  return grown;
+  return moved;
 }
 
 void LuaScripting::seed_rand48(std::int32_t seed) {

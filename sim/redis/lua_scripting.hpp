@@ -67,6 +67,14 @@ class LuaScripting {
 
   void seed_rand48(std::int32_t seed);
   static void* allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size);
+  // Lua makes and frees many small objects per EVAL (KEYS/ARGV tables,
+  // strings, the protected-call closure): blocks up to 256 bytes are kept
+  // on free lists per 16-byte size class and reused.
+  static constexpr std::size_t kSmallGranule = 16;
+  static constexpr std::size_t kSmallClasses = 16;
+  static std::size_t small_class(std::size_t n) { return (n - 1) / kSmallGranule; }
+  void* take_block(std::size_t n);
+  void give_block(void* p, std::size_t n);
   friend struct LuaCallbacks;
 
   lua_State* L_ = nullptr;
@@ -79,6 +87,7 @@ class LuaScripting {
   std::uint64_t executed_ = 0;  // instructions of the running script
   bool over_budget_ = false;
   std::size_t memory_used_ = 0;
+  void* free_small_[kSmallClasses] = {};  // free lists: each block's first word links the next
   std::uint64_t rand48_state_ = 0;
 };
 
