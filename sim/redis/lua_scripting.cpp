@@ -329,18 +329,21 @@ struct LuaCallbacks {
   }
 
   // luaArgsToRedisArgv: strings as they are, numbers as %.17g, else an error.
+  // Fills argv in place (assign keeps each string's buffer from the last
+  // call: redis.call runs on every script's hot path).
   static bool collect_argv(lua_State* L, Argv& argv) {
-    int argc = lua_gettop(L);
-    argv.reserve(static_cast<std::size_t>(argc));
+    const int argc = lua_gettop(L);
+    argv.resize(static_cast<std::size_t>(argc));
     for (int j = 1; j <= argc; ++j) {
+      std::string& arg = argv[static_cast<std::size_t>(j - 1)];
       if (lua_type(L, j) == LUA_TNUMBER) {
         char buf[64];
         int n = std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(lua_tonumber(L, j)));
-        argv.emplace_back(buf, static_cast<std::size_t>(n));
+        arg.assign(buf, static_cast<std::size_t>(n));
       } else if (lua_type(L, j) == LUA_TSTRING) {
         std::size_t n = 0;
-        const char* s = lua_tolstring(L, j, &n);
-        argv.emplace_back(s, n);
+        const char* str = lua_tolstring(L, j, &n);
+        arg.assign(str, n);
       } else {
         return false;
       }
@@ -361,7 +364,7 @@ struct LuaCallbacks {
     bool failed = false;
     {
       LuaScripting& s = self(L);
-      Argv argv;
+      Argv& argv = s.call_argv_;  // a command called from a script never runs another script
       if (lua_gettop(L) == 0) {
         failed = true;
         push_error_table(L, "ERR Please specify at least one argument for this redis lib call");
