@@ -134,8 +134,7 @@ void Network::on_deliver(void* ctx, std::uint64_t link_index) {
   auto& self = *static_cast<Network*>(ctx);
   Link& l = self.links_[link_index];
   assert(!l.in_flight.empty());
-  Packet packet = std::move(l.in_flight.front());
-  l.in_flight.pop_front();
+  Packet packet = l.in_flight.pop_front();
   if (self.cut(l.from, l.to)) {
     if (self.partition_mode_ == PartitionMode::Hold) l.held.push_back(std::move(packet));
     return;  // Drop: lost
@@ -217,9 +216,7 @@ void Network::release_held() {
     if (l.held.empty() || cut(l.from, l.to)) continue;
     // Held packets go first: they were sent before anything still in flight.
     const std::size_t n = l.held.size();
-    l.in_flight.insert(l.in_flight.begin(), std::make_move_iterator(l.held.begin()),
-                       std::make_move_iterator(l.held.end()));
-    l.held.clear();
+    l.in_flight.prepend(l.held);
     for (std::size_t i = 0; i < n; ++i) schedule_delivery(l, Duration{0});
   }
 }
