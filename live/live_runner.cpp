@@ -21,6 +21,7 @@
 #include <thread>
 #include <tuple>
 
+#include "live/live_network.hpp"
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/checkers.hpp"
@@ -63,11 +64,29 @@ class InterruptGuard {
 
 sim::Duration scale(sim::Duration d, std::int64_t ppm) { return d * ppm / 1'000'000; }
 
+// As the simulator records it (scenarios/faults.cpp).
 std::string fault_text(const FaultSpec& f) {
-  std::string s = std::string(scenarios::fault_kind_name(f.kind)) + " " + f.target;
+  std::string s = std::string(scenarios::fault_kind_name(f.kind));
+  if (f.kind == FaultKind::Delay) s += " " + f.from + "->" + f.to;
+  if (!f.target.empty()) s += " " + f.target;
+  for (const auto& g : f.groups) {
+    s += " [";
+    for (std::size_t i = 0; i < g.size(); ++i) s += (i ? " " : "") + g[i];
+    s += "]";
+  }
   if (f.duration > sim::Duration{0}) s += " " + sim::format_duration(f.duration);
   return s;
 }
+
+// A storage write on its way: applied when it reaches the storage, answered
+// when the reply reaches the client (StorageLinks, PartitionMap).
+struct PendingWrite {
+  std::size_t client = 0;
+  std::uint64_t grant = 0;
+  std::optional<std::int64_t> token;
+  int index = 0;
+  std::shared_ptr<bool> answered = std::make_shared<bool>(false);
+};
 
 struct ClientState {
   const scenarios::ClientSpec* spec = nullptr;
@@ -85,7 +104,7 @@ class LiveSession final : public LiveWorld {
  public:
   LiveSession(const Scenario& original, const Scenario& scaled, const locks::LockInfo& lock, std::int64_t ppm,
           RedisCluster& cluster)
-      : original_(original), s_(scaled), lock_(lock), ppm_(ppm), cluster_(cluster) {}
+      : original_(original), s_(scaled), lock_(lock), ppm_(ppm), cluster_(cluster), storage_links_(scaled.clients.size()) {}
 
   Result<bool, LiveError> run();
   scenarios::History& history() { return history_; }
@@ -129,6 +148,12 @@ class LiveSession final : public LiveWorld {
   std::uint64_t begin_belief(std::size_t c, const locks::Lease* lease);
   void end_belief(std::size_t c, const char* reason);
   void storage_write(std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index);
+  void deliver_write(PendingWrite w);  // requires mutex_
+  void answer_write(const PendingWrite& w);  // requires mutex_
+  // Network faults (live_network.hpp).
+  void delay_link(const FaultSpec& f);
+  void partition(const PartitionMap& map, std::optional<sim::PartitionMode> mode);
+  void emulate_replication_lag();
   // Faults (main thread; arming from any thread).
   std::uint64_t schedule(Clock::time_point at, std::function<void()> run);  // requires mutex_
   // Arms the faults waiting for this trigger; returns those due at once.
@@ -165,6 +190,10 @@ class LiveSession final : public LiveWorld {
   std::set<std::uint64_t> pending_;  // ids queued and not yet run
   std::optional<LiveError> fatal_;
   std::optional<std::int64_t> max_seen_;  // the storage's highest fencing token
+  StorageLinks storage_links_;
+  PartitionMap partition_;
+  std::optional<sim::PartitionMode> partition_mode_;  // nullopt = healed
+  std::vector<PendingWrite> held_writes_;             // held by a partition, in arrival order
 };
 
 // ---------------------------------------------------------------- records
@@ -260,17 +289,61 @@ void LiveSession::end_belief(std::size_t c, const char* reason) {
   clients_[c].open_belief.reset();
 }
 
-// The protected storage: the fencing rule of scenarios/storage.cpp.
+// A write is a request to the storage host: it travels the client's link
+// (delay, partition), is applied on arrival, and the client waits for the
+// reply or its command timeout, whichever comes first — a timed-out write
+// may still arrive and be applied later, as in the simulator.
 void LiveSession::storage_write(std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index) {
-  std::lock_guard lk(mutex_);
+  std::unique_lock lk(mutex_);
   if (stop_.load()) return;
-  const auto token = lease.fencing_token;
-  bool accepted = true;
-  if (s_.fencing && token) {
-    accepted = !max_seen_ || *token >= *max_seen_;
-    if (accepted) max_seen_ = token;
+  PendingWrite w;
+  w.client = c;
+  w.grant = grant;
+  w.token = lease.fencing_token;
+  w.index = index;
+  auto answered = w.answered;
+  const auto now = Clock::now();
+  const auto due = storage_links_.due(c, true, now);
+  if (due <= now) {
+    deliver_write(std::move(w));
+  } else {
+    schedule(due, [this, w] {
+      std::lock_guard inner(mutex_);
+      deliver_write(w);
+    });
+    cv_.notify_all();  // the main thread's next wake-up may be this
   }
-  history_.writes.push_back({now_true(), c, grant, token, accepted, index});
+  cv_.wait_until(lk, now + command_timeout(), [&] { return *answered || stop_.load(); });
+}
+
+// The protected storage: the fencing rule of scenarios/storage.cpp.
+void LiveSession::deliver_write(PendingWrite w) {
+  if (stop_.load()) return;
+  const std::string& client = s_.clients[w.client].name;
+  if (partition_mode_ && partition_.cut(client, kStorageHost)) {
+    if (*partition_mode_ == sim::PartitionMode::Hold) held_writes_.push_back(std::move(w));
+    return;  // Drop: lost
+  }
+  bool accepted = true;
+  if (s_.fencing && w.token) {
+    accepted = !max_seen_ || *w.token >= *max_seen_;
+    if (accepted) max_seen_ = w.token;
+  }
+  history_.writes.push_back({now_true(), w.client, w.grant, w.token, accepted, w.index});
+  const auto now = Clock::now();
+  const auto reply_due = storage_links_.due(w.client, false, now);
+  if (reply_due <= now) return answer_write(w);
+  schedule(reply_due, [this, w] {
+    std::lock_guard inner(mutex_);
+    answer_write(w);
+  });
+}
+
+void LiveSession::answer_write(const PendingWrite& w) {
+  const std::string& client = s_.clients[w.client].name;
+  if (partition_mode_ && partition_.cut(client, kStorageHost)) return;  // the reply is lost or held: a timeout
+  *w.answered = true;
+  cv_.notify_all();
 }
 
 
@@ -335,7 +408,7 @@ void LiveSession::gate_attempt(std::size_t c, locks::Runtime& rt) {
 void LiveSession::client_main(std::size_t c) {
   const scenarios::ClientSpec& spec = *clients_[c].spec;
   if (!wait_until(origin_ + std::chrono::duration_cast<Clock::duration>(spec.start))) return;
-  LiveRuntime rt(*this, cluster_, c, s_.lock.key);
+  LiveRuntime rt(*this, cluster_, c, spec.name, s_.lock.key);
   if (s_.workload == scenarios::WorkloadKind::Gate) {
     gate_attempt(c, rt);
   } else {
@@ -412,6 +485,25 @@ void LiveSession::apply(const FaultSpec& f) {
       note_fault(f, std::nullopt);
       promote_shard(cluster_.node(*node).shard);
       return;
+    case FaultKind::Delay:
+      note_fault(f, std::nullopt);
+      delay_link(f);
+      return;
+    case FaultKind::Partition: {
+      const bool timed = f.duration > sim::Duration{0};
+      note_fault(f, timed ? std::optional(f.duration) : std::nullopt);
+      partition(PartitionMap(f.groups), f.mode);
+      if (timed) {
+        std::lock_guard lk(mutex_);
+        schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(f.duration),
+                 [this] { partition({}, std::nullopt); });
+      }
+      return;
+    }
+    case FaultKind::Heal:
+      note_fault(f, std::nullopt);
+      partition({}, std::nullopt);
+      return;
     default:
       return;  // refused before the run (live_unsupported)
   }
@@ -419,6 +511,10 @@ void LiveSession::apply(const FaultSpec& f) {
 
 void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_loss) {
   cluster_.kill9(node);
+  // What the master had not replicated yet dies with it (the simulator's
+  // replication buffer): its replicas' links lose the bytes still lagging.
+  for (const auto& source : cluster_.proxy(node).sources())
+    if (cluster_.find(source)) cluster_.proxy(node).reset(source);
   if (power_loss && s_.redis.appendonly && s_.redis.appendfsync != sim::redis::Fsync::Always)
     cluster_.restore_aof_snapshot(node);
   std::lock_guard lk(mutex_);
@@ -451,9 +547,50 @@ void LiveSession::promote_shard(int shard) {
                              std::nullopt});
 }
 
+// `delay from -> to`: the next bytes (or storage message) on that link wait
+// d more, and everything behind them too.
+void LiveSession::delay_link(const FaultSpec& f) {
+  const auto d = std::chrono::duration_cast<Clock::duration>(f.duration);
+  if (f.from == kStorageHost || f.to == kStorageHost) {
+    const std::string& client = f.from == kStorageHost ? f.to : f.from;
+    std::lock_guard lk(mutex_);
+    for (std::size_t c = 0; c < s_.clients.size(); ++c)
+      if (s_.clients[c].name == client) storage_links_.delay_next(c, f.to == kStorageHost, d);
+    return;
+  }
+  if (auto link = route(cluster_, f.from, f.to)) cluster_.proxy(link->node).delay_next(link->source, link->flow, d);
+}
+
+// A new partition replaces the last one (as sim::Network::partition does);
+// held storage writes that may now pass are delivered in order.
+void LiveSession::partition(const PartitionMap& map, std::optional<sim::PartitionMode> mode) {
+  apply_partition(cluster_, map, mode);
+  std::lock_guard lk(mutex_);
+  partition_ = map;
+  partition_mode_ = mode;
+  std::vector<PendingWrite> held = std::move(held_writes_);
+  held_writes_.clear();
+  for (auto& w : held) deliver_write(std::move(w));
+}
+
+// The scenario's replication_lag as a constant delay on every master ->
+// replica link (a real master on loopback replicates in microseconds).
+void LiveSession::emulate_replication_lag() {
+  for (std::size_t n = 0; n < cluster_.node_count(); ++n) {
+    const auto& node = cluster_.node(n);
+    if (node.replica == 0) continue;
+    const std::size_t master = cluster_.master_of(node.shard);
+    cluster_.proxy(master).set_latency(node.name, Flow::ToSource, s_.redis.replication_lag);
+  }
+}
+
 // The power-loss emulation: a copy of each node's AOF at every fsync boundary.
+// Only when a power-loss may come: the copies cost the main thread time that
+// other faults' timing needs.
 void LiveSession::schedule_snapshots() {
   if (!s_.redis.appendonly || s_.redis.appendfsync == sim::redis::Fsync::Always) return;
+  if (std::none_of(s_.faults.begin(), s_.faults.end(), [](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; }))
+    return;
   const auto period = std::chrono::duration_cast<Clock::duration>(
       scale(s_.redis.appendfsync == sim::redis::Fsync::Everysec ? sim::Duration{1s} : sim::Duration{30s}, ppm_));
   const auto end = origin_ + std::chrono::duration_cast<Clock::duration>(s_.duration);
@@ -496,6 +633,7 @@ Result<bool, LiveError> LiveSession::run() {
     clients_.push_back({&s_.clients[c], {}, std::nullopt, std::nullopt});
     history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
   }
+  emulate_replication_lag();
   origin_ = Clock::now();
   origin_wall_ = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::system_clock::now().time_since_epoch());
@@ -556,6 +694,20 @@ std::string scale_text(std::int64_t ppm) {
   return std::to_string(ppm / 1'000'000) + (frac.empty() ? "" : "." + frac);
 }
 
+// Why a delay's link has no live counterpart, or nullopt.
+std::optional<std::string> unroutable_link(const Scenario& s, const std::string& from, const std::string& to) {
+  const auto is_client = [&](const std::string& h) {
+    return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == h; });
+  };
+  const auto is_node = [](const std::string& h) { return h.rfind("redis-", 0) == 0; };
+  const auto shard = [](const std::string& h) { return h.substr(0, h.find("-replica-")); };
+  if ((is_client(from) && (is_node(to) || to == kStorageHost)) || (is_client(to) && (is_node(from) || from == kStorageHost)))
+    return std::nullopt;
+  if (is_node(from) && is_node(to) && shard(from) == shard(to)) return std::nullopt;  // the replication link
+  return "unsupported in live mode (no connection carries it: only client<->redis, client<->storage and "
+         "master<->replica links)";
+}
+
 }  // namespace
 
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
@@ -574,9 +726,16 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
       case FaultKind::ClockDrift:
         return where + ": unsupported in live mode (changing a server's clock needs privileges; never faked)";
       case FaultKind::Delay:
+        if (auto why = unroutable_link(s, f.from, f.to)) return where + " " + f.from + "->" + f.to + ": " + *why;
+        break;
       case FaultKind::Partition:
+        for (const auto& group : f.groups)
+          for (const auto& host : group)
+            if (host == "sentinel")
+              return where + ": unsupported in live mode (there is no sentinel host: the runner promotes replicas)";
+        break;
       case FaultKind::Heal:
-        return where + ": unsupported in live mode yet (needs the TCP proxy, not built)";
+        break;
       case FaultKind::Pause:
         if (f.target.rfind("redis-", 0) != 0 && std::none_of(s.clients.begin(), s.clients.end(),
                                                               [&](const auto& c) { return c.name == f.target; }))
@@ -634,6 +793,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions&
                    : scenario.redis.appendfsync == sim::redis::Fsync::No ? "no"
                                                                            : "everysec"};
   spec.interrupted = &g_interrupted;
+  for (const auto& c : scenario.clients) spec.clients.push_back(c.name);
   auto cluster = RedisCluster::start(spec);
   if (!cluster) return failure(cluster.error());
   LiveSession run(scenario, scaled, *info, options.time_scale_ppm, **cluster);

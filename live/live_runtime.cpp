@@ -99,7 +99,7 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
   locks::HiredisConn& connection() {
     const std::uint64_t gen = rt_.cluster_.generation();
     if (!conn_ || gen != generation_) {
-      locks::HiredisOptions o = locks::parse_endpoint(rt_.cluster_.master_endpoint(shard_));
+      locks::HiredisOptions o = locks::parse_endpoint(rt_.cluster_.client_endpoint(rt_.client_name_, shard_));
       o.connect_timeout = rt_.world_.command_timeout();
       o.command_timeout = rt_.world_.command_timeout();
       conn_ = std::make_unique<locks::HiredisConn>(o);
@@ -125,8 +125,13 @@ std::vector<std::string> endpoints(const RedisCluster& cluster) {
 }
 }  // namespace
 
-LiveRuntime::LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string lock_key)
-    : world_(world), cluster_(cluster), client_(client), lock_key_(std::move(lock_key)) {
+LiveRuntime::LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string client_name,
+                         std::string lock_key)
+    : world_(world),
+      cluster_(cluster),
+      client_(client),
+      client_name_(std::move(client_name)),
+      lock_key_(std::move(lock_key)) {
   real_ = std::make_unique<locks::RealRuntime>(endpoints(cluster));  // its own connections stay unused
   for (int s = 0; s < cluster.shards(); ++s) conns_.push_back(std::make_unique<ShardConn>(*this, s));
 }

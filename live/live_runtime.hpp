@@ -2,7 +2,8 @@
 // (std::chrono clocks, real sleeps, UUID tokens, spawn = a thread) plus what
 // live mode needs around it:
 //  - connections that follow the cluster: conn(i) talks to shard i's
-//    current master, and reconnects after a failover redirected the shard;
+//    current master through this client's link on its proxy, and
+//    reconnects after a failover redirected the shard;
 //  - the lock entry's history: every command that names the lock key is
 //    sent inside MULTI … EXEC between `DUMP key` + `PEXPIRETIME key` probes,
 //    after `TIME` and `INCR locksim:live:order`, so the reply tells exactly
@@ -63,7 +64,8 @@ class LiveWorld {
 
 class LiveRuntime final : public locks::Runtime {
  public:
-  LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string lock_key);
+  LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string client_name,
+              std::string lock_key);
   ~LiveRuntime() override;
 
   locks::LocalInstant monotonic_now() override;
@@ -82,6 +84,7 @@ class LiveRuntime final : public locks::Runtime {
   LiveWorld& world_;
   const RedisCluster& cluster_;
   std::size_t client_;
+  std::string client_name_;  // its links on the proxies
   std::string lock_key_;
   std::unique_ptr<locks::RealRuntime> real_;  // clocks, sleeps, tokens, spawn
   std::vector<std::unique_ptr<ShardConn>> conns_;
