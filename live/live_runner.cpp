@@ -194,6 +194,7 @@ class LiveSession final : public LiveWorld {
   PartitionMap partition_;
   std::optional<sim::PartitionMode> partition_mode_;  // nullopt = healed
   std::vector<PendingWrite> held_writes_;             // held by a partition, in arrival order
+  LateReplies late_{*this};                           // last: its thread reads the rest
 };
 
 // ---------------------------------------------------------------- records
@@ -408,7 +409,7 @@ void LiveSession::gate_attempt(std::size_t c, locks::Runtime& rt) {
 void LiveSession::client_main(std::size_t c) {
   const scenarios::ClientSpec& spec = *clients_[c].spec;
   if (!wait_until(origin_ + std::chrono::duration_cast<Clock::duration>(spec.start))) return;
-  LiveRuntime rt(*this, cluster_, c, spec.name, s_.lock.key);
+  LiveRuntime rt(*this, late_, cluster_, c, spec.name, s_.lock.key);
   if (s_.workload == scenarios::WorkloadKind::Gate) {
     gate_attempt(c, rt);
   } else {
@@ -671,6 +672,7 @@ Result<bool, LiveError> LiveSession::run() {
   }
   for (std::size_t n = 0; n < cluster_.node_count(); ++n) cluster_.resume(n);  // let hung commands finish
   for (auto& t : threads) t.join();
+  late_.stop();
   if (error) return failure(*error);
   history_.end = sim::TrueInstant{original_.duration};
   finish_entries();

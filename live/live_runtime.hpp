@@ -29,9 +29,11 @@
 #include <optional>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "live/redis_cluster.hpp"
+#include "locks/hiredis/hiredis_conn.hpp"
 #include "locks/hiredis/real_runtime.hpp"
 #include "scenarios/history.hpp"
 
@@ -62,10 +64,35 @@ class LiveWorld {
   virtual std::chrono::milliseconds command_timeout() const = 0;
 };
 
+// Probed transactions a client stopped waiting for (a timeout, a request
+// held in the network): their connections are kept and read on one thread
+// until the replies come or the run ends, so a command that ran late — a
+// release delayed 10 s — is still recorded with the server's stamp.
+class LateReplies {
+ public:
+  explicit LateReplies(LiveWorld& world);
+  ~LateReplies();
+  LateReplies(const LateReplies&) = delete;
+  LateReplies& operator=(const LateReplies&) = delete;
+  // `replies`: those read before the timeout.
+  void adopt(std::unique_ptr<locks::HiredisConn> conn, std::size_t client, std::size_t node, std::string command,
+             std::vector<sim::redis::Reply> replies);
+  void stop();  // joins; what has not come by then is not recorded
+
+ private:
+  struct Waiting;
+  void run();
+  LiveWorld& world_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Waiting>> incoming_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;  // last: starts once the rest is built
+};
+
 class LiveRuntime final : public locks::Runtime {
  public:
-  LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string client_name,
-              std::string lock_key);
+  LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
+              std::string client_name, std::string lock_key);
   ~LiveRuntime() override;
 
   locks::LocalInstant monotonic_now() override;
@@ -82,6 +109,7 @@ class LiveRuntime final : public locks::Runtime {
 
  private:
   LiveWorld& world_;
+  LateReplies& late_;
   const RedisCluster& cluster_;
   std::size_t client_;
   std::string client_name_;  // its links on the proxies

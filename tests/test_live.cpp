@@ -187,6 +187,18 @@ TEST_CASE("the TCP proxy delays, holds and drops a link's bytes as the simulated
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     CHECK(direct.execute({"GET", "k"}).str == "3");
     CHECK(quick.execute({"GET", "k"}).str == "3");  // a new connection passes again
+
+    // A pipeline that times out behind a delay keeps its replies owed, and
+    // read_owed collects them once the delayed request has run.
+    proxy->delay_next("A", live::Flow::ToServer, std::chrono::milliseconds(300));
+    const locks::PipelineReplies sent = quick.execute_pipeline({{"INCR", "k"}, {"GET", "k"}}, std::chrono::milliseconds(50));
+    CHECK(sent.owed == 2);
+    std::vector<sim::redis::Reply> late;
+    for (int i = 0; i < 100 && late.size() < 2; ++i)
+      for (auto& r : quick.read_owed(std::chrono::milliseconds(20)).replies) late.push_back(r);
+    REQUIRE(late.size() == 2);
+    CHECK(late[0].integer == 4);
+    CHECK(late[1].str == "4");
   }
   SECTION("a link held forever ends in a client timeout and the proxy still stops at once") {
     auto proxy = proxy_to(server);
@@ -208,11 +220,13 @@ TEST_CASE("network faults run live through the proxy and agree with the simulati
   // link); replica-failover: the replication lag on the master -> replica
   // proxy link loses A's SET with the master; redlock-power-loss-bare-majority:
   // a drop partition of A from two of five masters (time scale 0.3: restart
-  // latency, see docs/live.md).
+  // latency, see docs/live.md); thread-id-collision: A's release held 10 s on
+  // A -> redis-1 runs late, and is still recorded (LateReplies).
   const std::vector<std::tuple<std::string, std::string, std::int64_t>> rows = {
       {"delayed-packet", "token", 10'000},     {"delayed-packet", "fenced", 10'000},
       {"replica-failover", "token", 10'000},   {"replica-failover", "naive-del", 10'000},
-      {"flash-sale-gate", "token", 100'000},   {"redlock-power-loss-bare-majority", "redlock", 300'000}};
+      {"flash-sale-gate", "token", 100'000},   {"redlock-power-loss-bare-majority", "redlock", 300'000},
+      {"thread-id-collision", "thread-id", 10'000}};
   for (const auto& [name, lock, ppm] : rows) {
     INFO(name << " --lock " << lock);
     const auto s = catalog_scenario(name);
