@@ -21,6 +21,7 @@
 #include <thread>
 #include <tuple>
 
+#include "live/existing_servers.hpp"
 #include "live/live_network.hpp"
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
@@ -103,8 +104,14 @@ struct Event {
 class LiveSession final : public LiveWorld {
  public:
   LiveSession(const Scenario& original, const Scenario& scaled, const locks::LockInfo& lock, std::int64_t ppm,
-          RedisCluster& cluster)
-      : original_(original), s_(scaled), lock_(lock), ppm_(ppm), cluster_(cluster), storage_links_(scaled.clients.size()) {}
+          RedisCluster& cluster, std::string order_key)
+      : original_(original),
+        s_(scaled),
+        lock_(lock),
+        ppm_(ppm),
+        cluster_(cluster),
+        order_key_(std::move(order_key)),
+        storage_links_(scaled.clients.size()) {}
 
   Result<bool, LiveError> run();
   scenarios::History& history() { return history_; }
@@ -128,6 +135,7 @@ class LiveSession final : public LiveWorld {
   std::chrono::milliseconds command_timeout() const override {
     return std::max(50ms, std::chrono::ceil<std::chrono::milliseconds>(s_.network.timeout));
   }
+  const std::string& order_key() const override { return order_key_; }
 
  private:
   sim::TrueInstant now_true() const {  // requires mutex_ (keeps records in time order)
@@ -175,6 +183,7 @@ class LiveSession final : public LiveWorld {
   const locks::LockInfo& lock_;
   std::int64_t ppm_;
   RedisCluster& cluster_;
+  std::string order_key_;
   Clock::time_point origin_;
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
@@ -775,6 +784,34 @@ Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
   return s;
 }
 
+namespace {
+
+Result<std::unique_ptr<RedisCluster>, LiveError> start_cluster(const Scenario& scenario, const LiveOptions& options) {
+  auto binary = locate_redis_server(options.redis_server);
+  if (!binary) return failure(binary.error());
+  ClusterSpec spec{*binary, scenario.redis.masters, scenario.redis.replicas, scenario.redis.appendonly,
+                   scenario.redis.appendfsync == sim::redis::Fsync::Always  ? "always"
+                   : scenario.redis.appendfsync == sim::redis::Fsync::No ? "no"
+                                                                           : "everysec"};
+  spec.interrupted = &g_interrupted;
+  for (const auto& c : scenario.clients) spec.clients.push_back(c.name);
+  return RedisCluster::start(spec);
+}
+
+// Existing servers: proxies in front of them, after checking that none of
+// the run's keys is there already (they would not be ours to delete).
+Result<std::unique_ptr<RedisCluster>, LiveError> attach_existing(const Scenario& scenario, const LiveOptions& options,
+                                                                 const std::vector<std::string>& keys) {
+  std::vector<std::string> clients;
+  for (const auto& c : scenario.clients) clients.push_back(c.name);
+  auto cluster = RedisCluster::attach(options.redis_endpoints, clients);
+  if (!cluster) return failure(cluster.error());
+  if (auto absent = check_keys_absent(**cluster, keys); !absent) return failure(absent.error());
+  return cluster;
+}
+
+}  // namespace
+
 Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions& options) {
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);
@@ -782,28 +819,33 @@ Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions&
   if (auto why = live_unsupported(scenario, *info)) return failure(LiveError{2, *why});
   if (options.time_scale_ppm < kMinTimeScalePpm || options.time_scale_ppm > kMaxTimeScalePpm)
     return failure(LiveError{2, "--time-scale must be between 0.001 and 10"});
-  const Scenario scaled = scale_scenario(scenario, options.time_scale_ppm);
+  Scenario scaled = scale_scenario(scenario, options.time_scale_ppm);
   if (lock_kind == "setnx-expire" && scaled.lock.ttl % sim::Duration{1s} != sim::Duration{0})
     return failure(LiveError{2, "setnx-expire sets its TTL with EXPIRE in whole seconds: ttl x time-scale (" +
                                     sim::format_duration(scaled.lock.ttl) +
                                     ") must be whole seconds (e.g. --time-scale 1)"});
-  auto binary = locate_redis_server(options.redis_server);
-  if (!binary) return failure(binary.error());
+  const bool existing = !options.redis_endpoints.empty();
+  if (existing) {
+    auto endpoints = check_endpoints(options.redis_endpoints, options.allow_remote);
+    if (!endpoints) return failure(endpoints.error());
+    if (auto why = unsupported_on_existing(scenario, options.redis_endpoints.size())) return failure(LiveError{2, *why});
+  }
+  const std::string prefix = existing && options.key_prefix.empty() ? random_key_prefix() : options.key_prefix;
+  prefix_keys(scaled, prefix);
+  const std::string order_key = prefix + "locksim:live:order";
+  const std::vector<std::string> keys = touched_keys(scaled, order_key);
   InterruptGuard interrupts;
-  ClusterSpec spec{*binary, scenario.redis.masters, scenario.redis.replicas, scenario.redis.appendonly,
-                   scenario.redis.appendfsync == sim::redis::Fsync::Always  ? "always"
-                   : scenario.redis.appendfsync == sim::redis::Fsync::No ? "no"
-                                                                           : "everysec"};
-  spec.interrupted = &g_interrupted;
-  for (const auto& c : scenario.clients) spec.clients.push_back(c.name);
-  auto cluster = RedisCluster::start(spec);
+  auto cluster = existing ? attach_existing(scenario, options, keys) : start_cluster(scenario, options);
   if (!cluster) return failure(cluster.error());
-  LiveSession run(scenario, scaled, *info, options.time_scale_ppm, **cluster);
+  LiveSession run(scenario, scaled, *info, options.time_scale_ppm, **cluster, order_key);
   auto ran = run.run();
   (*cluster)->stop_all();
+  const auto cleanup = existing ? delete_keys(**cluster, keys) : std::nullopt;
   if (!ran) return failure(ran.error());
+  if (cleanup) return failure(LiveError{3, *cleanup});
 
   LiveRun out;
+  out.key_prefix = prefix;
   scenarios::RunResult& r = out.run;
   r.scenario = scenario.name;
   r.lock = lock_kind;
@@ -817,12 +859,17 @@ Result<LiveRun, LiveError> run_live(const Scenario& scenario, const LiveOptions&
   r.matched = r.expected ? r.violation_kinds() == *r.expected : r.violations.empty();
   r.source = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   r.repro = "locksim live " + r.source + " --lock " + lock_kind + " --time-scale " + scale_text(options.time_scale_ppm);
+  for (std::size_t i = 0; i < options.redis_endpoints.size(); ++i)
+    r.repro += (i ? "," : " --redis ") + options.redis_endpoints[i];
   r.summary = std::move(run.stats());
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);
   for (const auto& c : r.history.clients) r.host_names.push_back(c.name);
   out.notes = {"live run against real redis-server processes at time scale " + scale_text(options.time_scale_ppm) +
                    " (times are shown in scenario time)",
                "not deterministic: the digest is a hash of this run's history, not a replayable trace digest"};
+  if (existing)
+    out.notes.push_back("existing servers: every key was under the prefix " + prefix +
+                        "; the run's keys were deleted at the end");
   for (const FaultSpec& f : scenario.faults)
     if (f.kind == FaultKind::PowerLoss) {
       out.notes.push_back("power-loss is emulated: SIGKILL, then restart from a copy of the AOF taken at the last "

@@ -13,7 +13,6 @@ using sim::redis::Reply;
 using Kind = sim::redis::KeyEvent::Kind;
 
 constexpr std::chrono::hours kLeapAfterEnd{1000};  // monotonic leap once the run has ended
-constexpr const char* kOrderKey = "locksim:live:order";  // INCR'd in every probe: execution order
 constexpr std::size_t kProbeCommands = 9;  // MULTI, 7 queued, EXEC
 
 bool names_key(const Argv& argv, const std::string& key) {
@@ -96,7 +95,7 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
   // LateReplies, which records it if it runs after all.
   Reply probed(locks::HiredisConn& c, const Argv& argv, std::chrono::milliseconds timeout) {
     const std::string& key = rt_.lock_key_;
-    const std::vector<Argv> commands = {{"MULTI"}, {"TIME"}, {"INCR", kOrderKey}, {"DUMP", key}, {"PEXPIRETIME", key},
+    const std::vector<Argv> commands = {{"MULTI"}, {"TIME"}, {"INCR", rt_.world_.order_key()}, {"DUMP", key}, {"PEXPIRETIME", key},
                                         argv,      {"DUMP", key}, {"PEXPIRETIME", key}, {"EXEC"}};
     locks::PipelineReplies got = c.execute_pipeline(commands, timeout);
     if (got.owed > 0) {

@@ -62,6 +62,8 @@ class LiveWorld {
   virtual void record_entry(std::size_t c, std::size_t node, std::optional<sim::redis::KeyEvent::Kind> kind,
                             const std::string& command, bool entry_present_before, ServerStamp stamp) = 0;
   virtual std::chrono::milliseconds command_timeout() const = 0;
+  // INCR'd in every probe: the execution order on a node.
+  virtual const std::string& order_key() const = 0;
 };
 
 // Probed transactions a client stopped waiting for (a timeout, a request

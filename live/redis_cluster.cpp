@@ -180,7 +180,8 @@ std::size_t RedisCluster::master_of(int shard) const {
 }
 
 std::string RedisCluster::master_endpoint(int shard) const {
-  return "127.0.0.1:" + std::to_string(nodes_[master_of(shard)].port);
+  const RedisNodeProcess& node = nodes_[master_of(shard)];
+  return node.host + ":" + std::to_string(node.port);
 }
 
 std::string RedisCluster::client_endpoint(const std::string& client, int shard) const {

@@ -21,6 +21,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -234,6 +235,53 @@ TEST_CASE("network faults run live through the proxy and agree with the simulati
     CHECK(live_kinds_agreeing(s, lock, simulated, ppm) == simulated);
   }
   CHECK(redis_children() == 0);
+}
+
+TEST_CASE("live --redis runs against an existing server touching only its own prefixed keys", "[live]") {
+  tests::skip_without_redis_server();
+  tests::RedisServerProcess server;
+  locks::HiredisConn admin(locks::parse_endpoint(server.endpoint()));
+  REQUIRE(admin.execute({"SET", "unrelated:key", "keep"}).is_ok());
+  live::LiveOptions options;
+  options.redis_endpoints = {server.endpoint()};
+
+  SECTION("a run finds the simulated violations and leaves only the unrelated key") {
+    const auto s = catalog_scenario("gc-pause");
+    const auto simulated = sim_kinds(s, "token");
+    std::set<std::string> got;
+    for (int attempt = 0; attempt < 3 && got != simulated; ++attempt) {
+      options.lock_kind = "token";
+      auto run = live::run_live(s, options);
+      REQUIRE(run);
+      CHECK(run->key_prefix.rfind("locksim:", 0) == 0);
+      CHECK(run->run.history.entries.front().key == run->key_prefix + s.lock.key);
+      got = run->run.violation_kinds();
+    }
+    CHECK(got == simulated);
+    CHECK(admin.execute({"DBSIZE"}).integer == 1);
+    CHECK(admin.execute({"GET", "unrelated:key"}).str == "keep");
+  }
+  SECTION("a key of the run that exists already is refused, and left alone") {
+    options.key_prefix = "mine:";
+    REQUIRE(admin.execute({"SET", "mine:lock:job:daily-report", "theirs"}).is_ok());
+    auto run = live::run_live(catalog_scenario("gc-pause"), options);
+    REQUIRE_FALSE(run);
+    CHECK(run.error().exit_code == 2);
+    CHECK(run.error().message.find("already exists") != std::string::npos);
+    CHECK(admin.execute({"GET", "mine:lock:job:daily-report"}).str == "theirs");
+  }
+  SECTION("faults that need process control, and remote addresses, are refused with exit 2") {
+    auto crash = live::run_live(catalog_scenario("aof-everysec-process-crash"), options);
+    REQUIRE_FALSE(crash);
+    CHECK(crash.error().exit_code == 2);
+    CHECK(crash.error().message.find("crash redis-1") != std::string::npos);
+    options.redis_endpoints = {"10.20.30.40:6379"};
+    auto remote = live::run_live(catalog_scenario("gc-pause"), options);
+    REQUIRE_FALSE(remote);
+    CHECK(remote.error().exit_code == 2);
+    CHECK(remote.error().message.find("--allow-remote") != std::string::npos);
+  }
+  CHECK(admin.execute({"GET", "unrelated:key"}).str == "keep");
 }
 
 TEST_CASE("gc-pause run live with naive-del finds the same violation kinds as the simulation", "[live]") {
