@@ -727,7 +727,6 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
            s.name + " has " + std::to_string(s.redis.masters);
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
   if (s.nemesis) return "[nemesis] random faults are unsupported in live mode (write them as [[fault]] tables)";
-  if (s.redis.min_replicas_to_write > 0) return "min_replicas_to_write is unsupported in live mode";
   for (const auto& c : s.clients)
     if (c.clock_drift_ppm != 0) return "client " + c.name + ": clock_drift_ppm is unsupported in live mode (real clocks)";
   for (const FaultSpec& f : s.faults) {
@@ -786,6 +785,13 @@ Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
 
 namespace {
 
+// min-replicas-max-lag: the simulated node's 10 s scaled, in whole seconds,
+// at least 1 (replicas ACK once a real second, whatever the time scale).
+int min_replicas_max_lag_s(std::int64_t ppm) {
+  const auto lag = scale(sim::redis::NodeConfig{}.min_replicas_max_lag, ppm);
+  return static_cast<int>(std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(lag).count()));
+}
+
 Result<std::unique_ptr<RedisCluster>, LiveError> start_cluster(const Scenario& scenario, const LiveOptions& options) {
   auto binary = locate_redis_server(options.redis_server);
   if (!binary) return failure(binary.error());
@@ -795,6 +801,8 @@ Result<std::unique_ptr<RedisCluster>, LiveError> start_cluster(const Scenario& s
                                                                            : "everysec"};
   spec.interrupted = &g_interrupted;
   for (const auto& c : scenario.clients) spec.clients.push_back(c.name);
+  spec.min_replicas_to_write = scenario.redis.min_replicas_to_write;
+  spec.min_replicas_max_lag_s = min_replicas_max_lag_s(options.time_scale_ppm);
   return RedisCluster::start(spec);
 }
 

@@ -200,6 +200,9 @@ std::vector<std::string> RedisCluster::arguments(const RedisNodeProcess& node) c
                                    "--appendfsync", spec_.appendfsync, "--daemonize", "no",
                                    // a replica's full sync starts at once, not after 5 s
                                    "--repl-diskless-sync-delay", "0"};
+  if (spec_.min_replicas_to_write > 0)  // on every node: a promoted replica enforces it too, as simulated
+    args.insert(args.end(), {"--min-replicas-to-write", std::to_string(spec_.min_replicas_to_write),
+                             "--min-replicas-max-lag", std::to_string(spec_.min_replicas_max_lag_s)});
   const std::size_t self = static_cast<std::size_t>(&node - nodes_.data());
   const std::size_t master = master_of(node.shard);
   if (master != self)  // through the master's proxy: the replication link can lag, be delayed or cut

@@ -56,6 +56,8 @@ struct ClusterSpec {
   // Set (non-zero) by a signal handler: stop waiting for servers at once.
   const std::atomic<int>* interrupted = nullptr;
   std::vector<std::string> clients{};  // a proxy listener for each on every node
+  int min_replicas_to_write = 0;       // 0 = off
+  int min_replicas_max_lag_s = 10;     // whole seconds (Redis' unit)
 };
 
 // Exit code and one line: 2 = bad input (no binary), 3 = the environment

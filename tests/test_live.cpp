@@ -35,6 +35,7 @@
 #include "locks/hiredis/real_runtime.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
+#include "scenarios/scenario.hpp"
 #include "tests/support/redis_server.hpp"
 
 namespace {
@@ -282,6 +283,45 @@ TEST_CASE("live --redis runs against an existing server touching only its own pr
     CHECK(remote.error().message.find("--allow-remote") != std::string::npos);
   }
   CHECK(admin.execute({"GET", "unrelated:key"}).str == "keep");
+}
+
+TEST_CASE("min_replicas_to_write runs live: a master whose replica died refuses the lock, as simulated", "[live]") {
+  tests::skip_without_redis_server();
+  const std::string toml = R"(
+name = "min-replicas-live"
+duration = "30s"
+[workload]
+kind = "lock"
+key = "lock:minrep"
+[lock]
+kind = "token"
+ttl = "5s"
+retry = "100ms"
+acquire_timeout = "5s"
+[redis]
+masters = 1
+replicas = 1
+min_replicas_to_write = 1
+[[client]]
+name = "A"
+start = "15s"
+work = "1s"
+[[fault]]
+kind = "crash"
+target = "redis-1-replica-1"
+at = "1s"
+)";
+  auto s = scenarios::load_scenario_text(toml, "min-replicas-live.toml");
+  REQUIRE(s);
+  scenarios::RunOptions sim_options;
+  auto simulated = scenarios::run_scenario(*s, sim_options);
+  REQUIRE(simulated);
+  CHECK(simulated->summary.acquisitions == 0);
+  auto run = live::run_live(*s, live::LiveOptions{});
+  REQUIRE(run);
+  CHECK(run->run.summary.acquisitions == 0);
+  CHECK(run->run.summary.gave_up == 1);
+  CHECK(redis_children() == 0);
 }
 
 TEST_CASE("gc-pause run live with naive-del finds the same violation kinds as the simulation", "[live]") {
