@@ -324,6 +324,58 @@ at = "1s"
   CHECK(redis_children() == 0);
 }
 
+TEST_CASE("a [nemesis] runs live as the very faults the simulator draws for the seed", "[live]") {
+  tests::skip_without_redis_server();
+  const std::string toml = R"(
+name = "nemesis-live"
+duration = "60s"
+[workload]
+kind = "lock"
+key = "lock:nem"
+[lock]
+kind = "token"
+ttl = "5s"
+retry = "50ms"
+acquire_timeout = "20s"
+[storage]
+fencing = true
+[[client]]
+name = "A"
+work = "2s"
+writes = 2
+iterations = 5
+[[client]]
+name = "B"
+start = "1s"
+work = "2s"
+writes = 2
+iterations = 5
+[nemesis]
+kinds = ["pause", "delay", "partition"]
+mean_interval = "8s"
+max_duration = "8s"
+targets = ["A", "B", "redis-1"]
+)";
+  auto s = scenarios::load_scenario_text(toml, "nemesis-live.toml");
+  REQUIRE(s);
+  const auto descriptions = [](const scenarios::History& h) {
+    std::multiset<std::string> out;
+    for (const auto& f : h.faults) out.insert(f.description);
+    return out;
+  };
+  scenarios::RunOptions sim_options;
+  sim_options.seed = 4;
+  auto simulated = scenarios::run_scenario(*s, sim_options);
+  REQUIRE(simulated);
+  live::LiveOptions options;
+  options.seed = 4;
+  auto run = live::run_live(*s, options);
+  REQUIRE(run);
+  CHECK(descriptions(run->run.history) == descriptions(simulated->history));
+  CHECK(descriptions(simulated->history).size() >= 6);
+  CHECK(run->run.repro.find("--seed 4") != std::string::npos);
+}
+
 TEST_CASE("gc-pause run live with naive-del finds the same violation kinds as the simulation", "[live]") {
   tests::skip_without_redis_server();
   const auto s = catalog_scenario("gc-pause");
