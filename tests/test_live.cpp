@@ -151,6 +151,20 @@ locks::HiredisConn conn_through(const live::TcpProxy& proxy, int timeout_ms) {
   return locks::HiredisConn(o);
 }
 
+// A scenario file's head: a token lock (TTL 5 s) on one key; tables follow.
+std::string token_lock_toml(const std::string& name, const std::string& duration) {
+  return "name = \"" + name + "\"\nduration = \"" + duration + "\"\n" + R"(
+[workload]
+kind = "lock"
+key = "lock:live-test"
+[lock]
+kind = "token"
+ttl = "5s"
+retry = "50ms"
+acquire_timeout = "20s"
+)";
+}
+
 }  // namespace
 
 TEST_CASE("the TCP proxy delays, holds and drops a link's bytes as the simulated network does", "[live]") {
@@ -287,17 +301,7 @@ TEST_CASE("live --redis runs against an existing server touching only its own pr
 
 TEST_CASE("min_replicas_to_write runs live: a master whose replica died refuses the lock, as simulated", "[live]") {
   tests::skip_without_redis_server();
-  const std::string toml = R"(
-name = "min-replicas-live"
-duration = "30s"
-[workload]
-kind = "lock"
-key = "lock:minrep"
-[lock]
-kind = "token"
-ttl = "5s"
-retry = "100ms"
-acquire_timeout = "5s"
+  const std::string toml = token_lock_toml("min-replicas-live", "40s") + R"(
 [redis]
 masters = 1
 replicas = 1
@@ -326,17 +330,7 @@ at = "1s"
 
 TEST_CASE("a [nemesis] runs live as the very faults the simulator draws for the seed", "[live]") {
   tests::skip_without_redis_server();
-  const std::string toml = R"(
-name = "nemesis-live"
-duration = "60s"
-[workload]
-kind = "lock"
-key = "lock:nem"
-[lock]
-kind = "token"
-ttl = "5s"
-retry = "50ms"
-acquire_timeout = "20s"
+  const std::string toml = token_lock_toml("nemesis-live", "60s") + R"(
 [storage]
 fencing = true
 [[client]]
