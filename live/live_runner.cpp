@@ -99,6 +99,14 @@ struct ClientState {
   const scenarios::ClientSpec* spec = nullptr;
   Clock::time_point paused_until{};
   std::optional<std::size_t> open_belief, open_attempt;
+  // Crash and restart: the client thread runs one incarnation at a time;
+  // a crash marks it down and bumps `incarnation`, so the running one is
+  // stale and unwinds at its next step (ClientCrashed).
+  std::thread::id thread{};
+  bool down = false;
+  std::uint64_t incarnation = 0, running = 0;
+  int iterations_done = 0;
+  bool crashed() const { return down || running != incarnation; }
 };
 
 struct Event {
@@ -133,8 +141,13 @@ class LiveSession final : public LiveWorld {
   }
   void pause_point(std::size_t c) override {
     std::unique_lock lk(mutex_);
-    while (!stop_.load() && clients_[c].paused_until > Clock::now())
-      cv_.wait_until(lk, clients_[c].paused_until, [&] { return stop_.load(); });
+    while (!stop_.load() && clients_[c].paused_until > Clock::now() && !clients_[c].crashed())
+      cv_.wait_until(lk, clients_[c].paused_until, [&] { return stop_.load() || clients_[c].crashed(); });
+    if (std::this_thread::get_id() == clients_[c].thread) check_alive(c);
+  }
+  bool crashed(std::size_t c) override {
+    std::lock_guard lk(mutex_);
+    return clients_[c].crashed();
   }
   void record_entry(std::size_t c, std::size_t node, std::optional<Kind> kind, const std::string& command,
                     bool present_before, ServerStamp stamp) override;
@@ -153,7 +166,21 @@ class LiveSession final : public LiveWorld {
     return sim::TrueInstant{real * 1'000'000 / ppm_};
   }
   // Workload (one thread per client).
+  void check_alive(std::size_t c) const {  // requires mutex_; on c's thread
+    if (clients_[c].crashed()) throw ClientCrashed{};
+  }
   void client_main(std::size_t c);
+  void run_incarnation(std::size_t c);
+  void work_until(std::size_t c, Clock::time_point deadline);
+  void crash_client(const FaultSpec& f, std::size_t c);
+  void restart_client(std::size_t c);
+  void end_belief_locked(std::size_t c, const char* reason);
+  void note_restart(const std::string& host);  // a crash's restart_after, recorded as the simulator does
+  std::size_t client_index(const std::string& name) const {
+    std::size_t c = 0;
+    while (c + 1 < s_.clients.size() && s_.clients[c].name != name) ++c;
+    return c;
+  }
   void lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt);
   void gate_attempt(std::size_t c, locks::Runtime& rt);
   void reach(std::size_t c, std::string_view event, int write_index = 0);
@@ -203,6 +230,7 @@ class LiveSession final : public LiveWorld {
   std::multimap<std::pair<Clock::time_point, std::uint64_t>, std::function<void()>> queue_;
   std::uint64_t next_event_ = 0;
   std::set<std::uint64_t> pending_;  // ids queued and not yet run
+  std::set<const FaultSpec*> fired_;  // triggered faults armed already
   std::optional<LiveError> fatal_;
   std::optional<std::int64_t> max_seen_;  // the storage's highest fencing token
   StorageLinks storage_links_;
@@ -262,6 +290,7 @@ void LiveSession::finish_entries() {
 void LiveSession::begin_attempt(std::size_t c) {
   std::lock_guard lk(mutex_);
   if (stop_.load()) return;
+  check_alive(c);
   clients_[c].open_attempt = history_.attempts.size();
   history_.attempts.push_back({c, now_true(), std::nullopt, false});
   ++stats_.attempts;
@@ -269,6 +298,7 @@ void LiveSession::begin_attempt(std::size_t c) {
 
 void LiveSession::end_attempt(std::size_t c, bool acquired) {
   std::lock_guard lk(mutex_);
+  check_alive(c);
   if (stop_.load() || !clients_[c].open_attempt) return;
   scenarios::Attempt& a = history_.attempts[*clients_[c].open_attempt];
   a.end = now_true();
@@ -286,6 +316,7 @@ void LiveSession::end_attempt(std::size_t c, bool acquired) {
 std::uint64_t LiveSession::begin_belief(std::size_t c, const locks::Lease* lease) {
   std::lock_guard lk(mutex_);
   if (stop_.load()) return history_.next_grant++;
+  check_alive(c);
   scenarios::Belief b{c, history_.next_grant++, now_true(), std::nullopt, std::nullopt, std::nullopt, ""};
   if (lease) {
     b.fencing_token = lease->fencing_token;
@@ -298,6 +329,11 @@ std::uint64_t LiveSession::begin_belief(std::size_t c, const locks::Lease* lease
 
 void LiveSession::end_belief(std::size_t c, const char* reason) {
   std::lock_guard lk(mutex_);
+  check_alive(c);
+  end_belief_locked(c, reason);
+}
+
+void LiveSession::end_belief_locked(std::size_t c, const char* reason) {
   if (stop_.load() || !clients_[c].open_belief) return;
   scenarios::Belief& b = history_.beliefs[*clients_[c].open_belief];
   b.end = now_true();
@@ -312,6 +348,7 @@ void LiveSession::end_belief(std::size_t c, const char* reason) {
 void LiveSession::storage_write(std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index) {
   std::unique_lock lk(mutex_);
   if (stop_.load()) return;
+  check_alive(c);
   PendingWrite w;
   w.client = c;
   w.grant = grant;
@@ -369,6 +406,7 @@ void LiveSession::answer_write(const PendingWrite& w) {
 // (as the simulated client yields for an instant), then a pause holds us.
 void LiveSession::reach(std::size_t c, std::string_view event, int write_index) {
   std::unique_lock lk(mutex_);
+  check_alive(c);
   const std::vector<std::uint64_t> now_due = fire_trigger(s_.clients[c].name, event, write_index);
   cv_.notify_all();
   cv_.wait_for(lk, 2s, [&] {
@@ -389,8 +427,7 @@ void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtim
   reach(c, "acquired");
   bool abandoned = false;
   for (int i = 1; i <= spec.writes && !stopping(); ++i) {
-    wait_until(entered + std::chrono::duration_cast<Clock::duration>(spec.work * i / (spec.writes + 1)));
-    pause_point(c);
+    work_until(c, entered + std::chrono::duration_cast<Clock::duration>(spec.work * i / (spec.writes + 1)));
     if (lease->valid_until && !lock.still_valid(*lease)) {
       abandoned = true;
       break;
@@ -399,8 +436,7 @@ void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtim
     storage_write(c, grant, *lease, i);
     pause_point(c);
   }
-  if (!abandoned) wait_until(entered + std::chrono::duration_cast<Clock::duration>(spec.work));
-  pause_point(c);
+  work_until(c, abandoned ? Clock::now() : entered + std::chrono::duration_cast<Clock::duration>(spec.work));
   end_belief(c, abandoned ? "abandon" : "release");
   (void)sim::sync_wait(lock.release(*lease));
   (void)rt;
@@ -421,20 +457,60 @@ void LiveSession::gate_attempt(std::size_t c, locks::Runtime& rt) {
   reach(c, "acquired");
 }
 
+// The critical section's work: until `deadline`, the end of the run or a
+// crash, then a step (a pause holds, a crash unwinds).
+void LiveSession::work_until(std::size_t c, Clock::time_point deadline) {
+  {
+    std::unique_lock lk(mutex_);
+    cv_.wait_until(lk, deadline, [&] { return stop_.load() || clients_[c].crashed(); });
+  }
+  pause_point(c);
+}
+
+// One incarnation after another: a crashed one unwinds (its lock object,
+// watchdog and connections go with its frames) and, once restarted, a new
+// one runs the iterations left with a fresh lock — a new process, as the
+// simulated client restarts (scenarios/workload.cpp).
 void LiveSession::client_main(std::size_t c) {
   const scenarios::ClientSpec& spec = *clients_[c].spec;
+  {
+    std::lock_guard lk(mutex_);
+    clients_[c].thread = std::this_thread::get_id();
+  }
   if (!wait_until(origin_ + std::chrono::duration_cast<Clock::duration>(spec.start))) return;
+  for (;;) {
+    {
+      std::unique_lock lk(mutex_);
+      while (!stop_.load() && clients_[c].down) cv_.wait_for(lk, 50ms);
+      if (stop_.load()) return;
+      clients_[c].running = clients_[c].incarnation;
+    }
+    try {
+      run_incarnation(c);
+      std::lock_guard lk(mutex_);
+      if (!stop_.load()) history_.clients[c].finished = now_true();
+      return;
+    } catch (const ClientCrashed&) {
+      // its frames are gone; wait for a restart
+    }
+  }
+}
+
+void LiveSession::run_incarnation(std::size_t c) {
+  const scenarios::ClientSpec& spec = *clients_[c].spec;
   LiveRuntime rt(*this, late_, cluster_, c, spec.name, s_.lock.key);
   if (s_.workload == scenarios::WorkloadKind::Gate) {
-    gate_attempt(c, rt);
-  } else {
-    auto lock = lock_.factory(rt, s_.lock);
-    for (int i = 0; i < spec.iterations && !stopping(); ++i) lock_iteration(c, *lock, rt);
-    std::lock_guard lk(mutex_);
-    stats_.round_trips += lock->round_trips();
+    if (clients_[c].iterations_done == 0) gate_attempt(c, rt);
+    clients_[c].iterations_done = 1;
+    return;
+  }
+  auto lock = lock_.factory(rt, s_.lock);
+  while (clients_[c].iterations_done < spec.iterations && !stopping()) {
+    lock_iteration(c, *lock, rt);
+    ++clients_[c].iterations_done;
   }
   std::lock_guard lk(mutex_);
-  if (!stop_.load()) history_.clients[c].finished = now_true();
+  stats_.round_trips += lock->round_trips();
 }
 
 // ---------------------------------------------------------------- faults
@@ -452,6 +528,7 @@ std::vector<std::uint64_t> LiveSession::fire_trigger(const std::string& host, st
   for (const FaultSpec& f : s_.faults) {
     if (!f.after || f.after->host != host || f.after->event != event) continue;
     if (event == "write" && f.after->write_index != write_index) continue;
+    if (!fired_.insert(&f).second) continue;  // a trigger fires once (scenarios/faults.cpp)
     const auto id = arm(f, Clock::now() + std::chrono::duration_cast<Clock::duration>(f.at));
     if (f.at == sim::Duration{0}) due.push_back(id);
   }
@@ -492,12 +569,14 @@ void LiveSession::apply(const FaultSpec& f) {
       return;
     case FaultKind::Crash:
     case FaultKind::PowerLoss:
+      if (!node) return crash_client(f, client_index(f.target));
       if (cluster_.node(*node).pid <= 0) return;  // down already: nothing to crash, as simulated
       note_fault(f, std::nullopt);
       crash_node(f, *node, f.kind == FaultKind::PowerLoss);
       return;
     case FaultKind::Restart:
       note_fault(f, std::nullopt);
+      if (!node) return restart_client(client_index(f.target));
       restart_node(*node);
       return;
     case FaultKind::Failover:
@@ -532,6 +611,57 @@ void LiveSession::apply(const FaultSpec& f) {
   }
 }
 
+void LiveSession::note_restart(const std::string& host) {
+  FaultSpec restart;
+  restart.kind = FaultKind::Restart;
+  restart.target = host;
+  note_fault(restart, std::nullopt);
+}
+
+// A client process dies: it believes nothing more, its attempt ends, and
+// its thread unwinds at its next step (a command it already sent may
+// still run on the server, as simulated).
+void LiveSession::crash_client(const FaultSpec& f, std::size_t c) {
+  {
+    std::lock_guard lk(mutex_);
+    if (clients_[c].down) return;
+  }
+  note_fault(f, std::nullopt);
+  std::lock_guard lk(mutex_);
+  ClientState& client = clients_[c];
+  client.down = true;
+  ++client.incarnation;
+  history_.clients[c].crashes.push_back(now_true());
+  end_belief_locked(c, "crash");
+  if (client.open_attempt) history_.attempts[*std::exchange(client.open_attempt, std::nullopt)].end = now_true();
+  fire_trigger(f.target, "crash", 0);
+  if (f.restart_after)
+    schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after), [this, c] {
+      note_restart(s_.clients[c].name);
+      restart_client(c);
+    });
+  cv_.notify_all();
+}
+
+// A restart of a running client crashes it first (sim::Host::restart).
+void LiveSession::restart_client(std::size_t c) {
+  bool up = false;
+  {
+    std::lock_guard lk(mutex_);
+    up = !clients_[c].down;
+  }
+  if (up) {
+    FaultSpec crash;
+    crash.kind = FaultKind::Crash;
+    crash.target = s_.clients[c].name;
+    crash_client(crash, c);
+  }
+  std::lock_guard lk(mutex_);
+  clients_[c].down = false;
+  fire_trigger(s_.clients[c].name, "restart", 0);
+  cv_.notify_all();
+}
+
 void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_loss) {
   cluster_.kill9(node);
   // What the master had not replicated yet dies with it (the simulator's
@@ -543,8 +673,10 @@ void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_lo
   std::lock_guard lk(mutex_);
   fire_trigger(f.target, "crash", 0);
   if (f.restart_after)
-    schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after),
-             [this, node] { restart_node(node); });
+    schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after), [this, node] {
+      note_restart(cluster_.node(node).name);
+      restart_node(node);
+    });
   const int shard = cluster_.node(node).shard;
   if (s_.redis.replicas > 0 && s_.redis.failover_after > sim::Duration{0} && cluster_.master_of(shard) == node)
     schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(s_.redis.failover_after),
@@ -654,7 +786,7 @@ Result<bool, LiveError> LiveSession::run() {
   history_.nodes.clear();
   for (std::size_t n = 0; n < cluster_.node_count(); ++n) history_.nodes.push_back(cluster_.node(n).name);
   for (std::size_t c = 0; c < s_.clients.size(); ++c) {
-    clients_.push_back({&s_.clients[c], {}, std::nullopt, std::nullopt});
+    clients_.emplace_back().spec = &s_.clients[c];
     history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
   }
   emulate_replication_lag();
@@ -766,14 +898,14 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
         break;
       case FaultKind::Heal:
         break;
-      case FaultKind::Pause:
-        if (f.target.rfind("redis-", 0) != 0 && std::none_of(s.clients.begin(), s.clients.end(),
-                                                              [&](const auto& c) { return c.name == f.target; }))
+      case FaultKind::Failover:
+        break;  // the parser checked that it names a master
+      default: {  // pause, crash, power-loss, restart
+        const bool client = std::any_of(s.clients.begin(), s.clients.end(),
+                                        [&](const auto& c) { return c.name == f.target; });
+        if (f.target.rfind("redis-", 0) != 0 && !client)
           return where + " " + f.target + ": unsupported in live mode (only clients and Redis nodes)";
-        break;
-      default:
-        if (f.target.rfind("redis-", 0) != 0)
-          return where + " " + f.target + ": unsupported in live mode (process faults target Redis nodes only)";
+      }
     }
   }
   return std::nullopt;

@@ -81,6 +81,7 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
   Reply execute(const Argv& argv, std::chrono::milliseconds timeout) {
     rt_.world_.pause_point(rt_.client_);
     if (rt_.world_.stopping()) return Reply::error("IOERR locksim: the live run has ended");
+    if (rt_.world_.crashed(rt_.client_)) return Reply::error("IOERR locksim: the client has crashed");
     std::lock_guard lock(mutex_);  // MULTI … EXEC must not interleave with a watchdog's command
     locks::HiredisConn& c = connection();
     Reply reply = names_key(argv, rt_.lock_key_) ? probed(c, argv, timeout) : c.execute(argv, timeout);

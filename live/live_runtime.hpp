@@ -46,6 +46,9 @@ struct ServerStamp {
   std::int64_t order = 0;
 };
 
+// Thrown on a crashed client's thread at its next step (LiveWorld::pause_point).
+struct ClientCrashed {};
+
 // What every client thread shares with the run (implemented by the runner).
 class LiveWorld {
  public:
@@ -54,8 +57,13 @@ class LiveWorld {
   // Blocks until `deadline` (steady clock), the end of the run, or forever
   // never: returns false if the run ended first.
   virtual bool wait_until(std::chrono::steady_clock::time_point deadline) = 0;
-  // Stops the calling client while a pause of client c covers now.
+  // Stops the calling client while a pause of client c covers now. On the
+  // client's own thread, throws ClientCrashed once c has crashed: its
+  // frames unwind (sync_wait rethrows through the lock's coroutines).
   virtual void pause_point(std::size_t c) = 0;
+  // Whether c's current incarnation has crashed (its other threads, e.g. a
+  // watchdog, then send nothing more).
+  virtual bool crashed(std::size_t c) = 0;
   // What client c's command did to the lock entry on `node` (nullopt:
   // nothing), and whether the entry existed just before it ran (if not,
   // and the entry was last seen present, it expired in between).

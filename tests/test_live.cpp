@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -165,6 +167,12 @@ acquire_timeout = "20s"
 )";
 }
 
+std::optional<scenarios::Scenario> scenario_from(const std::string& toml) {
+  auto s = scenarios::load_scenario_text(toml, "inline.toml");
+  if (!s) FAIL(s.error().to_string());
+  return *s;
+}
+
 }  // namespace
 
 TEST_CASE("the TCP proxy delays, holds and drops a link's bytes as the simulated network does", "[live]") {
@@ -306,17 +314,16 @@ TEST_CASE("min_replicas_to_write runs live: a master whose replica died refuses 
 masters = 1
 replicas = 1
 min_replicas_to_write = 1
-[[client]]
-name = "A"
-start = "15s"
-work = "1s"
 [[fault]]
 kind = "crash"
 target = "redis-1-replica-1"
 at = "1s"
+[[client]]
+name = "A"
+start = "15s"
+work = "1s"
 )";
-  auto s = scenarios::load_scenario_text(toml, "min-replicas-live.toml");
-  REQUIRE(s);
+  auto s = scenario_from(toml);
   scenarios::RunOptions sim_options;
   auto simulated = scenarios::run_scenario(*s, sim_options);
   REQUIRE(simulated);
@@ -350,8 +357,7 @@ mean_interval = "8s"
 max_duration = "8s"
 targets = ["A", "B", "redis-1"]
 )";
-  auto s = scenarios::load_scenario_text(toml, "nemesis-live.toml");
-  REQUIRE(s);
+  auto s = scenario_from(toml);
   const auto descriptions = [](const scenarios::History& h) {
     std::multiset<std::string> out;
     for (const auto& f : h.faults) out.insert(f.description);
@@ -368,6 +374,56 @@ targets = ["A", "B", "redis-1"]
   CHECK(descriptions(run->run.history) == descriptions(simulated->history));
   CHECK(descriptions(simulated->history).size() >= 6);
   CHECK(run->run.repro.find("--seed 4") != std::string::npos);
+}
+
+TEST_CASE("a client crash runs live: its frames unwind, it believes nothing more, and a restart runs the iterations left", "[live]") {
+  tests::skip_without_redis_server();
+  // A crashes 500 ms into its critical section. Without a TTL its lock stays
+  // and B waits in vain (lock-unavailable); with one, B gets it later. With a
+  // restart, A comes back as a new process and runs its second iteration.
+  const std::string toml = token_lock_toml("client-crash-live", "40s") + R"(
+[check]
+liveness = "10s"
+[[client]]
+name = "A"
+work = "2s"
+iterations = 2
+[[client]]
+name = "B"
+start = "1s"
+work = "1s"
+[[fault]]
+kind = "crash"
+target = "A"
+after = "A:acquired"
+at = "500ms"
+)";
+  auto s = scenario_from(toml);
+  for (const char* lock : {"no-ttl", "token"}) {
+    INFO(lock);
+    const auto simulated = sim_kinds(*s, lock);
+    CHECK(simulated == (std::string(lock) == "no-ttl" ? std::set<std::string>{"lock-unavailable"}
+                                                      : std::set<std::string>{}));
+    CHECK(live_kinds_agreeing(*s, lock, simulated) == simulated);
+  }
+  s->faults[0].restart_after = std::chrono::seconds(2);
+  live::LiveOptions options;
+  options.lock_kind = "token";
+  auto run = live::run_live(*s, options);
+  REQUIRE(run);
+  const auto& a = run->run.history.clients[0];
+  CHECK(a.crashes.size() == 1);
+  CHECK(a.finished.has_value());  // the restarted A ran its iterations left
+  const auto grants_of_a = [](const scenarios::History& h) {
+    return std::count_if(h.beliefs.begin(), h.beliefs.end(), [](const auto& b) { return b.client == 0; });
+  };
+  scenarios::RunOptions sim_options;
+  sim_options.lock_kind = "token";
+  auto simulated = scenarios::run_scenario(*s, sim_options);
+  REQUIRE(simulated);
+  CHECK(grants_of_a(simulated->history) == 3);  // the crashed iteration, then both again
+  CHECK(grants_of_a(run->run.history) == grants_of_a(simulated->history));
+  CHECK(redis_children() == 0);
 }
 
 TEST_CASE("gc-pause run live with naive-del finds the same violation kinds as the simulation", "[live]") {
