@@ -426,6 +426,36 @@ at = "500ms"
   CHECK(redis_children() == 0);
 }
 
+TEST_CASE("a partition that never heals ends the live run on time, with every thread, socket and server gone", "[live]") {
+  tests::skip_without_redis_server();
+  // A is cut from redis-1 (held, never healed) and the replica from its
+  // master: A's commands time out until it gives up, the master's SIGTERM
+  // does not wait for the stuck replica, nothing hangs.
+  const std::string toml = token_lock_toml("hung-link-live", "30s") + R"(
+[redis]
+masters = 1
+replicas = 1
+[[client]]
+name = "A"
+start = "1s"
+work = "1s"
+[[fault]]
+kind = "partition"
+groups = [["A", "redis-1-replica-1"], ["redis-1"]]
+at = "500ms"
+)";
+  auto s = scenario_from(toml);
+  const int fds_before = open_fds();
+  const auto start = std::chrono::steady_clock::now();
+  auto run = live::run_live(*s, live::LiveOptions{});
+  REQUIRE(run);
+  CHECK(run->run.summary.acquisitions == 0);
+  CHECK(run->run.summary.gave_up == 1);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  CHECK(open_fds() == fds_before);
+  CHECK(redis_children() == 0);
+}
+
 TEST_CASE("gc-pause run live with naive-del finds the same violation kinds as the simulation", "[live]") {
   tests::skip_without_redis_server();
   const auto s = catalog_scenario("gc-pause");
