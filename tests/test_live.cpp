@@ -153,8 +153,9 @@ locks::HiredisConn conn_through(const live::TcpProxy& proxy, int timeout_ms) {
   return locks::HiredisConn(o);
 }
 
-// A scenario file's head: a token lock (TTL 5 s) on one key; tables follow.
-std::string token_lock_toml(const std::string& name, const std::string& duration) {
+// A scenario file's head: a token lock (TTL 5 s) on one key, one master
+// with `replicas`; more tables follow (or keys of [redis], last).
+std::string token_lock_toml(const std::string& name, const std::string& duration, int replicas = 0) {
   return "name = \"" + name + "\"\nduration = \"" + duration + "\"\n" + R"(
 [workload]
 kind = "lock"
@@ -164,7 +165,9 @@ kind = "token"
 ttl = "5s"
 retry = "50ms"
 acquire_timeout = "20s"
-)";
+[redis]
+masters = 1
+)" + "replicas = " + std::to_string(replicas) + "\n";
 }
 
 std::optional<scenarios::Scenario> scenario_from(const std::string& toml) {
@@ -309,10 +312,7 @@ TEST_CASE("live --redis runs against an existing server touching only its own pr
 
 TEST_CASE("min_replicas_to_write runs live: a master whose replica died refuses the lock, as simulated", "[live]") {
   tests::skip_without_redis_server();
-  const std::string toml = token_lock_toml("min-replicas-live", "40s") + R"(
-[redis]
-masters = 1
-replicas = 1
+  const std::string toml = token_lock_toml("min-replicas-live", "40s", 1) + R"(
 min_replicas_to_write = 1
 [[fault]]
 kind = "crash"
@@ -431,10 +431,7 @@ TEST_CASE("a partition that never heals ends the live run on time, with every th
   // A is cut from redis-1 (held, never healed) and the replica from its
   // master: A's commands time out until it gives up, the master's SIGTERM
   // does not wait for the stuck replica, nothing hangs.
-  const std::string toml = token_lock_toml("hung-link-live", "30s") + R"(
-[redis]
-masters = 1
-replicas = 1
+  const std::string toml = token_lock_toml("hung-link-live", "30s", 1) + R"(
 [[client]]
 name = "A"
 start = "1s"
