@@ -347,9 +347,4 @@ void TcpProxy::reset(const std::string& source) {
   impl_->wake();
 }
 
-std::size_t TcpProxy::open_connections() const {
-  std::lock_guard lk(impl_->mutex);
-  return impl_->conns.size();
-}
-
 }  // namespace locksim::live

@@ -61,11 +61,8 @@ class TcpProxy {
   void reset(const std::string& source);
   void stop();
 
-  std::size_t open_connections() const;
-
-  class Impl;
-
  private:
+  class Impl;
   explicit TcpProxy(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
