@@ -10,6 +10,8 @@
 // 0.01: gc-pause's 120 s take 1.2 s.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -530,6 +532,35 @@ TEST_CASE("a server that dies mid-run fails the live run with exit 3 and leaves 
   auto run = live::run_live(catalog_scenario("baseline"), options);
   REQUIRE_FALSE(run);
   CHECK(run.error().exit_code == 2);
+  CHECK(redis_children() == 0);
+}
+
+TEST_CASE("Ctrl-C in the middle of a live run stops it with exit 3, its proxies and servers gone", "[live]") {
+  tests::skip_without_redis_server();
+  // Real time (scale 1): gc-pause would take 120 s; SIGINT after 1.5 s.
+  const std::string binary = LOCKSIM_BINARY;
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1), ::dup2(null, 2);
+    ::execl(binary.c_str(), binary.c_str(), "live", "gc-pause", "--lock", "token", "--time-scale", "1",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (::waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (::waitpid(pid, &status, WNOHANG) == 0) {  // hung: fail, and leave nothing behind
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL("locksim live did not stop within 20 s of SIGINT");
+  }
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
   CHECK(redis_children() == 0);
 }
 
