@@ -366,7 +366,7 @@ void LiveSession::storage_write(std::size_t c, std::uint64_t grant, const locks:
     });
     cv_.notify_all();  // the main thread's next wake-up may be this
   }
-  cv_.wait_until(lk, now + command_timeout(), [&] { return *answered || stop_.load(); });
+  cv_.wait_until(lk, now + command_timeout(), [&] { return *answered || stop_.load() || clients_[c].crashed(); });
 }
 
 // The protected storage: the fencing rule of scenarios/storage.cpp.
