@@ -111,7 +111,7 @@ class TcpProxy::Impl {
   void read_side(Conn& c, bool from_source);
   void flush(Conn& c, bool to_server);
   bool finished(const Conn& c) const;
-  std::optional<Clock::time_point> next_due() const;
+  std::optional<Clock::time_point> next_due(Clock::time_point now) const;
   void close_conn(Conn& c) {
     close_fd(c.source_fd);
     close_fd(c.server_fd);
@@ -198,12 +198,19 @@ bool TcpProxy::Impl::finished(const Conn& c) const {
          (c.to_source.eof && c.to_source.queue.empty());
 }
 
-std::optional<Clock::time_point> TcpProxy::Impl::next_due() const {
+// When the loop must wake for bytes falling due: held bytes wait for the
+// heal, and due bytes on an open link wait for POLLOUT (not a timeout, which
+// would spin while the receiver's buffer is full); dropped ones go at once.
+std::optional<Clock::time_point> TcpProxy::Impl::next_due(Clock::time_point now) const {
   std::optional<Clock::time_point> next;
-  for (const auto& c : conns)
-    for (const Stream* s : {&c.to_server, &c.to_source})
-      if (!s->queue.empty() && links[c.link].cut != sim::PartitionMode::Hold && (!next || s->queue.front().due < *next))
-        next = s->queue.front().due;
+  for (const auto& c : conns) {
+    const auto cut = links[c.link].cut;
+    for (const Stream* s : {&c.to_server, &c.to_source}) {
+      if (s->queue.empty() || cut == sim::PartitionMode::Hold) continue;
+      const auto due = s->queue.front().due;
+      if ((due > now || cut == sim::PartitionMode::Drop) && (!next || due < *next)) next = due;
+    }
+  }
   return next;
 }
 
@@ -227,8 +234,8 @@ void TcpProxy::Impl::run() {
         fds.push_back(entry(c.source_fd, (c.to_server.eof ? 0 : POLLIN) | out(c.to_source)));
         fds.push_back(entry(c.server_fd, (c.to_source.eof ? 0 : POLLIN) | out(c.to_server)));
       }
-      if (auto due = next_due()) {
-        const auto until = std::chrono::ceil<std::chrono::milliseconds>(*due - Clock::now());
+      if (auto due = next_due(now)) {
+        const auto until = std::chrono::ceil<std::chrono::milliseconds>(*due - now);
         wait = std::clamp(until, std::chrono::milliseconds(0), wait);
       }
     }
