@@ -32,6 +32,7 @@ int show(const LiveArgs& args, const live::LiveRun& live, const std::string& des
   if (args.format == "json") {
     auto j = reports::run_to_json(live.run);
     j["live"] = {{"time_scale", args.time_scale}, {"deterministic", false}, {"notes", live.notes}};
+    if (!live.key_prefix.empty()) j["live"]["key_prefix"] = live.key_prefix;
     std::cout << j.dump() << "\n";
   } else {
     for (const auto& n : live.notes) std::cout << "live      " << n << "\n";

@@ -1046,6 +1046,12 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                           "fsync boundary (everysec = every scaled second)");
       break;
     }
+  if (scenario.redis.replicas > 0)
+    out.notes.push_back("replication lag is emulated: the proxy on each master -> replica link delays every byte by " +
+                        sim::format_duration(scenario.redis.replication_lag));
+  if (given.nemesis)
+    out.notes.push_back("[nemesis] drawn for seed " + std::to_string(options.seed) + " as `run` draws it: " +
+                        std::to_string(scenario.faults.size() - given.faults.size()) + " faults");
   return out;
 }
 
