@@ -663,11 +663,12 @@ void LiveSession::restart_client(std::size_t c) {
 }
 
 void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_loss) {
-  cluster_.kill9(node);
   // What the master had not replicated yet dies with it (the simulator's
   // replication buffer): its replicas' links lose the bytes still lagging.
+  // First, before the kill and its reaping: the lag may be under a ms.
   for (const auto& source : cluster_.proxy(node).sources())
     if (cluster_.find(source)) cluster_.proxy(node).reset(source);
+  cluster_.kill9(node);
   if (power_loss && s_.redis.appendonly && s_.redis.appendfsync != sim::redis::Fsync::Always)
     cluster_.restore_aof_snapshot(node);
   std::lock_guard lk(mutex_);
