@@ -23,12 +23,16 @@ struct LiveArgs {
   std::string redis_server;
   std::string format = "text";
   std::uint64_t seed = 1;
+  std::vector<std::string> redis;
+  std::string prefix;
+  bool allow_remote = false;
 };
 
 int show(const LiveArgs& args, const live::LiveRun& live, const std::string& description) {
   if (args.format == "json") {
     auto j = reports::run_to_json(live.run);
     j["live"] = {{"time_scale", args.time_scale}, {"deterministic", false}, {"notes", live.notes}};
+    if (!live.key_prefix.empty()) j["live"]["key_prefix"] = live.key_prefix;
     std::cout << j.dump() << "\n";
   } else {
     for (const auto& n : live.notes) std::cout << "live      " << n << "\n";
@@ -49,6 +53,11 @@ Handler add_live_command(CLI::App& app) {
   cmd->add_option("--redis-server", args->redis_server, "The redis-server binary (default: found on PATH)");
   cmd->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--seed", args->seed, "Recorded in the output (live runs are not replayable)");
+  cmd->add_option("--redis", args->redis, "Existing servers HOST:PORT[,...] (one per master) instead of started ones")
+      ->delimiter(',');
+  cmd->add_option("--prefix", args->prefix, "With --redis: the prefix of every key the run touches "
+                                            "(default locksim:<random>:)");
+  cmd->add_flag("--allow-remote", args->allow_remote, "With --redis: allow non-loopback addresses");
   return [args] {
     auto scenario = scenarios::resolve_scenario(args->scenario);
     if (!scenario) throw InputError(scenario.error().to_string());
@@ -60,6 +69,9 @@ Handler add_live_command(CLI::App& app) {
     options.time_scale_ppm = std::llround(args->time_scale * 1e6);
     options.redis_server = args->redis_server;
     options.scenario_ref = args->scenario;
+    options.redis_endpoints = args->redis;
+    options.key_prefix = args->prefix;
+    options.allow_remote = args->allow_remote;
     auto live = live::run_live(*scenario, options);
     if (!live) {
       if (live.error().exit_code == kBadInput) throw InputError("live: " + live.error().message);

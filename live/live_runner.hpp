@@ -37,11 +37,16 @@ struct LiveOptions {
   std::string time_scale_text = "0.01"; // as the user wrote it, for the repro line
   std::filesystem::path redis_server;   // empty = search PATH
   std::string scenario_ref;             // how the user named the scenario
+  // Existing servers instead of started ones (live/existing_servers.hpp).
+  std::vector<std::string> redis_endpoints;  // "host:port", one per master
+  std::string key_prefix;                    // empty: none for started servers, random for existing ones
+  bool allow_remote = false;
 };
 
 struct LiveRun {
   scenarios::RunResult run;
   std::vector<std::string> notes;  // what was emulated, what the digest means
+  std::string key_prefix;          // what every key of the run started with
 };
 
 inline constexpr std::int64_t kMinTimeScalePpm = 1'000;       // F >= 0.001

@@ -13,7 +13,7 @@ using sim::redis::Reply;
 using Kind = sim::redis::KeyEvent::Kind;
 
 constexpr std::chrono::hours kLeapAfterEnd{1000};  // monotonic leap once the run has ended
-constexpr const char* kOrderKey = "locksim:live:order";  // INCR'd in every probe: execution order
+constexpr std::size_t kProbeCommands = 9;  // MULTI, 7 queued, EXEC
 
 bool names_key(const Argv& argv, const std::string& key) {
   for (std::size_t i = 1; i < argv.size(); ++i)
@@ -48,6 +48,21 @@ std::optional<Kind> effect(const Reply& dump_before, const Reply& ttl_before, co
   return std::nullopt;
 }
 
+// The probed transaction's replies (MULTI's, 8 QUEUED, EXEC's): records the
+// entry's change and returns the command's own reply.
+Reply record_probe(LiveWorld& world, std::size_t client, std::size_t node, const std::string& command,
+                   const std::vector<Reply>& replies) {
+  for (std::size_t i = 0; i + 1 < replies.size(); ++i)
+    if (replies[i].is_error()) return replies[i];  // not queued: EXEC aborts
+  const Reply& r = replies.back();
+  if (r.type != Reply::Type::Array || r.elements.size() != 7)
+    return r.is_error() ? r : Reply::error("IOERR locksim: unexpected EXEC reply");
+  const auto& e = r.elements;
+  ServerStamp stamp{server_time_us(e[0]), e[1].integer};
+  world.record_entry(client, node, effect(e[2], e[3], e[5], e[6]), command, !e[2].is_nil(), stamp);
+  return e[4];
+}
+
 }  // namespace
 
 // One shard's connection: follows the shard's current master.
@@ -66,6 +81,7 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
   Reply execute(const Argv& argv, std::chrono::milliseconds timeout) {
     rt_.world_.pause_point(rt_.client_);
     if (rt_.world_.stopping()) return Reply::error("IOERR locksim: the live run has ended");
+    if (rt_.world_.crashed(rt_.client_)) return Reply::error("IOERR locksim: the client has crashed");
     std::lock_guard lock(mutex_);  // MULTI … EXEC must not interleave with a watchdog's command
     locks::HiredisConn& c = connection();
     Reply reply = names_key(argv, rt_.lock_key_) ? probed(c, argv, timeout) : c.execute(argv, timeout);
@@ -73,33 +89,29 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
     return reply;
   }
 
-  // MULTI TIME INCR <order> DUMP PEXPIRETIME <argv> DUMP PEXPIRETIME EXEC: the
-  // command's effect on the entry, when the server ran it and in what order.
+  // MULTI TIME INCR <order> DUMP PEXPIRETIME <argv> DUMP PEXPIRETIME EXEC in
+  // one write (so a delayed link delays it whole, as the simulator delays
+  // one request): the command's effect on the entry, when the server ran
+  // it and in what order. A timed-out transaction's connection goes to
+  // LateReplies, which records it if it runs after all.
   Reply probed(locks::HiredisConn& c, const Argv& argv, std::chrono::milliseconds timeout) {
     const std::string& key = rt_.lock_key_;
-    const Argv multi{"MULTI"}, time{"TIME"}, order{"INCR", kOrderKey}, dump{"DUMP", key}, ttl{"PEXPIRETIME", key};
-    for (const Argv* a : {&multi, &time, &order, &dump, &ttl, &argv, &dump, &ttl}) {
-      Reply queued = c.execute(*a, timeout);
-      if (queued.is_error()) {
-        c.disconnect();  // discard the half-built transaction
-        return queued;
-      }
+    const std::vector<Argv> commands = {{"MULTI"}, {"TIME"}, {"INCR", rt_.world_.order_key()}, {"DUMP", key}, {"PEXPIRETIME", key},
+                                        argv,      {"DUMP", key}, {"PEXPIRETIME", key}, {"EXEC"}};
+    locks::PipelineReplies got = c.execute_pipeline(commands, timeout);
+    if (got.owed > 0) {
+      rt_.late_.adopt(std::move(conn_), rt_.client_, node_, command_text(argv), std::move(got.replies));
+      return got.error;
     }
-    Reply r = c.execute(Argv{"EXEC"}, timeout);
-    if (r.type != Reply::Type::Array || r.elements.size() != 7)
-      return r.is_error() ? r : Reply::error("IOERR locksim: unexpected EXEC reply");
-    const auto& e = r.elements;
-    ServerStamp stamp{server_time_us(e[0]), e[1].integer};
-    rt_.world_.record_entry(rt_.client_, node_, effect(e[2], e[3], e[5], e[6]), command_text(argv), !e[2].is_nil(),
-                            stamp);
-    return e[4];
+    if (got.replies.size() != commands.size()) return got.error;
+    return record_probe(rt_.world_, rt_.client_, node_, command_text(argv), got.replies);
   }
 
   // The connection to the shard's current master; a new one after a redirect.
   locks::HiredisConn& connection() {
     const std::uint64_t gen = rt_.cluster_.generation();
     if (!conn_ || gen != generation_) {
-      locks::HiredisOptions o = locks::parse_endpoint(rt_.cluster_.master_endpoint(shard_));
+      locks::HiredisOptions o = locks::parse_endpoint(rt_.cluster_.client_endpoint(rt_.client_name_, shard_));
       o.connect_timeout = rt_.world_.command_timeout();
       o.command_timeout = rt_.world_.command_timeout();
       conn_ = std::make_unique<locks::HiredisConn>(o);
@@ -125,8 +137,14 @@ std::vector<std::string> endpoints(const RedisCluster& cluster) {
 }
 }  // namespace
 
-LiveRuntime::LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string lock_key)
-    : world_(world), cluster_(cluster), client_(client), lock_key_(std::move(lock_key)) {
+LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
+                         std::string client_name, std::string lock_key)
+    : world_(world),
+      late_(late),
+      cluster_(cluster),
+      client_(client),
+      client_name_(std::move(client_name)),
+      lock_key_(std::move(lock_key)) {
   real_ = std::make_unique<locks::RealRuntime>(endpoints(cluster));  // its own connections stay unused
   for (int s = 0; s < cluster.shards(); ++s) conns_.push_back(std::make_unique<ShardConn>(*this, s));
 }
@@ -155,5 +173,53 @@ locks::RedisConn& LiveRuntime::conn(std::size_t node) { return *conns_.at(node);
 std::size_t LiveRuntime::node_count() const { return conns_.size(); }
 std::uint64_t LiveRuntime::spawn(locks::Task<void> task) { return real_->spawn(std::move(task)); }
 void LiveRuntime::cancel(std::uint64_t id) { real_->cancel(id); }
+
+// ---------------------------------------------------------------- LateReplies
+
+struct LateReplies::Waiting {
+  std::unique_ptr<locks::HiredisConn> conn;
+  std::size_t client = 0;
+  std::size_t node = 0;
+  std::string command;
+  std::vector<Reply> replies;
+};
+
+LateReplies::LateReplies(LiveWorld& world) : world_(world), thread_([this] { run(); }) {}
+
+LateReplies::~LateReplies() { stop(); }
+
+void LateReplies::adopt(std::unique_ptr<locks::HiredisConn> conn, std::size_t client, std::size_t node,
+                        std::string command, std::vector<Reply> replies) {
+  std::lock_guard lk(mutex_);
+  incoming_.push_back(std::make_unique<Waiting>(Waiting{std::move(conn), client, node, std::move(command),
+                                                        std::move(replies)}));
+}
+
+void LateReplies::stop() {
+  stopping_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+// Polls each waiting connection briefly until the run ends; a transaction
+// whose last reply came is recorded, one whose connection failed is dropped.
+void LateReplies::run() {
+  std::vector<std::unique_ptr<Waiting>> waiting;
+  while (!stopping_.load() && !world_.stopping()) {
+    {
+      std::lock_guard lk(mutex_);
+      for (auto& w : incoming_) waiting.push_back(std::move(w));
+      incoming_.clear();
+    }
+    if (waiting.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (auto& w : waiting) {
+      locks::PipelineReplies got = w->conn->read_owed(std::chrono::milliseconds(2));
+      for (auto& r : got.replies) w->replies.push_back(std::move(r));
+      if (got.owed > 0) continue;
+      if (w->replies.size() == kProbeCommands) record_probe(world_, w->client, w->node, w->command, w->replies);
+      w.reset();
+    }
+    std::erase(waiting, nullptr);
+  }
+}
 
 }  // namespace locksim::live

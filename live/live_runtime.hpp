@@ -2,7 +2,8 @@
 // (std::chrono clocks, real sleeps, UUID tokens, spawn = a thread) plus what
 // live mode needs around it:
 //  - connections that follow the cluster: conn(i) talks to shard i's
-//    current master, and reconnects after a failover redirected the shard;
+//    current master through this client's link on its proxy, and
+//    reconnects after a failover redirected the shard;
 //  - the lock entry's history: every command that names the lock key is
 //    sent inside MULTI … EXEC between `DUMP key` + `PEXPIRETIME key` probes,
 //    after `TIME` and `INCR locksim:live:order`, so the reply tells exactly
@@ -28,9 +29,11 @@
 #include <optional>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "live/redis_cluster.hpp"
+#include "locks/hiredis/hiredis_conn.hpp"
 #include "locks/hiredis/real_runtime.hpp"
 #include "scenarios/history.hpp"
 
@@ -43,6 +46,9 @@ struct ServerStamp {
   std::int64_t order = 0;
 };
 
+// Thrown on a crashed client's thread at its next step (LiveWorld::pause_point).
+struct ClientCrashed {};
+
 // What every client thread shares with the run (implemented by the runner).
 class LiveWorld {
  public:
@@ -51,19 +57,52 @@ class LiveWorld {
   // Blocks until `deadline` (steady clock), the end of the run, or forever
   // never: returns false if the run ended first.
   virtual bool wait_until(std::chrono::steady_clock::time_point deadline) = 0;
-  // Stops the calling client while a pause of client c covers now.
+  // Stops the calling client while a pause of client c covers now. On the
+  // client's own thread, throws ClientCrashed once c has crashed: its
+  // frames unwind (sync_wait rethrows through the lock's coroutines).
   virtual void pause_point(std::size_t c) = 0;
+  // Whether c's current incarnation has crashed (its other threads, e.g. a
+  // watchdog, then send nothing more).
+  virtual bool crashed(std::size_t c) = 0;
   // What client c's command did to the lock entry on `node` (nullopt:
   // nothing), and whether the entry existed just before it ran (if not,
   // and the entry was last seen present, it expired in between).
   virtual void record_entry(std::size_t c, std::size_t node, std::optional<sim::redis::KeyEvent::Kind> kind,
                             const std::string& command, bool entry_present_before, ServerStamp stamp) = 0;
   virtual std::chrono::milliseconds command_timeout() const = 0;
+  // INCR'd in every probe: the execution order on a node.
+  virtual const std::string& order_key() const = 0;
+};
+
+// Probed transactions a client stopped waiting for (a timeout, a request
+// held in the network): their connections are kept and read on one thread
+// until the replies come or the run ends, so a command that ran late — a
+// release delayed 10 s — is still recorded with the server's stamp.
+class LateReplies {
+ public:
+  explicit LateReplies(LiveWorld& world);
+  ~LateReplies();
+  LateReplies(const LateReplies&) = delete;
+  LateReplies& operator=(const LateReplies&) = delete;
+  // `replies`: those read before the timeout.
+  void adopt(std::unique_ptr<locks::HiredisConn> conn, std::size_t client, std::size_t node, std::string command,
+             std::vector<sim::redis::Reply> replies);
+  void stop();  // joins; what has not come by then is not recorded
+
+ private:
+  struct Waiting;
+  void run();
+  LiveWorld& world_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Waiting>> incoming_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;  // last: starts once the rest is built
 };
 
 class LiveRuntime final : public locks::Runtime {
  public:
-  LiveRuntime(LiveWorld& world, const RedisCluster& cluster, std::size_t client, std::string lock_key);
+  LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
+              std::string client_name, std::string lock_key);
   ~LiveRuntime() override;
 
   locks::LocalInstant monotonic_now() override;
@@ -80,8 +119,10 @@ class LiveRuntime final : public locks::Runtime {
 
  private:
   LiveWorld& world_;
+  LateReplies& late_;
   const RedisCluster& cluster_;
   std::size_t client_;
+  std::string client_name_;  // its links on the proxies
   std::string lock_key_;
   std::unique_ptr<locks::RealRuntime> real_;  // clocks, sleeps, tokens, spawn
   std::vector<std::unique_ptr<ShardConn>> conns_;

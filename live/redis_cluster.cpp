@@ -119,13 +119,47 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
     }
     cluster->shard_master_.push_back(cluster->nodes_.size() - static_cast<std::size_t>(spec.replicas) - 1);
   }
-  for (auto& node : cluster->nodes_) {  // masters come before their replicas
-    auto started = cluster->start_node(node, true);
+  for (std::size_t i = 0; i < cluster->nodes_.size(); ++i) {  // masters come before their replicas
+    auto started = cluster->start_node(cluster->nodes_[i], true);
     if (cluster->interrupted())
       return failure(LiveError{3, "interrupted by a signal while starting redis-server; every server was stopped"});
     if (!started) return failure(started.error());  // the destructor stops what did start
+    if (auto proxied = cluster->start_proxy(i); !proxied) return failure(proxied.error());
   }
   return cluster;
+}
+
+Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::attach(const std::vector<std::string>& endpoints,
+                                                                      const std::vector<std::string>& clients) {
+  ClusterSpec spec;
+  spec.masters = static_cast<int>(endpoints.size());
+  spec.replicas = 0;
+  spec.clients = clients;
+  std::unique_ptr<RedisCluster> cluster(new RedisCluster(spec));
+  cluster->external_ = true;
+  for (std::size_t m = 0; m < endpoints.size(); ++m) {
+    const auto colon = endpoints[m].rfind(':');
+    RedisNodeProcess node;
+    node.shard = static_cast<int>(m);
+    node.name = "redis-" + std::to_string(m + 1);
+    node.host = endpoints[m].substr(0, colon);
+    node.port = std::stoi(endpoints[m].substr(colon + 1));
+    cluster->nodes_.push_back(node);
+    cluster->shard_master_.push_back(m);
+    if (auto proxied = cluster->start_proxy(m); !proxied) return failure(proxied.error());
+  }
+  return cluster;
+}
+
+// The node's proxy: a listener per client and per other node of its shard.
+Result<bool, LiveError> RedisCluster::start_proxy(std::size_t i) {
+  std::vector<std::string> sources = spec_.clients;
+  for (const auto& other : nodes_)
+    if (other.shard == nodes_[i].shard && other.name != nodes_[i].name) sources.push_back(other.name);
+  auto proxy = TcpProxy::start(nodes_[i].host, nodes_[i].port, sources);
+  if (!proxy) return failure(LiveError{3, nodes_[i].name + ": proxy: " + proxy.error()});
+  proxies_.push_back(std::move(*proxy));
+  return true;
 }
 
 RedisCluster::~RedisCluster() {
@@ -146,7 +180,12 @@ std::size_t RedisCluster::master_of(int shard) const {
 }
 
 std::string RedisCluster::master_endpoint(int shard) const {
-  return "127.0.0.1:" + std::to_string(nodes_[master_of(shard)].port);
+  const RedisNodeProcess& node = nodes_[master_of(shard)];
+  return node.host + ":" + std::to_string(node.port);
+}
+
+std::string RedisCluster::client_endpoint(const std::string& client, int shard) const {
+  return "127.0.0.1:" + std::to_string(proxies_[master_of(shard)]->port(client));
 }
 
 std::uint64_t RedisCluster::generation() const {
@@ -161,9 +200,13 @@ std::vector<std::string> RedisCluster::arguments(const RedisNodeProcess& node) c
                                    "--appendfsync", spec_.appendfsync, "--daemonize", "no",
                                    // a replica's full sync starts at once, not after 5 s
                                    "--repl-diskless-sync-delay", "0"};
+  if (spec_.min_replicas_to_write > 0)  // on every node: a promoted replica enforces it too, as simulated
+    args.insert(args.end(), {"--min-replicas-to-write", std::to_string(spec_.min_replicas_to_write),
+                             "--min-replicas-max-lag", std::to_string(spec_.min_replicas_max_lag_s)});
   const std::size_t self = static_cast<std::size_t>(&node - nodes_.data());
   const std::size_t master = master_of(node.shard);
-  if (master != self) args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(nodes_[master].port)});
+  if (master != self)  // through the master's proxy: the replication link can lag, be delayed or cut
+    args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(proxies_[master]->port(node.name))});
   return args;
 }
 
@@ -315,6 +358,7 @@ std::optional<std::string> RedisCluster::died_unexpectedly() {
 // Replicas first: a master given SIGTERM waits for its replicas to catch up
 // (shutdown-timeout), which a paused or broken link turns into our grace.
 void RedisCluster::stop_all() {
+  for (auto& proxy : proxies_) proxy->stop();  // first: a held replication link must not delay a shutdown
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) stop_node(*it);
 }
 

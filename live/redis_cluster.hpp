@@ -18,6 +18,16 @@
 // cannot leave its redis-server behind. Children get PR_SET_PDEATHSIG, so
 // even if locksim itself is SIGKILLed they die with the forking thread —
 // create the cluster on the thread that outlives it (the main thread).
+//
+// The network: every node has a TcpProxy (live/tcp_proxy.hpp) with one
+// listener per client and per other node of its shard. Clients reach a node
+// through their listener (client_endpoint), a replica replicates through its
+// own listener on its master's proxy, so delays, partitions and the
+// replication lag act on real bytes. Proxies stop before the servers.
+//
+// Existing servers (`--redis HOST:PORT,...`, attach()): the same nodes and
+// proxies without processes; the nodes are masters redis-1..N, and process
+// faults are refused before the run (the runner checks `external()`).
 #pragma once
 
 #include <sys/types.h>
@@ -31,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "live/tcp_proxy.hpp"
 #include "sim/result.hpp"
 
 namespace locksim::live {
@@ -44,6 +55,9 @@ struct ClusterSpec {
   std::chrono::milliseconds start_deadline{10000};
   // Set (non-zero) by a signal handler: stop waiting for servers at once.
   const std::atomic<int>* interrupted = nullptr;
+  std::vector<std::string> clients{};  // a proxy listener for each on every node
+  int min_replicas_to_write = 0;       // 0 = off
+  int min_replicas_max_lag_s = 10;     // whole seconds (Redis' unit)
 };
 
 // Exit code and one line: 2 = bad input (no binary), 3 = the environment
@@ -57,8 +71,9 @@ struct RedisNodeProcess {
   std::string name;  // "redis-1", "redis-1-replica-1"
   int shard = 0;     // 0-based master index
   int replica = 0;   // 0 = started as master
+  std::string host = "127.0.0.1";
   int port = 0;
-  pid_t pid = -1;
+  pid_t pid = -1;  // -1: down, or an existing server we did not start
   std::filesystem::path dir;
 };
 
@@ -69,6 +84,10 @@ Result<std::filesystem::path, LiveError> locate_redis_server(const std::filesyst
 class RedisCluster {
  public:
   static Result<std::unique_ptr<RedisCluster>, LiveError> start(const ClusterSpec& spec);
+  // Existing servers "host:port" (masters redis-1..N): proxies only.
+  static Result<std::unique_ptr<RedisCluster>, LiveError> attach(const std::vector<std::string>& endpoints,
+                                                                 const std::vector<std::string>& clients);
+  bool external() const { return external_; }
   ~RedisCluster();
   RedisCluster(const RedisCluster&) = delete;
   RedisCluster& operator=(const RedisCluster&) = delete;
@@ -83,6 +102,10 @@ class RedisCluster {
   std::size_t master_of(int shard) const;
   std::string master_endpoint(int shard) const;
   std::uint64_t generation() const;  // bumps on every redirect
+  // "127.0.0.1:port" of the client's link to shard m's current master.
+  std::string client_endpoint(const std::string& client, int shard) const;
+  // The proxy in front of node i (its links to clients and replicas).
+  TcpProxy& proxy(std::size_t i) const { return *proxies_[i]; }
 
   // Process faults (main thread only). false + why on failure.
   void kill9(std::size_t i);
@@ -103,6 +126,7 @@ class RedisCluster {
   explicit RedisCluster(ClusterSpec spec) : spec_(std::move(spec)) {}
   Result<bool, LiveError> start_node(RedisNodeProcess& node, bool fresh_port);
   bool spawn_and_wait(RedisNodeProcess& node);
+  Result<bool, LiveError> start_proxy(std::size_t i);
   std::vector<std::string> arguments(const RedisNodeProcess& node) const;
   void stop_node(RedisNodeProcess& node);
   bool interrupted() const { return spec_.interrupted && spec_.interrupted->load() != 0; }
@@ -110,6 +134,8 @@ class RedisCluster {
   ClusterSpec spec_;
   std::filesystem::path dir_;
   std::vector<RedisNodeProcess> nodes_;
+  std::vector<std::unique_ptr<TcpProxy>> proxies_;  // per node
+  bool external_ = false;
   mutable std::mutex mutex_;         // guards shard_master_ and generation_
   std::vector<std::size_t> shard_master_;
   std::uint64_t generation_ = 0;

@@ -131,17 +131,21 @@ void apply_fault(RunContext& ctx, const FaultSpec& f) {
   }
 }
 
-// The random nemesis: faults drawn from the seed's "nemesis" stream.
-void generate_nemesis(RunContext& ctx, const NemesisSpec& n) {
-  if (n.kinds.empty()) return;
-  sim::Rng rng = ctx.world.stream("nemesis");
+// The random nemesis: faults drawn from the seed's "nemesis" stream, in
+// time order. Host names as the runner builds them: clients in file order,
+// then each master followed by its replicas.
+std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, sim::Rng rng) {
+  std::vector<FaultSpec> out;
+  if (n.kinds.empty()) return out;
+  std::vector<std::string> clients, nodes;
+  for (const ClientSpec& c : s.clients) clients.push_back(c.name);
+  for (int m = 1; m <= s.redis.masters; ++m)
+    for (int r = 0; r <= s.redis.replicas; ++r) nodes.push_back(redis_host_name(m, r));
   std::vector<std::string> targets = n.targets;
   if (targets.empty()) {
-    for (const ClientState& c : ctx.clients) targets.push_back(c.host->name());
-    for (const auto& node : ctx.nodes) targets.push_back(node->host().name());
+    targets = clients;
+    targets.insert(targets.end(), nodes.begin(), nodes.end());
   }
-  std::vector<std::string> nodes;
-  for (const auto& node : ctx.nodes) nodes.push_back(node->host().name());
   auto pick = [&](const std::vector<std::string>& from) { return from[rng.below(from.size())]; };
   auto span = [&](Duration max) {
     return Duration(rng.between(std::chrono::nanoseconds(std::chrono::milliseconds(1)).count(),
@@ -151,40 +155,48 @@ void generate_nemesis(RunContext& ctx, const NemesisSpec& n) {
   Duration t{0};
   for (;;) {
     t += Duration(rng.between(1, 2 * mean));
-    if (t >= ctx.scenario.duration) break;
-    auto f = std::make_unique<FaultSpec>();
-    f->kind = n.kinds[rng.below(n.kinds.size())];
-    f->at = t;
-    f->target = pick(targets);
-    switch (f->kind) {
-      case FaultKind::Pause: f->duration = span(n.max_duration); break;
-      case FaultKind::ClockJump: f->by = span(n.max_duration) * (rng.chance(1, 2) ? 1 : -1); break;
-      case FaultKind::ClockDrift: f->ppm = rng.between(-1000, 1000); break;
+    if (t >= s.duration) break;
+    FaultSpec f;
+    f.kind = n.kinds[rng.below(n.kinds.size())];
+    f.at = t;
+    f.target = pick(targets);
+    switch (f.kind) {
+      case FaultKind::Pause: f.duration = span(n.max_duration); break;
+      case FaultKind::ClockJump: f.by = span(n.max_duration) * (rng.chance(1, 2) ? 1 : -1); break;
+      case FaultKind::ClockDrift: f.ppm = rng.between(-1000, 1000); break;
       case FaultKind::Delay:
-        f->from = ctx.clients[rng.below(ctx.clients.size())].host->name();
-        f->to = rng.chance(1, 2) ? "storage" : pick(nodes);
-        f->duration = span(n.max_duration);
+        f.from = clients[rng.below(clients.size())];
+        f.to = rng.chance(1, 2) ? "storage" : pick(nodes);
+        f.duration = span(n.max_duration);
         break;
       case FaultKind::Crash:
       case FaultKind::PowerLoss:
-        f->restart_after = span(n.max_duration);
+        f.restart_after = span(n.max_duration);
         break;
       case FaultKind::Restart:
       case FaultKind::Failover:
-        f->target = pick(nodes);
+        f.target = pick(nodes);
         break;
       case FaultKind::Partition: {
         std::vector<std::string> inside, outside;
         for (const auto& h : targets) (rng.chance(1, 2) ? inside : outside).push_back(h);
         if (inside.empty() || outside.empty()) continue;
-        f->groups = {inside, outside};
-        f->duration = span(n.max_duration);
+        f.groups = {inside, outside};
+        f.duration = span(n.max_duration);
         break;
       }
       case FaultKind::Heal: break;
     }
-    schedule_at(ctx, *f, sim::true_epoch + f->at);
-    ctx.generated_faults.push_back(std::move(f));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void generate_nemesis(RunContext& ctx, const NemesisSpec& n) {
+  for (FaultSpec& f : expand_nemesis(ctx.scenario, n, ctx.world.stream("nemesis"))) {
+    auto owned = std::make_unique<FaultSpec>(std::move(f));
+    schedule_at(ctx, *owned, sim::true_epoch + owned->at);
+    ctx.generated_faults.push_back(std::move(owned));
   }
 }
 
@@ -200,6 +212,11 @@ void schedule_faults(RunContext& ctx) {
     }
   }
   if (ctx.scenario.nemesis) generate_nemesis(ctx, *ctx.scenario.nemesis);
+}
+
+std::vector<FaultSpec> nemesis_faults(const Scenario& s, std::uint64_t seed) {
+  if (!s.nemesis) return {};
+  return expand_nemesis(s, *s.nemesis, sim::World(seed).stream("nemesis"));  // the stream a run's world draws from
 }
 
 bool fire_trigger(RunContext& ctx, const std::string& host, std::string_view event, int write_index) {

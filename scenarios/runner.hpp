@@ -58,4 +58,9 @@ struct RunResult {
 // is an input error, not a crash.
 Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunOptions& options);
 
+// The concrete faults the scenario's [nemesis] draws for `seed` (nothing
+// without one), in time order, `at` in true time: what run_scenario
+// schedules, so `locksim live` can run the same ones.
+std::vector<FaultSpec> nemesis_faults(const Scenario& scenario, std::uint64_t seed);
+
 }  // namespace locksim::scenarios

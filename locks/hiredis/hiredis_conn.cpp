@@ -101,6 +101,7 @@ Task<Reply> HiredisConn::command(Argv argv, Duration timeout) {
 }
 
 void HiredisConn::drop_connection() {
+  owed_ = 0;
   if (context_) redisFree(std::exchange(context_, nullptr));
   current_timeout_ = std::chrono::milliseconds{0};
 }
@@ -118,7 +119,7 @@ Reply HiredisConn::io_error(const std::string& what) {
 
 std::string HiredisConn::ensure_connected(std::chrono::milliseconds connect_timeout,
                                           std::chrono::milliseconds timeout) {
-  if (context_ && context_->err == 0 && !is_stale(context_)) return "";
+  if (context_ && context_->err == 0 && owed_ == 0 && !is_stale(context_)) return "";
   drop_connection();
   context_ = redisConnectWithTimeout(options_.host.c_str(), options_.port, to_timeval(connect_timeout));
   if (!context_) return "cannot allocate a connection";
@@ -185,6 +186,62 @@ Reply HiredisConn::send(const Argv& argv, std::chrono::milliseconds connect_time
   Reply reply = convert(r);
   freeReplyObject(r);
   return reply;
+}
+
+PipelineReplies HiredisConn::execute_pipeline(const std::vector<Argv>& commands, std::chrono::milliseconds timeout) {
+  std::lock_guard lock(mutex_);
+  PipelineReplies out;
+  if (std::string why = ensure_connected(std::min(options_.connect_timeout, timeout), timeout); !why.empty()) {
+    out.error = io_error(why);
+    return out;
+  }
+  if (!set_timeout(timeout)) {
+    out.error = io_error("cannot set the command timeout");
+    return out;
+  }
+  for (const auto& argv : commands) {
+    std::vector<const char*> ptrs;
+    std::vector<std::size_t> lens;
+    for (const auto& a : argv) ptrs.push_back(a.data()), lens.push_back(a.size());
+    redisAppendCommandArgv(context_, static_cast<int>(argv.size()), ptrs.data(), lens.data());
+  }
+  read_replies(out, commands.size());
+  return out;
+}
+
+PipelineReplies HiredisConn::read_owed(std::chrono::milliseconds timeout) {
+  std::lock_guard lock(mutex_);
+  PipelineReplies out;
+  if (!context_ || owed_ == 0 || !set_timeout(timeout)) return out;
+  read_replies(out, owed_);
+  return out;
+}
+
+// Reads up to `count` replies. A timeout keeps the connection with the rest
+// owed: hiredis flags the context, but its reader still holds any partial
+// reply, so clearing the flag lets a later read go on where this one stopped.
+void HiredisConn::read_replies(PipelineReplies& out, std::size_t count) {
+  owed_ = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    void* raw = nullptr;
+    errno = 0;
+    const int rc = redisGetReply(context_, &raw);
+    const int saved_errno = errno;
+    if (rc != REDIS_OK || !raw) {
+      if (!is_timeout(context_, saved_errno)) {
+        out.error = io_error(context_->errstr[0] ? context_->errstr : "connection lost");
+        return;
+      }
+      context_->err = 0;
+      context_->errstr[0] = '\0';
+      owed_ = out.owed = count - i;
+      out.error = Reply::error(io_error_prefix + options_.host + ":" + std::to_string(options_.port) +
+                               ": command timed out");
+      return;
+    }
+    out.replies.push_back(convert(static_cast<redisReply*>(raw)));
+    freeReplyObject(raw);
+  }
 }
 
 }  // namespace locksim::locks

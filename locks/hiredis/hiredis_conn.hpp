@@ -20,6 +20,7 @@
 #include <chrono>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "locks/runtime.hpp"
 
@@ -32,6 +33,13 @@ struct HiredisOptions {
   int port = 6379;
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds command_timeout{1000};
+};
+
+// The replies of a pipeline, in order; fewer than sent when it failed.
+struct PipelineReplies {
+  std::vector<Reply> replies;
+  Reply error;           // why it stopped early (nil when every reply came)
+  std::size_t owed = 0;  // replies still due after a timeout (read_owed collects them)
 };
 
 class HiredisConn final : public RedisConn {
@@ -50,6 +58,13 @@ class HiredisConn final : public RedisConn {
   // The same, without the coroutine: sends argv and returns the reply.
   Reply execute(const Argv& argv);
   Reply execute(const Argv& argv, std::chrono::milliseconds timeout);
+
+  // Sends every command in one write and reads the replies. On a timeout
+  // the connection is kept with the rest owed: read_owed() may collect them
+  // later (a request held in the network still runs); any other command
+  // drops the connection first.
+  PipelineReplies execute_pipeline(const std::vector<Argv>& commands, std::chrono::milliseconds timeout);
+  PipelineReplies read_owed(std::chrono::milliseconds timeout);
 
   // Drops the connection now; the next command reconnects.
   void disconnect();
@@ -70,6 +85,9 @@ class HiredisConn final : public RedisConn {
   Reply send(const Argv& argv, std::chrono::milliseconds connect_timeout,
              std::chrono::milliseconds timeout);
   bool set_timeout(std::chrono::milliseconds timeout);
+  void read_replies(PipelineReplies& out, std::size_t count);
+
+  std::size_t owed_ = 0;  // replies of a timed-out pipeline not read yet
 
   HiredisOptions options_;
   std::mutex mutex_;

@@ -1,0 +1,141 @@
+// Existing servers: endpoint checks, key prefix, claim and clean-up
+// (existing_servers.hpp).
+#include "live/existing_servers.hpp"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "locks/hiredis/hiredis_conn.hpp"
+#include "locks/hiredis/real_runtime.hpp"
+
+namespace locksim::live {
+
+namespace {
+
+using scenarios::FaultKind;
+constexpr std::chrono::milliseconds kAdminTimeout{2000};
+
+bool is_loopback(const std::string& host) {
+  in_addr v4{};
+  if (host == "localhost") return true;
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  return false;  // a name or IPv6: not provably loopback
+}
+
+bool needs_process_control(const scenarios::FaultSpec& f) {
+  switch (f.kind) {
+    case FaultKind::Pause: return f.target.rfind("redis-", 0) == 0;
+    case FaultKind::Crash:
+    case FaultKind::PowerLoss:
+    case FaultKind::Restart:
+    case FaultKind::Failover: return true;
+    default: return false;
+  }
+}
+
+locks::HiredisConn admin_conn(const RedisNodeProcess& node) {
+  locks::HiredisOptions o;
+  o.host = node.host;
+  o.port = node.port;
+  o.connect_timeout = kAdminTimeout;
+  o.command_timeout = kAdminTimeout;
+  return locks::HiredisConn(o);
+}
+
+std::string where(const RedisNodeProcess& node) {
+  return node.name + " (" + node.host + ":" + std::to_string(node.port) + ")";
+}
+
+}  // namespace
+
+Result<std::vector<std::string>, LiveError> check_endpoints(const std::vector<std::string>& endpoints,
+                                                            bool allow_remote) {
+  for (const auto& e : endpoints) {
+    locks::HiredisOptions o;
+    try {
+      o = locks::parse_endpoint(e);
+    } catch (const std::invalid_argument& why) {
+      return failure(LiveError{2, std::string("--redis: ") + why.what()});
+    }
+    if (!allow_remote && !is_loopback(o.host))
+      return failure(LiveError{2, "--redis " + e + " is not a loopback address; pass --allow-remote to inject faults "
+                                                  "against it"});
+  }
+  if (endpoints.empty()) return failure(LiveError{2, "--redis needs at least one HOST:PORT"});
+  for (std::size_t i = 0; i < endpoints.size(); ++i)
+    if (std::find(endpoints.begin(), endpoints.begin() + static_cast<std::ptrdiff_t>(i), endpoints[i]) !=
+        endpoints.begin() + static_cast<std::ptrdiff_t>(i))
+      return failure(LiveError{2, "--redis lists " + endpoints[i] + " twice (each master is its own server)"});
+  return endpoints;
+}
+
+std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s, std::size_t endpoints) {
+  if (static_cast<std::size_t>(s.redis.masters) != endpoints)
+    return "scenario " + s.name + " has " + std::to_string(s.redis.masters) + " Redis master(s); --redis gives " +
+           std::to_string(endpoints);
+  if (s.redis.replicas > 0)
+    return "scenario " + s.name + " has replicas: --redis cannot set up replication on servers it does not run";
+  for (const auto& f : s.faults)
+    if (needs_process_control(f))
+      return "fault (line " + std::to_string(f.line) + ") " + std::string(scenarios::fault_kind_name(f.kind)) + " " +
+             f.target + ": needs process control of the server, refused with --redis";
+  if (s.nemesis && std::any_of(s.nemesis->kinds.begin(), s.nemesis->kinds.end(), [](FaultKind k) {
+        return k == FaultKind::Crash || k == FaultKind::PowerLoss || k == FaultKind::Restart ||
+               k == FaultKind::Failover || k == FaultKind::Pause;
+      }))
+    return "[nemesis] may crash, pause or restart a server: refused with --redis";
+  return std::nullopt;
+}
+
+std::string random_key_prefix() {
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  unsigned char bytes[8] = {};
+  urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  std::string hex = "locksim:";
+  char buf[3];
+  for (unsigned char b : bytes) {
+    std::snprintf(buf, sizeof buf, "%02x", b);
+    hex += buf;
+  }
+  return hex + ":";
+}
+
+void prefix_keys(scenarios::Scenario& s, const std::string& prefix) {
+  s.lock.key = prefix + s.lock.key;
+  if (!s.lock.counter_key.empty()) s.lock.counter_key = prefix + s.lock.counter_key;
+}
+
+std::vector<std::string> touched_keys(const scenarios::Scenario& prefixed, const std::string& order_key) {
+  return {prefixed.lock.key, prefixed.lock.fence_key(), order_key};
+}
+
+Result<bool, LiveError> check_keys_absent(const RedisCluster& cluster, const std::vector<std::string>& keys) {
+  for (std::size_t n = 0; n < cluster.node_count(); ++n) {
+    auto conn = admin_conn(cluster.node(n));
+    for (const auto& key : keys) {
+      const auto r = conn.execute({"EXISTS", key});
+      if (r.is_error()) return failure(LiveError{3, "cannot use " + where(cluster.node(n)) + ": " + r.str});
+      if (r.integer != 0)
+        return failure(LiveError{2, "key " + key + " already exists on " + where(cluster.node(n)) +
+                                        ": live mode touches only keys it creates (choose another --prefix)"});
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> delete_keys(const RedisCluster& cluster, const std::vector<std::string>& keys) {
+  std::optional<std::string> why;
+  for (std::size_t n = 0; n < cluster.node_count(); ++n) {
+    std::vector<std::string> del = {"DEL"};
+    del.insert(del.end(), keys.begin(), keys.end());
+    const auto r = admin_conn(cluster.node(n)).execute(del);
+    if (r.is_error() && !why) why = "could not delete this run's keys on " + where(cluster.node(n)) + ": " + r.str;
+  }
+  return why;
+}
+
+}  // namespace locksim::live

@@ -1,0 +1,44 @@
+// `locksim live --redis HOST:PORT[,...]`: a scenario against Redis servers
+// someone else runs. Live mode then must not harm them:
+//  - only loopback addresses unless --allow-remote (a typo must not point a
+//    fault injector at production);
+//  - every key it touches carries a prefix (default `locksim:<random>:`):
+//    the lock key, its fencing counter, the probes' order counter; none of
+//    them may exist before the run (exit 2), and exactly those are deleted
+//    at the end — never a SCAN-and-delete of what others wrote;
+//  - faults that need process control of a server (pause, crash,
+//    power-loss, restart, failover, replicas, min_replicas_to_write) are
+//    refused before anything is sent. Network faults still run: the proxy
+//    is in-process.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "live/redis_cluster.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace locksim::live {
+
+// "host:port" each, validated; exit 2 naming the bad one.
+Result<std::vector<std::string>, LiveError> check_endpoints(const std::vector<std::string>& endpoints,
+                                                            bool allow_remote);
+
+// Why the scenario cannot run against existing servers, or nullopt.
+std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s, std::size_t endpoints);
+
+// "locksim:<16 hex>:" from the OS's randomness.
+std::string random_key_prefix();
+
+// The scenario with its keys under `prefix`, and the keys a run touches.
+void prefix_keys(scenarios::Scenario& s, const std::string& prefix);
+std::vector<std::string> touched_keys(const scenarios::Scenario& prefixed, const std::string& order_key);
+
+// Exit 2 if a key already exists on a node (not ours to touch), 3 if a
+// node cannot be reached.
+Result<bool, LiveError> check_keys_absent(const RedisCluster& cluster, const std::vector<std::string>& keys);
+// Deletes exactly these keys on every node; why not, if it failed somewhere.
+std::optional<std::string> delete_keys(const RedisCluster& cluster, const std::vector<std::string>& keys);
+
+}  // namespace locksim::live
