@@ -89,7 +89,8 @@ std::string run_key(const std::string& scenario, const std::string& lock, std::u
 
 // Reads the runs an earlier, interrupted sweep wrote; drops a torn last
 // line (a kill mid-write) by truncating the file after the last whole line.
-std::set<std::string> read_done(const std::string& path) {
+// A simulated sweep does not resume a live file, nor the other way round.
+std::set<std::string> read_done(const std::string& path, bool live) {
   std::set<std::string> done;
   std::ifstream in(path, std::ios::binary);
   if (!in) return done;  // nothing yet: a fresh sweep
@@ -103,6 +104,9 @@ std::set<std::string> read_done(const std::string& path) {
     if (!complete) break;  // torn tail
     if (j.is_discarded() || !j.is_object() || !j.contains("scenario") || !j.contains("lock") || !j.contains("seed"))
       throw InputError(path + ":" + std::to_string(line_no) + ": not a run result line; cannot resume");
+    if (j.contains("live") != live)
+      throw InputError(path + ":" + std::to_string(line_no) + ": a " + (live ? "simulated" : "live") +
+                       " run; cannot resume it " + (live ? "with" : "without") + " --live");
     done.insert(run_key(j["scenario"].get<std::string>(), j["lock"].get<std::string>(), j["seed"].get<std::uint64_t>()));
     good_bytes += line.size() + 1;
   }
@@ -238,7 +242,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   if (o.live) check_live_options(o, plan);
 
   std::set<std::string> done;
-  if (o.resume && o.out != "-") done = read_done(o.out);
+  if (o.resume && o.out != "-") done = read_done(o.out, o.live);
   std::vector<std::uint64_t> to_run;  // work-list positions of this shard still to run
   for (std::uint64_t i = 0; i < plan.total(); ++i) {
     if (i % o.shard_count != o.shard_index - 1) continue;

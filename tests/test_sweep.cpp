@@ -152,6 +152,14 @@ TEST_CASE("a live sweep refuses parallel jobs, a bad time scale and a missing re
   CHECK_FALSE(std::filesystem::exists(o.out));  // refused before the output file is opened
 }
 
+TEST_CASE("a simulated sweep does not resume a file of live runs", "[sweep]") {
+  std::ostringstream log;
+  auto o = small_sweep(tmp("resume-live.jsonl"));
+  std::ofstream(o.out) << R"({"scenario":"gc-pause","lock":"token","seed":1,"live":{"time_scale":0.01}})" << "\n";
+  o.resume = true;
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("resume-live.jsonl:1: a live run; cannot resume it without --live"));
+}
+
 TEST_CASE("a lock the topology cannot serve is skipped, not run", "[sweep]") {
   std::ostringstream log;
   auto o = small_sweep(tmp("skip.jsonl"));
