@@ -368,7 +368,6 @@ Result<bool, ReportError> Comparison::add_live_run(const nlohmann::json& run) {
   LiveCell& cell = live_cells_[{f.scenario, f.lock}];
   cell.scenario = f.scenario;
   cell.lock = f.lock;
-  if (cell.repro.empty() && run.contains("repro") && run["repro"].is_string()) cell.repro = run["repro"].get<std::string>();
   ++live_lines_;
   if (skipped) {
     cell.skipped = live["skipped"].get<std::string>();

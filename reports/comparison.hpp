@@ -114,7 +114,6 @@ struct LiveCell {
   std::map<std::set<std::string>, std::uint64_t> outcomes;  // violation set -> live runs
   std::set<double> time_scales;                            // of the runs
   std::optional<std::string> skipped;                      // live mode's reason (exit 2)
-  std::string repro;                                       // of the first line seen
 };
 
 // "confirmed on real Redis" for one (scenario, lock).
