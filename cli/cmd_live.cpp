@@ -3,11 +3,13 @@
 // the same text and JSON as `run` — plus lines (text) or a "live" object
 // (JSON) saying what was emulated and that the run is not deterministic.
 // Exit codes as `run`: 0 matched, 1 not, 2 bad input or a fault live mode
-// cannot do, 3 a server failed or the run was interrupted.
-#include <cmath>
+// cannot do, 3 a server failed or the run was interrupted. Without
+// --time-scale the scenario's [live] time_scale applies, else 0.01.
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/live_result.hpp"
 #include "live/live_runner.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
@@ -19,7 +21,7 @@ namespace {
 struct LiveArgs {
   std::string scenario;
   std::string lock;
-  double time_scale = 0.01;
+  std::optional<double> time_scale;  // nullopt: the scenario's [live] time_scale, else 0.01
   std::string redis_server;
   std::string format = "text";
   std::uint64_t seed = 1;
@@ -28,12 +30,10 @@ struct LiveArgs {
   bool allow_remote = false;
 };
 
-int show(const LiveArgs& args, const live::LiveRun& live, const std::string& description) {
+int show(const LiveArgs& args, const live::LiveRun& live, std::int64_t time_scale_ppm,
+         const std::string& description) {
   if (args.format == "json") {
-    auto j = reports::run_to_json(live.run);
-    j["live"] = {{"time_scale", args.time_scale}, {"deterministic", false}, {"notes", live.notes}};
-    if (!live.key_prefix.empty()) j["live"]["key_prefix"] = live.key_prefix;
-    std::cout << j.dump() << "\n";
+    std::cout << live_run_json(live, time_scale_ppm).dump() << "\n";
   } else {
     for (const auto& n : live.notes) std::cout << "live      " << n << "\n";
     std::cout << reports::run_to_text(live.run, description);
@@ -48,8 +48,8 @@ Handler add_live_command(CLI::App& app) {
   auto args = std::make_shared<LiveArgs>();
   cmd->add_option("scenario", args->scenario, "A catalog scenario name or a scenario .toml file")->required();
   cmd->add_option("--lock", args->lock, "Lock kind (default: the scenario's [lock] kind)");
-  cmd->add_option("--time-scale", args->time_scale, "Real seconds per scenario second (0.001..10)")
-      ->capture_default_str();
+  cmd->add_option("--time-scale", args->time_scale,
+                  "Real seconds per scenario second (0.001..10; default: the scenario's [live] time_scale, else 0.01)");
   cmd->add_option("--redis-server", args->redis_server, "The redis-server binary (default: found on PATH)");
   cmd->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--seed", args->seed, "Recorded in the output (live runs are not replayable)");
@@ -64,9 +64,7 @@ Handler add_live_command(CLI::App& app) {
     live::LiveOptions options;
     options.lock_kind = args->lock;
     options.seed = args->seed;
-    if (!(args->time_scale > 0) || !std::isfinite(args->time_scale))
-      throw InputError("--time-scale must be between 0.001 and 10");
-    options.time_scale_ppm = std::llround(args->time_scale * 1e6);
+    options.time_scale_ppm = live_time_scale_ppm(*scenario, args->time_scale);
     options.redis_server = args->redis_server;
     options.scenario_ref = args->scenario;
     options.redis_endpoints = args->redis;
@@ -78,7 +76,7 @@ Handler add_live_command(CLI::App& app) {
       std::cerr << "locksim: live: " << live.error().message << "\n";
       return static_cast<int>(kInternal);
     }
-    return show(*args, *live, scenario->description);
+    return show(*args, *live, options.time_scale_ppm, scenario->description);
   };
 }
 

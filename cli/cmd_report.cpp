@@ -9,6 +9,10 @@
 // report never leaves half a file. Exit codes: 0 every run matched, 1 some
 // did not, 2 bad input (file:line: field: message), 3 a run recorded twice
 // with different digests (determinism broke) or an internal error.
+//
+// Live lines (`live --format json`, `sweep --live`) may be in the same files
+// or extra ones: they add "confirmed on real Redis" per cell and never count
+// in the rates, verdicts or exit code (reports/comparison.hpp).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -77,7 +81,10 @@ std::optional<int> read_inputs(const std::vector<std::string>& files, reports::C
     std::cerr << "locksim: " << read.error().message << "\n";
     return kInternal;
   }
-  if (comparison.runs() == 0) throw InputError(files.front() + ":0: no runs to report");
+  if (comparison.runs() == 0)
+    throw InputError(files.front() + ":0: " +
+                     (comparison.has_live() ? "only live runs: add the simulated sweep they are compared with"
+                                            : "no runs to report"));
   return std::nullopt;
 }
 
@@ -107,7 +114,8 @@ void write_reports(const ReportArgs& args, const reports::Comparison& comparison
 Handler add_report_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "Compare locks across scenarios from sweep results (JSONL)");
   auto args = std::make_shared<ReportArgs>();
-  cmd->add_option("files", args->files, "Sweep result files (JSONL); shard files merge")->required();
+  cmd->add_option("files", args->files, "Sweep result files (JSONL, simulated and live); shard files merge")
+      ->required();
   cmd->add_option("--format", args->format, "md, html, json or junit; several comma-separated (html,md)")
       ->capture_default_str();
   cmd->add_option("--out", args->out, "Output file (one format) or directory (several); default stdout");

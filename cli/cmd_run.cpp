@@ -77,6 +77,9 @@ int replay_json(const std::string& text, const RunArgs& base) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("scenario") || !j.contains("seed"))
     throw InputError("replay: not a run result (expected a JSON object with scenario, lock, seed)");
+  if (j.contains("live"))
+    throw InputError("replay: a live run (real redis-server processes) is not deterministic and cannot be replayed; "
+                     "run it again with `" + j.value("repro", std::string("locksim live ...")) + "`");
   RunArgs args = base;
   args.scenario = j["scenario"].get<std::string>();
   args.lock = j.value("lock", std::string());

@@ -17,6 +17,12 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The environment failed a command (a redis-server did not start or died):
+// printed as one line, exit 3.
+struct EnvironmentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 using Handler = std::function<int()>;
 
 Handler add_list_command(CLI::App& app);

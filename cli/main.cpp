@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "locksim: " << e.what() << "\n";
     return kBadInput;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "locksim: " << e.what() << "\n";
+    return kInternal;
   } catch (const std::exception& e) {
     std::cerr << "locksim: internal error: " << e.what() << "\n";
     return kInternal;

@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/live_result.hpp"
+#include "live/live_runner.hpp"
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
@@ -87,7 +89,8 @@ std::string run_key(const std::string& scenario, const std::string& lock, std::u
 
 // Reads the runs an earlier, interrupted sweep wrote; drops a torn last
 // line (a kill mid-write) by truncating the file after the last whole line.
-std::set<std::string> read_done(const std::string& path) {
+// A simulated sweep does not resume a live file, nor the other way round.
+std::set<std::string> read_done(const std::string& path, bool live) {
   std::set<std::string> done;
   std::ifstream in(path, std::ios::binary);
   if (!in) return done;  // nothing yet: a fresh sweep
@@ -101,6 +104,9 @@ std::set<std::string> read_done(const std::string& path) {
     if (!complete) break;  // torn tail
     if (j.is_discarded() || !j.is_object() || !j.contains("scenario") || !j.contains("lock") || !j.contains("seed"))
       throw InputError(path + ":" + std::to_string(line_no) + ": not a run result line; cannot resume");
+    if (j.contains("live") != live)
+      throw InputError(path + ":" + std::to_string(line_no) + ": a " + (live ? "simulated" : "live") +
+                       " run; cannot resume it " + (live ? "with" : "without") + " --live");
     done.insert(run_key(j["scenario"].get<std::string>(), j["lock"].get<std::string>(), j["seed"].get<std::uint64_t>()));
     good_bytes += line.size() + 1;
   }
@@ -172,16 +178,53 @@ class OrderedWriter {
   bool failed_ = false;
 };
 
-std::string run_line(const Plan& plan, std::uint64_t item, bool& matched) {
-  const Pair& pair = plan.pairs[item / plan.seeds];
+struct ItemResult {
+  std::string line;
+  bool matched = true;
+  std::optional<std::string> live_skipped;  // "scenario × lock: why"
+};
+
+const Pair& pair_of(const Plan& plan, std::uint64_t item) { return plan.pairs[item / plan.seeds]; }
+std::uint64_t seed_of(const Plan& plan, std::uint64_t item) { return plan.seed_start + item % plan.seeds; }
+
+ItemResult simulate_item(const Plan& plan, std::uint64_t item) {
+  const Pair& pair = pair_of(plan, item);
   scenarios::RunOptions options;
   options.lock_kind = pair.lock;
-  options.seed = plan.seed_start + item % plan.seeds;
+  options.seed = seed_of(plan, item);
   options.scenario_ref = plan.refs[pair.scenario];
   auto run = scenarios::run_scenario(plan.scenarios[pair.scenario], options);
   if (!run) throw InputError(run.error());
-  matched = run->matched;
-  return reports::run_to_json(*run).dump();
+  return {reports::run_to_json(*run).dump(), run->matched, std::nullopt};
+}
+
+// One live run; nullopt when a signal interrupted it (nothing to write).
+std::optional<ItemResult> live_item(const Plan& plan, std::uint64_t item, const SweepOptions& o) {
+  const Pair& pair = pair_of(plan, item);
+  const scenarios::Scenario& scenario = plan.scenarios[pair.scenario];
+  live::LiveOptions options;
+  options.lock_kind = pair.lock;
+  options.seed = seed_of(plan, item);
+  options.time_scale_ppm = live_time_scale_ppm(scenario, o.time_scale);
+  options.redis_server = o.redis_server;
+  options.scenario_ref = plan.refs[pair.scenario];
+  auto run = live::run_live(scenario, options);
+  if (run) return ItemResult{live_run_json(*run, options.time_scale_ppm).dump(), run->run.matched, std::nullopt};
+  const live::LiveError& e = run.error();
+  if (e.exit_code == kBadInput) {
+    const LiveSkip skip{options.scenario_ref, pair.lock, options.seed, options.time_scale_ppm, e.message};
+    return ItemResult{live_skip_json(scenario, skip).dump(), true, scenario.name + " × " + pair.lock + ": " + e.message};
+  }
+  if (e.message.rfind("interrupted", 0) == 0) return std::nullopt;  // live/: "interrupted by SIGINT; ..."
+  throw EnvironmentError("sweep --live: " + scenario.name + " × " + pair.lock + ": " + e.message);
+}
+
+// Checks the live options before any run: the binary exists, the scale is valid.
+void check_live_options(const SweepOptions& o, const Plan& plan) {
+  if (o.jobs > 1) throw InputError("sweep: --live runs one at a time (real time, real processes): drop --jobs");
+  live_time_scale_ppm(plan.scenarios.front(), o.time_scale);  // throws on a bad --time-scale
+  auto binary = live::locate_redis_server(o.redis_server);
+  if (!binary) throw InputError("sweep --live: " + binary.error().message);
 }
 
 }  // namespace
@@ -196,15 +239,16 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   g_stop.store(false);
   SweepSummary summary;
   const Plan plan = make_plan(o, summary);
+  if (o.live) check_live_options(o, plan);
 
   std::set<std::string> done;
-  if (o.resume && o.out != "-") done = read_done(o.out);
+  if (o.resume && o.out != "-") done = read_done(o.out, o.live);
   std::vector<std::uint64_t> to_run;  // work-list positions of this shard still to run
   for (std::uint64_t i = 0; i < plan.total(); ++i) {
     if (i % o.shard_count != o.shard_index - 1) continue;
     ++summary.planned;
-    const Pair& pair = plan.pairs[i / plan.seeds];
-    if (!done.empty() && done.count(run_key(plan.scenarios[pair.scenario].name, pair.lock, plan.seed_start + i % plan.seeds))) {
+    const Pair& pair = pair_of(plan, i);
+    if (!done.empty() && done.count(run_key(plan.scenarios[pair.scenario].name, pair.lock, seed_of(plan, i)))) {
       ++summary.resumed;
       continue;
     }
@@ -225,9 +269,13 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   auto worker = [&] {
     for (std::size_t p; !g_stop.load() && (p = next.fetch_add(1)) < to_run.size();) {
       try {
-        bool matched = false;
-        std::string line = run_line(plan, to_run[p], matched);
-        writer.deliver(p, std::move(line), matched);
+        auto result = o.live ? live_item(plan, to_run[p], o) : simulate_item(plan, to_run[p]);
+        if (!result) {
+          g_stop.store(true);
+          break;
+        }
+        if (result->live_skipped) summary.live_skipped.push_back(*result->live_skipped);  // live: one job
+        writer.deliver(p, std::move(result->line), result->matched);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();

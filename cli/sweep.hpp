@@ -9,10 +9,19 @@
 // a crash or Ctrl-C loses only runs that had not finished. --resume reads
 // an existing file, drops a torn last line, and runs only what is missing.
 // Memory stays flat: results are streamed, never held.
+//
+// --live runs each item against real redis-server processes instead
+// (live/live_runner.hpp): one job (real time, real processes, and the
+// servers must be forked from the main thread), each line `live --format
+// json`'s object; a cell live mode cannot do (run_live's exit-2 reason) is
+// a skip line with the reason (cli/live_result.hpp), so resume and the
+// report see it. A server failure (exit 3) stops the sweep with every
+// finished line kept; Ctrl-C during a live run stops it like any sweep.
 #pragma once
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +38,9 @@ struct SweepOptions {
   std::string out;           // JSONL path ("-" = stdout)
   bool resume = false;
   bool progress = false;     // a progress bar on stderr
+  bool live = false;         // real redis-server processes (one job)
+  std::optional<double> time_scale;  // live: --time-scale (else the scenario's [live] time_scale, else 0.01)
+  std::string redis_server;  // live: the binary (empty = search PATH)
 };
 
 struct SweepSummary {
@@ -37,11 +49,14 @@ struct SweepSummary {
   std::uint64_t ran = 0;        // run now
   std::uint64_t unmatched = 0;  // of those run now
   std::vector<std::string> skipped_pairs;  // scenario × lock the topology cannot serve
+  std::vector<std::string> live_skipped;   // live: "scenario × lock: why" (a skip line each)
   bool interrupted = false;
 };
 
 // Throws InputError (cli/commands.hpp) for bad input: unknown scenario or
-// lock, an unreadable/unwritable file, a --resume file from another sweep.
+// lock, an unreadable/unwritable file, a --resume file from another sweep,
+// --live without a redis-server; EnvironmentError when a live run's server
+// failed.
 SweepSummary run_sweep(const SweepOptions& options, std::ostream& log);
 
 // Called from a signal handler: finish the runs in flight, write them, stop.

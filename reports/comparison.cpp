@@ -173,6 +173,7 @@ void fold(Cell& cell, const RunFields& f) {
   ++(f.matched ? cell.matched : cell.unmatched);
   if (!f.kinds.empty()) ++cell.runs_violated;
   for (const auto& k : f.kinds) ++cell.runs_with_kind[k];
+  ++cell.outcomes[f.kinds];
   keep_minimal(cell, f);
   if (!f.matched) keep_unmatched_example(cell, f);
   auto& p = cell.perf;
@@ -326,6 +327,7 @@ std::optional<std::uint64_t> SeedIndex::insert(std::uint64_t seed, std::uint64_t
 // ---- Comparison ----
 
 Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
+  if (run.is_object() && run.contains("live")) return add_live_run(run);
   RunFields f;
   if (auto err = read_fields(run, f)) return bad(*err);
   const Key key{f.scenario, f.lock};
@@ -347,6 +349,74 @@ Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
   ++runs_;
   if (!f.matched) ++unmatched_runs_;
   return true;
+}
+
+// A live line: a run (its violation set counts) or a skip (its reason).
+Result<bool, ReportError> Comparison::add_live_run(const nlohmann::json& run) {
+  const json& live = run["live"];
+  if (!live.is_object()) return bad("live: expected an object");
+  if (!live.contains("time_scale") || !live["time_scale"].is_number()) return bad("live.time_scale: expected a number");
+  const bool skipped = live.contains("skipped");
+  if (skipped && !live["skipped"].is_string()) return bad("live.skipped: expected a string (why it was not run live)");
+  RunFields f;
+  if (skipped) {
+    for (auto err : {read_string(run, "scenario", f.scenario), read_string(run, "lock", f.lock)})
+      if (err) return bad(*err);
+  } else if (auto err = read_fields(run, f)) {
+    return bad(*err);
+  }
+  LiveCell& cell = live_cells_[{f.scenario, f.lock}];
+  cell.scenario = f.scenario;
+  cell.lock = f.lock;
+  ++live_lines_;
+  if (skipped) {
+    cell.skipped = live["skipped"].get<std::string>();
+    return true;
+  }
+  ++cell.runs;
+  ++cell.outcomes[f.kinds];
+  cell.time_scales.insert(live["time_scale"].get<double>());
+  return true;
+}
+
+std::uint64_t Comparison::live_runs() const {
+  std::uint64_t n = 0;
+  for (const auto& [key, cell] : live_cells_) n += cell.runs;
+  return n;
+}
+
+const LiveCell* Comparison::live_cell(const std::string& scenario, const std::string& lock) const {
+  auto it = live_cells_.find({scenario, lock});
+  return it == live_cells_.end() ? nullptr : &it->second;
+}
+
+Agreement Comparison::agreement(const std::string& scenario, const std::string& lock) const {
+  using Status = Agreement::Status;
+  const LiveCell* live = live_cell(scenario, lock);
+  if (!live || live->runs == 0)
+    return {Status::NotRunLive, live && live->skipped ? *live->skipped : "no live run in the input"};
+  const Cell* simulated = cell(scenario, lock);
+  if (!simulated) return {Status::NotSimulated, "no simulated run in the input"};
+  for (const auto& [kinds, n] : live->outcomes)
+    if (!simulated->outcomes.count(kinds)) return {Status::Differs, ""};
+  return {Status::Yes, ""};
+}
+
+std::vector<Comparison::Key> Comparison::agreement_keys() const {
+  std::set<Key> keys;
+  for (const auto& [key, cell] : cells_) keys.insert(key);
+  for (const auto& [key, cell] : live_cells_) keys.insert(key);
+  return {keys.begin(), keys.end()};
+}
+
+std::string_view agreement_status_name(Agreement::Status status) {
+  switch (status) {
+    case Agreement::Status::Yes: return "yes";
+    case Agreement::Status::Differs: return "differs";
+    case Agreement::Status::NotRunLive: return "not run live";
+    case Agreement::Status::NotSimulated: return "not simulated";
+  }
+  return "not run live";
 }
 
 const Cell* Comparison::cell(const std::string& scenario, const std::string& lock) const {
@@ -497,6 +567,20 @@ std::string violation_abbrev(const std::string& kind) {
   if (kind == "stale-write") return "SW";
   if (kind == "lock-unavailable") return "LU";
   return kind;
+}
+
+std::string kinds_text(const std::set<std::string>& kinds) {
+  std::string out;
+  for (const auto& k : kinds) out += (out.empty() ? "" : ", ") + k;
+  return out.empty() ? "none" : out;
+}
+
+std::string outcomes_text(const std::map<std::set<std::string>, std::uint64_t>& outcomes) {
+  if (outcomes.size() == 1) return kinds_text(outcomes.begin()->first);
+  std::string out;
+  for (const auto& [kinds, n] : outcomes)
+    out += (out.empty() ? "" : "; ") + kinds_text(kinds) + " (" + std::to_string(n) + (n == 1 ? " run)" : " runs)");
+  return out.empty() ? "—" : out;
 }
 
 std::string format_fixed(double value, int digits) {

@@ -16,6 +16,14 @@
 // values to three significant digits. Measured on the 2-core dev machine:
 // a 1,000,000-run sweep (650 MB of JSONL, 198 cells) reads in ~13 s with a
 // peak RSS of ~20 MB (100,000 runs: ~8 MB).
+//
+// Live lines (`locksim live --format json` / `sweep --live`, marked by a
+// "live" object; cli/live_result.hpp) may come in the same files. They are
+// folded into LiveCells of their own and never count in the simulated
+// rates, verdicts, run counts or exit code; they only answer, per cell,
+// "confirmed on real Redis": yes when every live run's violation set is one
+// the simulation found for that cell (with deterministic scenarios: the
+// one set), differs otherwise, or not run live (with live mode's reason).
 #pragma once
 
 #include <cstdint>
@@ -87,6 +95,7 @@ struct Cell {
   std::optional<std::set<std::string>> expected;      // as first seen; nullopt = none
   std::set<std::string> may;                          // allowed, not required ("may" in a run)
   bool expected_varies = false;                       // runs disagreed on the expectation
+  std::map<std::set<std::string>, std::uint64_t> outcomes;  // violation set -> runs (at most 2^kinds)
   std::optional<RunRef> minimal_failing;              // fewest events, then lowest seed
   std::vector<RunRef> unmatched_examples;             // lowest seeds, at most kMax...
   CellPerf perf;
@@ -95,6 +104,25 @@ struct Cell {
   bool violated() const { return runs_violated > 0; }
   bool all_matched() const { return unmatched == 0; }
 };
+
+// The live runs of one (scenario, lock): what they found, or why live mode
+// could not run it.
+struct LiveCell {
+  std::string scenario;
+  std::string lock;
+  std::uint64_t runs = 0;
+  std::map<std::set<std::string>, std::uint64_t> outcomes;  // violation set -> live runs
+  std::set<double> time_scales;                            // of the runs
+  std::optional<std::string> skipped;                      // live mode's reason (exit 2)
+};
+
+// "confirmed on real Redis" for one (scenario, lock).
+struct Agreement {
+  enum class Status { Yes, Differs, NotRunLive, NotSimulated };
+  Status status = Status::NotRunLive;
+  std::string reason;  // NotRunLive: why
+};
+std::string_view agreement_status_name(Agreement::Status status);  // "yes", "differs", "not run live", ...
 
 struct LockVerdict {
   enum class Level { Safe, FencingOnly, EfficiencyOnly, Unsafe };
@@ -143,6 +171,16 @@ class Comparison {
   std::uint64_t skipped_lines() const { return skipped_lines_; }
   void count_skipped_line() { ++skipped_lines_; }
   std::string sources_label() const;  // the input files, for titles
+
+  // Live lines (see the top): none read = has_live() false, and the
+  // renderers leave "confirmed on real Redis" out.
+  bool has_live() const { return live_lines_ > 0; }
+  std::uint64_t live_runs() const;
+  const std::map<Key, LiveCell>& live_cells() const { return live_cells_; }
+  const LiveCell* live_cell(const std::string& scenario, const std::string& lock) const;
+  Agreement agreement(const std::string& scenario, const std::string& lock) const;
+  // Every (scenario, lock) with simulated or live results, sorted.
+  std::vector<Key> agreement_keys() const;
   void add_input(const std::string& name) { inputs_.push_back(name); }
   const std::vector<std::string>& inputs() const { return inputs_; }
 
@@ -156,8 +194,11 @@ class Comparison {
 
  private:
   std::string conditions_text(const std::vector<std::string>& scenarios) const;
+  Result<bool, ReportError> add_live_run(const nlohmann::json& run);
 
   std::map<Key, Cell> cells_;
+  std::map<Key, LiveCell> live_cells_;
+  std::uint64_t live_lines_ = 0;
   std::map<Key, SeedIndex> seen_;
   std::vector<std::string> inputs_;
   std::uint64_t runs_ = 0;
@@ -180,6 +221,10 @@ void annotate_faults(Comparison& comparison);
 
 // Short names of the violation kinds for narrow tables: ME, WOR, SW, LU.
 std::string violation_abbrev(const std::string& kind);
+// A violation set for people: "mutual-exclusion, stale-write", or "none".
+std::string kinds_text(const std::set<std::string>& kinds);
+// Several outcomes: "none (3 runs) | stale-write (1 run)"; one: just its kinds.
+std::string outcomes_text(const std::map<std::set<std::string>, std::uint64_t>& outcomes);
 
 // "12.35" (fixed digits); latency for people: "4.8 ms", "25.02 s".
 std::string format_fixed(double value, int digits);

@@ -36,6 +36,9 @@ std::string_view report_format_name(ReportFormat format);  // "md", "html", ...
 std::string report_file_name(ReportFormat format);         // "report.md", "report.html", "report.json", "report.xml" (junit)
 
 std::string render_markdown(const Comparison& comparison);
+// The "## Confirmed on real Redis" section of the Markdown report alone
+// ("" without live input): the agreement table the README carries.
+std::string render_agreement_markdown(const Comparison& comparison);
 
 // How the HTML report gets the timeline of a minimal failing run. The
 // default re-runs it: resolve_scenario(source) + run_scenario with a trace.
@@ -61,5 +64,17 @@ std::string render_report(const Comparison& comparison, ReportFormat format);
 std::string cell_summary(const Cell& cell);
 std::string expected_text(const Cell& cell);
 std::string found_text(const Cell& cell);
+
+// "confirmed on real Redis" shared by the renderers: the status with its
+// reason ("not run live: fault (line 40) delay: ..."), each side's violation
+// sets ("—" without runs) and the live time scales ("0.01", "0.01, 0.3").
+std::string agreement_text(const Agreement& agreement);
+std::string simulated_outcomes_text(const Comparison& comparison, const Comparison::Key& key);
+std::string live_outcomes_text(const Comparison& comparison, const Comparison::Key& key);
+std::string live_time_scales_text(const Comparison& comparison, const Comparison::Key& key);
+// One sentence: "42 live runs: 30 cells confirmed, 2 differ, 10 not run live."
+std::string agreement_counts_text(const Comparison& comparison);
+// What the section says (for people), ending with agreement_counts_text.
+std::string agreement_legend(const Comparison& comparison);
 
 }  // namespace locksim::reports

@@ -6,7 +6,9 @@
 // mark when a run did not match its expectation; a violated cell links to
 // its counterexample), the per-lock verdicts, performance, and for each
 // violated cell its minimal failing run, re-run with a trace and drawn with
-// render_timeline_svg, under its repro command.
+// render_timeline_svg, under its repro command. With live input, each
+// matrix cell also says whether real Redis confirmed it ("real ✓", "real ≠",
+// "real –"), and a "Confirmed on real Redis" table gives both sides.
 #include <cctype>
 #include <sstream>
 
@@ -62,6 +64,11 @@ code { background: #f3f5f7; padding: 1px 5px; border-radius: 3px; font-size: 13p
 .timeline { overflow-x: auto; margin-top: 8px; }
 .note { color: #7a3b00; }
 details { margin-top: 10px; }
+.real { display: block; font-size: 11px; color: #333; white-space: nowrap; }
+.real-differs { color: #7a1a10; font-weight: 700; }
+td.agree-yes { background: #d5f0da; }
+td.agree-differs { background: #f9d0cb; font-weight: 600; }
+td.agree-not-run-live, td.agree-not-simulated { color: #666; }
 )";
 
 std::string esc(const std::string& text) { return xml_escape(text); }
@@ -90,7 +97,16 @@ void html_head(std::ostringstream& out, const Comparison& c) {
       << "</p>\n";
 }
 
-void matrix_cell(std::ostringstream& out, const Cell* cell) {
+// The live mark under a matrix cell: "real ✓" (confirmed), "real ≠", "real –".
+std::string live_mark(const Comparison& c, const Cell& cell) {
+  if (!c.has_live()) return "";
+  const Agreement a = c.agreement(cell.scenario, cell.lock);
+  const char* mark = a.status == Agreement::Status::Yes ? "real ✓" : a.status == Agreement::Status::Differs ? "real ≠" : "real –";
+  return "<span class=\"real" + std::string(a.status == Agreement::Status::Differs ? " real-differs" : "") +
+         "\" title=\"confirmed on real Redis: " + esc(agreement_text(a)) + "\">" + mark + "</span>";
+}
+
+void matrix_cell(std::ostringstream& out, const Comparison& c, const Cell* cell) {
   if (!cell) {
     out << "<td class=\"notrun\" title=\"not run\">·</td>";
     return;
@@ -111,6 +127,7 @@ void matrix_cell(std::ostringstream& out, const Cell* cell) {
     start = end + 2;
   }
   out << (cell->all_matched() ? "<span class=\"kind\">✓</span>" : "<span class=\"mark\">✗</span>");
+  out << live_mark(c, *cell);
   if (cell->violated()) out << "</a>";
   out << "</td>";
 }
@@ -130,7 +147,7 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
   out << "</tr>\n";
   for (const auto& s : c.scenarios()) {
     out << "<tr><th class=\"scenario\">" << esc(s) << "</th>";
-    for (const auto& l : locks) matrix_cell(out, c.cell(s, l));
+    for (const auto& l : locks) matrix_cell(out, c, c.cell(s, l));
     out << "</tr>\n";
   }
   out << "</table></div>\n";
@@ -158,6 +175,28 @@ void perf_header(std::ostringstream& out, const char* first) {
   out << "<table>\n<tr><th>" << first
       << "</th><th>runs</th><th>acquire p50 (median)</th><th>acquire p99 (max)</th>"
          "<th>round trips / acquisition</th><th>acquisitions / sim s</th><th>gave up</th></tr>\n";
+}
+
+// A CSS class from a status name: "not run live" -> "agree-not-run-live".
+std::string agreement_class(Agreement::Status status) {
+  std::string out = "agree-";
+  for (char ch : agreement_status_name(status)) out += ch == ' ' ? '-' : ch;
+  return out;
+}
+
+void html_agreement(std::ostringstream& out, const Comparison& c) {
+  if (!c.has_live()) return;
+  out << "<h2>Confirmed on real Redis</h2>\n<p class=\"legend\">" << esc(agreement_legend(c))
+      << "</p>\n<table>\n<tr><th>scenario</th><th>lock</th><th>simulated</th><th>live</th><th>time scale</th>"
+         "<th>confirmed on real Redis</th></tr>\n";
+  for (const auto& key : c.agreement_keys()) {
+    const Agreement a = c.agreement(key.first, key.second);
+    out << "<tr><td>" << esc(key.first) << "</td><td>" << esc(key.second) << "</td><td>"
+        << esc(simulated_outcomes_text(c, key)) << "</td><td>" << esc(live_outcomes_text(c, key)) << "</td><td>"
+        << esc(live_time_scales_text(c, key)) << "</td><td class=\"" << agreement_class(a.status) << "\">"
+        << esc(agreement_text(a)) << "</td></tr>\n";
+  }
+  out << "</table>\n";
 }
 
 void html_perf(std::ostringstream& out, const Comparison& c) {
@@ -235,6 +274,7 @@ std::string render_html(const Comparison& c, const HtmlOptions& options) {
   html_matrix(out, c);
   html_verdicts(out, c);
   html_unmatched(out, c);
+  html_agreement(out, c);
   html_perf(out, c);
   html_counterexamples(out, c, options);
   out << "</body>\n</html>\n";

@@ -1,5 +1,13 @@
 // The JSON report: the aggregate for machines. Keys are stable; rates are
 // fractions (0..1) beside the raw counts they come from.
+//
+// Live input adds, per cell, "confirmed_on_real_redis" (null when the input
+// has no live line): {"status": "yes" | "differs" | "not run live" |
+// "not simulated", "reason" (not run live) or null, "simulated" and "live":
+// the violation sets found with their run counts, "live_runs",
+// "time_scales"}; and at the top "live_runs" and "live_only_cells" (live
+// results of cells without simulated runs, in the same shape plus scenario
+// and lock).
 #include "reports/report.hpp"
 
 namespace locksim::reports {
@@ -26,7 +34,39 @@ ordered_json run_ref_json(const RunRef& r) {
           {"kinds", r.kinds},   {"matched", r.matched}, {"repro", r.repro}};
 }
 
-ordered_json cell_json(const Cell& cell) {
+ordered_json outcomes_json(const std::map<std::set<std::string>, std::uint64_t>& outcomes) {
+  ordered_json out = ordered_json::array();
+  for (const auto& [kinds, runs] : outcomes) out.push_back({{"violations", kinds}, {"runs", runs}});
+  return out;
+}
+
+ordered_json agreement_json(const Comparison& c, const std::string& scenario, const std::string& lock) {
+  if (!c.has_live()) return nullptr;
+  const Agreement a = c.agreement(scenario, lock);
+  const Cell* simulated = c.cell(scenario, lock);
+  const LiveCell* live = c.live_cell(scenario, lock);
+  ordered_json j;
+  j["status"] = agreement_status_name(a.status);
+  j["reason"] = a.reason.empty() ? ordered_json(nullptr) : ordered_json(a.reason);
+  j["simulated"] = simulated ? outcomes_json(simulated->outcomes) : ordered_json::array();
+  j["live"] = live ? outcomes_json(live->outcomes) : ordered_json::array();
+  j["live_runs"] = live ? live->runs : 0;
+  j["time_scales"] = live ? ordered_json(live->time_scales) : ordered_json::array();
+  return j;
+}
+
+ordered_json live_only_json(const Comparison& c) {
+  ordered_json out = ordered_json::array();
+  for (const auto& [key, live] : c.live_cells()) {
+    if (c.cell(key.first, key.second)) continue;
+    ordered_json j{{"scenario", key.first}, {"lock", key.second}};
+    j.update(agreement_json(c, key.first, key.second));
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+ordered_json cell_json(const Comparison& c, const Cell& cell) {
   ordered_json j;
   j["scenario"] = cell.scenario;
   j["lock"] = cell.lock;
@@ -45,6 +85,7 @@ ordered_json cell_json(const Cell& cell) {
   j["unmatched_examples"] = ordered_json::array();
   for (const auto& r : cell.unmatched_examples) j["unmatched_examples"].push_back(run_ref_json(r));
   j["perf"] = perf_json(cell.perf);
+  j["confirmed_on_real_redis"] = agreement_json(c, cell.scenario, cell.lock);
   return j;
 }
 
@@ -67,7 +108,9 @@ ordered_json comparison_to_json(const Comparison& c) {
         {{"lock", l}, {"level", verdict_level_name(v.level)}, {"verdict", v.text}, {"perf", perf_json(c.lock_perf(l))}});
   }
   j["cells"] = ordered_json::array();
-  for (const auto& [key, cell] : c.cells()) j["cells"].push_back(cell_json(cell));
+  for (const auto& [key, cell] : c.cells()) j["cells"].push_back(cell_json(c, cell));
+  j["live_runs"] = c.live_runs();
+  j["live_only_cells"] = live_only_json(c);
   return j;
 }
 

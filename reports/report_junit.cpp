@@ -2,7 +2,11 @@
 // name="<lock>"> per cell run, a <failure> with the repro commands when a run
 // of the cell did not match its expectation. The shape is the common one CI
 // systems read (Jenkins, GitLab, GitHub test reporters): <testsuites> holding
-// one <testsuite> with tests/failures/errors/skipped counts.
+// one <testsuite> with tests/failures/errors/skipped counts. With live input
+// each test case carries <properties> (as pytest's record_property writes
+// them): confirmed_on_real_redis ("yes", "differs", "not run live: why")
+// and the live violation sets; a difference is not a failure (live runs
+// are not deterministic; the live_agreement test judges them).
 #include <sstream>
 
 #include "reports/report.hpp"
@@ -12,9 +16,23 @@ namespace locksim::reports {
 
 namespace {
 
-void testcase(std::ostringstream& out, const Cell& cell) {
+void property(std::ostringstream& out, const std::string& name, const std::string& value) {
+  out << "        <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value) << "\"/>\n";
+}
+
+void live_properties(std::ostringstream& out, const Comparison& c, const Cell& cell) {
+  if (!c.has_live()) return;
+  const Comparison::Key key{cell.scenario, cell.lock};
+  out << "      <properties>\n";
+  property(out, "confirmed_on_real_redis", agreement_text(c.agreement(cell.scenario, cell.lock)));
+  property(out, "live_violations", live_outcomes_text(c, key));
+  out << "      </properties>\n";
+}
+
+void testcase(std::ostringstream& out, const Comparison& c, const Cell& cell) {
   out << "    <testcase classname=\"locksim." << xml_escape(cell.scenario) << "\" name=\"" << xml_escape(cell.lock)
       << "\" time=\"0\">\n";
+  live_properties(out, c, cell);
   if (!cell.all_matched()) {
     std::ostringstream body;
     body << "expected: " << expected_text(cell) << "\nfound: " << found_text(cell) << "\nrepro:\n";
@@ -42,7 +60,7 @@ std::string render_junit(const Comparison& c) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"locksim\" " << counts << ">\n";
   out << "  <testsuite name=\"locksim\" " << counts << ">\n";
-  for (const auto& [key, cell] : c.cells()) testcase(out, cell);
+  for (const auto& [key, cell] : c.cells()) testcase(out, c, cell);
   out << "  </testsuite>\n</testsuites>\n";
   return out.str();
 }

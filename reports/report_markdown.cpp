@@ -1,6 +1,7 @@
 // The Markdown report (a CI job summary) and what every renderer shares:
 // format names, cell summaries, and the dispatch on format.
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "reports/report.hpp"
@@ -26,11 +27,20 @@ std::string md_escape(const std::string& text) {
 }
 
 
+// " — real: yes" after a matrix cell when the input has live runs.
+std::string live_mark(const Comparison& c, const std::string& scenario, const std::string& lock) {
+  if (!c.has_live()) return "";
+  const auto status = c.agreement(scenario, lock).status;
+  return " — real: " + std::string(status == Agreement::Status::NotRunLive ? "not run" : agreement_status_name(status));
+}
+
 void markdown_matrix(std::ostringstream& out, const Comparison& c) {
   const auto locks = c.locks();
   out << "## Matrix\n\nEach cell: the violation kinds found and the share of seeds that found them; "
          "✓ every run matched its expectation, ✗ some run did not; · not run. "
-         "ME mutual-exclusion, WOR wrong-owner-release, SW stale-write, LU lock-unavailable.\n\n";
+         "ME mutual-exclusion, WOR wrong-owner-release, SW stale-write, LU lock-unavailable.";
+  if (c.has_live()) out << " real: confirmed on real Redis (see below).";
+  out << "\n\n";
   out << "| scenario |";
   for (const auto& l : locks) out << " " << md_escape(l) << " |";
   out << "\n|---|";
@@ -41,7 +51,7 @@ void markdown_matrix(std::ostringstream& out, const Comparison& c) {
     for (const auto& l : locks) {
       const Cell* cell = c.cell(s, l);
       if (!cell) out << " · |";
-      else out << " " << (cell->all_matched() ? "✓ " : "✗ ") << cell_summary(*cell) << " |";
+      else out << " " << (cell->all_matched() ? "✓ " : "✗ ") << cell_summary(*cell) << live_mark(c, s, l) << " |";
     }
     out << "\n";
   }
@@ -130,6 +140,65 @@ std::string found_text(const Cell& cell) {
   return out.empty() ? "none" : out;
 }
 
+std::string agreement_text(const Agreement& a) {
+  const std::string status(agreement_status_name(a.status));
+  return a.status == Agreement::Status::NotRunLive ? status + ": " + a.reason : status;
+}
+
+std::string simulated_outcomes_text(const Comparison& c, const Comparison::Key& key) {
+  const Cell* cell = c.cell(key.first, key.second);
+  return cell ? outcomes_text(cell->outcomes) : "—";
+}
+
+std::string live_outcomes_text(const Comparison& c, const Comparison::Key& key) {
+  const LiveCell* cell = c.live_cell(key.first, key.second);
+  return cell && cell->runs ? outcomes_text(cell->outcomes) : "—";
+}
+
+std::string live_time_scales_text(const Comparison& c, const Comparison::Key& key) {
+  const LiveCell* cell = c.live_cell(key.first, key.second);
+  std::string out;
+  if (cell)
+    for (double scale : cell->time_scales) out += (out.empty() ? "" : ", ") + nlohmann::json(scale).dump();
+  return out.empty() ? "—" : out;
+}
+
+std::string agreement_legend(const Comparison& c) {
+  return "Each scenario × lock run live against real redis-server processes (locksim sweep --live, time scaled) "
+         "beside the simulation. yes: every live run found a violation set the simulation found for that cell; "
+         "differs: a live run found another; not run live: live mode cannot reproduce it (the reason). Live runs "
+         "are not deterministic and do not count in the rates and verdicts. " +
+         agreement_counts_text(c);
+}
+
+std::string agreement_counts_text(const Comparison& c) {
+  std::map<Agreement::Status, std::size_t> counts;
+  for (const auto& key : c.agreement_keys()) ++counts[c.agreement(key.first, key.second).status];
+  std::string out = std::to_string(c.live_runs()) + " live run" + (c.live_runs() == 1 ? "" : "s") + ": " +
+                    std::to_string(counts[Agreement::Status::Yes]) + " cells confirmed, " +
+                    std::to_string(counts[Agreement::Status::Differs]) + " differ, " +
+                    std::to_string(counts[Agreement::Status::NotRunLive]) + " not run live";
+  if (counts[Agreement::Status::NotSimulated])
+    out += ", " + std::to_string(counts[Agreement::Status::NotSimulated]) + " not simulated";
+  return out + ".";
+}
+
+std::string render_agreement_markdown(const Comparison& c) {
+  if (!c.has_live()) return "";
+  std::ostringstream out;
+  out << "## Confirmed on real Redis\n\n" << agreement_legend(c) << "\n\n"
+      << "| scenario | lock | simulated | live | time scale | confirmed on real Redis |\n|---|---|---|---|---|---|\n";
+  for (const auto& key : c.agreement_keys()) {
+    const Agreement a = c.agreement(key.first, key.second);
+    const std::string text = md_escape(agreement_text(a));
+    out << "| " << md_escape(key.first) << " | " << md_escape(key.second) << " | "
+        << md_escape(simulated_outcomes_text(c, key)) << " | " << md_escape(live_outcomes_text(c, key)) << " | "
+        << live_time_scales_text(c, key) << " | " << (a.status == Agreement::Status::Differs ? "**" + text + "**" : text)
+        << " |\n";
+  }
+  return out.str();
+}
+
 std::string render_markdown(const Comparison& c) {
   std::ostringstream out;
   out << "# locksim comparison report\n\n"
@@ -142,6 +211,7 @@ std::string render_markdown(const Comparison& c) {
       << "\n\n";
   markdown_matrix(out, c);
   markdown_verdicts(out, c);
+  if (c.has_live()) out << "\n" << render_agreement_markdown(c);
   markdown_perf(out, c);
   markdown_unmatched(out, c);
   return out.str();

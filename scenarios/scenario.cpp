@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -353,6 +354,7 @@ class Section {
   bool check_keys(std::initializer_list<std::string_view> allowed);
   std::optional<std::string> string(std::string_view key, bool allow_empty = false);
   std::optional<std::int64_t> integer(std::string_view key, std::int64_t lo, std::int64_t hi);
+  std::optional<double> number(std::string_view key, double lo, double hi);  // integer or float
   std::optional<bool> boolean(std::string_view key);
   std::optional<Duration> duration(std::string_view key, Sign sign);
   std::optional<DurationRange> range(std::string_view key);
@@ -405,6 +407,7 @@ class Parser {
   void read_groups(Section& f, FaultSpec& fault);
   void read_nemesis(Section& root);
   void read_expect(Section& root);
+  void read_live(Section& root);
   void read_expect_by_lock(Section& expect, const char* name, std::map<std::string, std::set<std::string>>& out);
   std::optional<std::set<std::string>> read_violations(const toml::node& n, const std::string& field);
   std::vector<const toml::table*> tables_of(Section& s, std::string_view key);
@@ -465,6 +468,19 @@ std::optional<std::int64_t> Section::integer(std::string_view key, std::int64_t 
   if (v < lo && lo == 0) return fail(*n, key, "must not be negative"), std::nullopt;
   if (v < lo || v > hi)
     return fail(*n, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi)), std::nullopt;
+  return v;
+}
+
+std::optional<double> Section::number(std::string_view key, double lo, double hi) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_number()) return wrong_type(*n, key, "a number"), std::nullopt;
+  const double v = n->value<double>().value_or(0.0);
+  if (!(v >= lo && v <= hi)) {
+    std::ostringstream range;
+    range << "must be between " << lo << " and " << hi;
+    return fail(*n, key, range.str()), std::nullopt;
+  }
   return v;
 }
 
@@ -547,7 +563,7 @@ const toml::array* Section::array(std::string_view key) {
 Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   Section root(*this, root_table, "");
   root.check_keys({"name", "description", "duration", "workload", "lock", "redis", "network", "storage",
-                   "check", "client", "fault", "nemesis", "expect"});
+                   "check", "client", "fault", "nemesis", "expect", "live"});
   if (!failed()) read_root(root);
   if (!failed()) read_redis(root);
   for (int m = 1; m <= sc_.redis.masters; ++m) hosts_.masters.push_back(redis_host_name(m, 0));
@@ -562,6 +578,7 @@ Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   if (!failed()) read_faults(root);
   if (!failed()) read_nemesis(root);
   if (!failed()) read_expect(root);
+  if (!failed()) read_live(root);
   if (error_) return failure(*error_);
   sc_.source = file_;
   return std::move(sc_);
@@ -1079,6 +1096,15 @@ void Parser::read_expect_by_lock(Section& expect, const char* name,
     if (!set) return;
     out[kind] = std::move(*set);
   }
+}
+
+void Parser::read_live(Section& root) {
+  auto s = root.sub("live");
+  if (!s || !s->check_keys({"time_scale"})) return;
+  constexpr double kPpm = 1e6;
+  if (auto v = s->number("time_scale", static_cast<double>(kMinLiveTimeScalePpm) / kPpm,
+                         static_cast<double>(kMaxLiveTimeScalePpm) / kPpm))
+    sc_.live_time_scale_ppm = std::llround(*v * kPpm);
 }
 
 }  // namespace

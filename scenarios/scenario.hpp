@@ -50,6 +50,11 @@
 //    (LockConfig::thread_name, the watchdog's hash field).
 //  - [expect] without `violations` leaves expect_default unset (only the
 //    locks under by_lock have an expectation); `violations = []` expects none.
+//  - [live] time_scale (a number, kMinLiveTimeScalePpm..kMaxLiveTimeScalePpm
+//    as a fraction, e.g. 0.3): the time scale `locksim live` and `sweep
+//    --live` use for this scenario when the user gives no --time-scale (a
+//    real redis-server restart takes tens of real milliseconds: seconds of
+//    scenario time at the default 0.01). The simulator ignores it.
 #pragma once
 
 #include <cstdint>
@@ -158,6 +163,7 @@ struct Scenario {
   NetworkSpec network;
   bool fencing = false;               // [storage] fencing
   std::optional<Duration> liveness;   // [check] liveness (default 2 x ttl)
+  std::optional<std::int64_t> live_time_scale_ppm;  // [live] time_scale x 10^6 (live mode only)
 
   std::vector<ClientSpec> clients;
   std::vector<FaultSpec> faults;
@@ -198,6 +204,9 @@ inline constexpr std::int64_t kMaxIterations = 1'000'000;
 inline constexpr std::int64_t kMaxPpm = 999'999;
 inline constexpr std::int64_t kMaxTailShift = 20;
 inline constexpr std::int64_t kMaxNemesisFaults = 100'000;  // duration / mean_interval
+// [live] time_scale bounds, in parts per million (live mode's --time-scale range).
+inline constexpr std::int64_t kMinLiveTimeScalePpm = 1'000;       // 0.001
+inline constexpr std::int64_t kMaxLiveTimeScalePpm = 10'000'000;  // 10
 
 // Host names: "redis-<master>" (1-based), "redis-<master>-replica-<replica>"
 // for replica >= 1.

@@ -199,6 +199,8 @@ std::string scenario_to_toml(const Scenario& s) {
   if (!s.faults.empty()) root.insert("fault", tables_array(s.faults, fault_table));
   if (s.nemesis) root.insert("nemesis", nemesis_table(*s.nemesis));
   if (has_expectation(s)) root.insert("expect", expect_table(s));
+  if (s.live_time_scale_ppm)
+    root.insert("live", toml::table{{"time_scale", static_cast<double>(*s.live_time_scale_ppm) / 1e6}});
   std::ostringstream out;
   out << root << "\n";
   return out.str();
@@ -302,6 +304,7 @@ std::string scenario_difference(const Scenario& a, const Scenario& b) {
   d.eq("expect.violations", a.expect_default, b.expect_default).eq("expect.by_lock", a.expect_by_lock, b.expect_by_lock);
   d.eq("expect.may", a.expect_may_default, b.expect_may_default);
   d.eq("expect.may_by_lock", a.expect_may_by_lock, b.expect_may_by_lock);
+  d.eq("live.time_scale", a.live_time_scale_ppm, b.live_time_scale_ppm);
   return d.first();
 }
 

@@ -76,6 +76,22 @@ std::string line(const Line& l) {
   return j.dump();
 }
 
+// A `live --format json` line: the run object plus "live".
+std::string live_line(const Line& l, double time_scale = 0.01) {
+  json j = json::parse(line(l));
+  j["repro"] = "locksim live " + l.scenario + " --lock " + l.lock + " --time-scale 0.01";
+  j["live"] = {{"time_scale", time_scale}, {"deterministic", false}, {"notes", {"live run"}}};
+  return j.dump();
+}
+
+// A `sweep --live` line for a cell live mode cannot do.
+std::string live_skip_line(const std::string& scenario, const std::string& lock, const std::string& why) {
+  return json{{"scenario", scenario}, {"lock", lock}, {"seed", 1}, {"source", scenario}, {"expected", nullptr},
+              {"repro", "locksim live " + scenario + " --lock " + lock + " --time-scale 0.01"},
+              {"live", {{"time_scale", 0.01}, {"deterministic", false}, {"skipped", why}}}}
+      .dump();
+}
+
 Result<bool, reports::ReportError> read(const std::string& text, Comparison& c, std::string* warnings = nullptr) {
   std::istringstream in(text);
   std::ostringstream warn;
@@ -100,6 +116,17 @@ std::string hand_written_sweep() {
   add(Line().in("baseline", "naive-del"));
   add(Line().in("gc-pause", "token").with_kinds({"stale-write"}).expecting({"stale-write"}));
   return text;
+}
+
+// hand_written_sweep() plus live lines: gc-pause × token agrees (SW),
+// gc-pause × naive-del differs (live ME only; simulated {ME,SW}, {SW}, {}),
+// baseline × naive-del was refused live, delayed-packet × token ran live only.
+std::string sweep_with_live() {
+  return hand_written_sweep() +
+         live_line(Line().in("gc-pause", "token").with_kinds({"stale-write"}).with_digest("feed")) + "\n" +
+         live_line(Line().with_kinds({"mutual-exclusion"}).with_seed(1).with_digest("beef")) + "\n" +
+         live_skip_line("baseline", "naive-del", "fault (line 40) delay: unsupported in live mode yet") + "\n" +
+         live_line(Line().in("delayed-packet", "token"), 0.3) + "\n";
 }
 
 std::string slurp(const fs::path& path) {
@@ -184,6 +211,16 @@ constexpr const char* kJunitXsd = R"(<?xml version="1.0" encoding="UTF-8"?>
   <xs:element name="testcase">
     <xs:complexType>
       <xs:sequence>
+        <xs:element name="properties" minOccurs="0">
+          <xs:complexType><xs:sequence>
+            <xs:element name="property" maxOccurs="unbounded">
+              <xs:complexType>
+                <xs:attribute name="name" type="xs:string" use="required"/>
+                <xs:attribute name="value" type="xs:string" use="required"/>
+              </xs:complexType>
+            </xs:element>
+          </xs:sequence></xs:complexType>
+        </xs:element>
         <xs:element name="failure" minOccurs="0" maxOccurs="unbounded">
           <xs:complexType><xs:simpleContent><xs:extension base="xs:string">
             <xs:attribute name="message" type="xs:string"/>
@@ -458,4 +495,133 @@ TEST_CASE("locksim report exits 0, 1, 2 or 3 and writes several formats atomical
                 (dir / "one.xml").string() + "'") == 0);
   CHECK_THAT(slurp(dir / "one.xml"), Catch::StartsWith("<?xml"));
   CHECK(run_cli("report '" + (dir / "ok.jsonl").string() + "' --format pdf") == 2);
+}
+
+TEST_CASE("live lines say per cell whether real Redis confirmed it and never count in the simulated figures",
+          "[report]") {
+  Comparison plain, c;
+  REQUIRE(read(hand_written_sweep(), plain));
+  REQUIRE(read(sweep_with_live(), c));
+  CHECK(c.runs() == plain.runs());
+  CHECK(c.unmatched_runs() == plain.unmatched_runs());
+  CHECK(c.duplicates() == 0);  // a live line repeating a simulated seed with another digest is no conflict
+  CHECK(c.scenarios() == plain.scenarios());
+  CHECK(c.cell("gc-pause", "naive-del")->runs == 4);
+  CHECK(c.cell("gc-pause", "naive-del")->rate("mutual-exclusion") == Approx(0.5));
+  CHECK(c.verdict("naive-del").text == plain.verdict("naive-del").text);
+  CHECK_FALSE(plain.has_live());
+  CHECK(c.has_live());
+  CHECK(c.live_runs() == 3);
+  using Status = reports::Agreement::Status;
+  CHECK(c.agreement("gc-pause", "token").status == Status::Yes);
+  CHECK(c.agreement("gc-pause", "naive-del").status == Status::Differs);
+  const auto refused = c.agreement("baseline", "naive-del");
+  CHECK(refused.status == Status::NotRunLive);
+  CHECK(refused.reason == "fault (line 40) delay: unsupported in live mode yet");
+  CHECK(c.agreement("delayed-packet", "token").status == Status::NotSimulated);
+  CHECK(c.agreement_keys().size() == 4);
+}
+
+TEST_CASE("a live run agrees when its violation set is one the simulation found for the cell", "[report]") {
+  Comparison c;
+  REQUIRE(read(hand_written_sweep() + live_line(Line().with_kinds({"stale-write"})) + "\n" +
+                   live_line(Line().with_seed(2)) + "\n",
+               c));
+  CHECK(c.agreement("gc-pause", "naive-del").status == reports::Agreement::Status::Yes);  // {SW} and {} were simulated
+  REQUIRE(read(live_line(Line().with_kinds({"wrong-owner-release"}).with_seed(3)) + "\n", c));
+  CHECK(c.agreement("gc-pause", "naive-del").status == reports::Agreement::Status::Differs);  // one run of three differs
+}
+
+TEST_CASE("a malformed live line is an error naming the field", "[report]") {
+  json j = json::parse(live_skip_line("baseline", "token", "why"));
+  j["live"]["skipped"] = 3;
+  Comparison c;
+  auto r = read(j.dump() + "\n" + line(Line()) + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "sweep.jsonl:1: live.skipped: expected a string (why it was not run live)");
+  j = json::parse(live_line(Line()));
+  j["live"].erase("time_scale");
+  r = read(j.dump() + "\n" + line(Line()) + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "sweep.jsonl:1: live.time_scale: expected a number");
+  j = json::parse(live_line(Line()));
+  j.erase("violations");
+  r = read(j.dump() + "\n" + line(Line()) + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "sweep.jsonl:1: violations: missing");
+}
+
+TEST_CASE("the markdown report marks matrix cells and tables what real Redis confirmed", "[report]") {
+  Comparison c;
+  REQUIRE(read(sweep_with_live(), c));
+  const std::string md = reports::render_markdown(c);
+  CHECK_THAT(md, Catch::Contains("| baseline | ✓ safe — real: not run | · |"));
+  CHECK_THAT(md, Catch::Contains("| gc-pause | ✗ SW 75%, ME 50% — real: differs | ✓ SW 100% — real: yes |"));
+  CHECK_THAT(md, Catch::Contains("## Confirmed on real Redis"));
+  CHECK_THAT(md, Catch::Contains("3 live runs: 1 cells confirmed, 1 differ, 1 not run live, 1 not simulated."));
+  CHECK_THAT(md, Catch::Contains("| scenario | lock | simulated | live | time scale | confirmed on real Redis |\n"
+                                 "|---|---|---|---|---|---|\n"
+                                 "| baseline | naive-del | none | — | — | not run live: fault (line 40) delay: "
+                                 "unsupported in live mode yet |\n"
+                                 "| delayed-packet | token | — | none | 0.3 | not simulated |\n"
+                                 "| gc-pause | naive-del | none (1 run); mutual-exclusion, stale-write (2 runs); "
+                                 "stale-write (1 run) | mutual-exclusion | 0.01 | **differs** |\n"
+                                 "| gc-pause | token | stale-write | stale-write | 0.01 | yes |\n"));
+  Comparison plain;
+  REQUIRE(read(hand_written_sweep(), plain));
+  const std::string without = reports::render_markdown(plain);
+  CHECK(without.find("real") == std::string::npos);
+}
+
+TEST_CASE("the HTML, JSON and JUnit reports carry confirmed on real Redis", "[report]") {
+  require_xmllint();
+  Comparison c;
+  REQUIRE(read(sweep_with_live(), c));
+  reports::HtmlOptions options;
+  options.timelines = false;
+  const std::string html = reports::render_html(c, options);
+  const fs::path dir = temp_dir("live");
+  std::ofstream(dir / "report.html") << html;
+  CHECK(xmllint_errors(dir / "report.html", false).empty());
+  CHECK(count(html, "<span class=\"real\"") == 2);               // baseline × naive-del, gc-pause × token
+  CHECK(count(html, "<span class=\"real real-differs\"") == 1);  // gc-pause × naive-del
+  CHECK_THAT(html, Catch::Contains("<h2>Confirmed on real Redis</h2>") &&
+                       Catch::Contains("<td class=\"agree-differs\">differs</td>") &&
+                       Catch::Contains("<td class=\"agree-not-run-live\">not run live: fault (line 40) delay"));
+
+  const json j = json::parse(reports::render_json(c));
+  CHECK(j["runs"] == 6);
+  CHECK(j["live_runs"] == 3);
+  const json& naive = j["cells"][1]["confirmed_on_real_redis"];  // (gc-pause, naive-del)
+  CHECK(naive["status"] == "differs");
+  CHECK(naive["live"] == json::parse(R"([{"violations":["mutual-exclusion"],"runs":1}])"));
+  CHECK(naive["simulated"].size() == 3);
+  CHECK(j["cells"][0]["confirmed_on_real_redis"]["reason"] == "fault (line 40) delay: unsupported in live mode yet");
+  CHECK(j["cells"][2]["confirmed_on_real_redis"]["status"] == "yes");
+  REQUIRE(j["live_only_cells"].size() == 1);
+  CHECK(j["live_only_cells"][0]["scenario"] == "delayed-packet");
+  CHECK(j["live_only_cells"][0]["status"] == "not simulated");
+  Comparison plain;
+  REQUIRE(read(hand_written_sweep(), plain));
+  CHECK(json::parse(reports::render_json(plain))["cells"][0]["confirmed_on_real_redis"].is_null());
+
+  const std::string xml = reports::render_junit(c);
+  std::ofstream(dir / "report.xml") << xml;
+  std::ofstream(dir / "junit.xsd") << kJunitXsd;
+  const std::string validate =
+      "xmllint --noout --schema '" + (dir / "junit.xsd").string() + "' '" + (dir / "report.xml").string() + "' 2>/dev/null";
+  CHECK(std::system(validate.c_str()) == 0);
+  CHECK(count(xml, "<property name=\"confirmed_on_real_redis\"") == 3);
+  CHECK_THAT(xml, Catch::Contains("<property name=\"confirmed_on_real_redis\" value=\"differs\"/>"));
+  CHECK_THAT(xml, Catch::Contains("tests=\"3\" failures=\"1\""));  // a difference is no failure
+}
+
+TEST_CASE("locksim report reads live lines from extra files and refuses live lines alone", "[report]") {
+  const fs::path dir = temp_dir("cli-live");
+  std::ofstream(dir / "sim.jsonl") << line(Line().in("baseline", "naive-del")) << "\n";
+  std::ofstream(dir / "live.jsonl") << live_line(Line().in("baseline", "naive-del")) << "\n";
+  CHECK(run_cli("report '" + (dir / "sim.jsonl").string() + "' '" + (dir / "live.jsonl").string() + "'", dir / "r.md") == 0);
+  CHECK_THAT(slurp(dir / "r.md"), Catch::Contains("| baseline | naive-del | none | none | 0.01 | yes |"));
+  CHECK(run_cli("report '" + (dir / "live.jsonl").string() + "'", dir / "alone.txt") == 2);
+  CHECK_THAT(slurp(dir / "alone.txt"), Catch::Contains("live.jsonl:0: only live runs"));
 }

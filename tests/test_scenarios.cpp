@@ -329,9 +329,9 @@ TEST_CASE("absurdly deep keys and values are refused instead of overflowing the 
         "t.toml:2: syntax: a key nested more than 32 levels deep");
   CHECK(outcome("[" + chain(100000) + "]\n") == "t.toml:1: syntax: a key nested more than 32 levels deep");
   CHECK(outcome("x = \"" + chain(100) + "\"\n# " + chain(100) + "\n") == "t.toml:1: x: unknown key (known keys: "
-        "name, description, duration, workload, lock, redis, network, storage, check, client, fault, nemesis, expect)");
+        "name, description, duration, workload, lock, redis, network, storage, check, client, fault, nemesis, expect, live)");
   CHECK(outcome(chain(32) + " = 1\n") == "t.toml:1: a: unknown key (known keys: name, description, duration, "
-        "workload, lock, redis, network, storage, check, client, fault, nemesis, expect)");
+        "workload, lock, redis, network, storage, check, client, fault, nemesis, expect, live)");
   CHECK(outcome("x = " + std::string(100000, '[')).rfind("t.toml:1: syntax: ", 0) == 0);
   std::string worst = "x = ";  // the deepest mix the guards allow
   for (int i = 0; i < 250; ++i) worst += "{" + chain(32) + " = ";
@@ -401,6 +401,21 @@ TEST_CASE("negative and zero values are refused where they make no sense", "[sce
         "t.toml:6: redis.fsync_stall_per_mille: must be between 0 and 1000");
   CHECK(outcome(kHead + "[redis]\nmin_replicas_to_write = 1\n") ==
         "t.toml:6: redis.min_replicas_to_write: is 1 but each master has only 0 replicas: every write would fail");
+}
+
+TEST_CASE("[live] time_scale sets the live time scale of a scenario and is checked like any field", "[scenarios]") {
+  auto s = load(kHead + "[live]\ntime_scale = 0.3\n");
+  REQUIRE(s);
+  CHECK(s->live_time_scale_ppm == 300'000);
+  s = load(kHead + "[live]\ntime_scale = 1\n");
+  REQUIRE(s);
+  CHECK(s->live_time_scale_ppm == 1'000'000);
+  CHECK_FALSE(load(kHead)->live_time_scale_ppm);
+  CHECK(outcome(kHead + "[live]\ntime_scale = \"0.3\"\n") == "t.toml:6: live.time_scale: expected a number, got string");
+  CHECK(outcome(kHead + "[live]\ntime_scale = 0.0001\n") == "t.toml:6: live.time_scale: must be between 0.001 and 10");
+  CHECK(outcome(kHead + "[live]\ntime_scale = 11.0\n") == "t.toml:6: live.time_scale: must be between 0.001 and 10");
+  CHECK(outcome(kHead + "[live]\ntime_scale = nan\n") == "t.toml:6: live.time_scale: must be between 0.001 and 10");
+  CHECK(outcome(kHead + "[live]\ntimescale = 0.3\n") == "t.toml:6: live.timescale: unknown key (did you mean \"time_scale\"?)");
 }
 
 TEST_CASE("a choice outside its options lists them", "[scenarios]") {

@@ -136,6 +136,30 @@ TEST_CASE("a sweep rejects bad input with a clear message", "[sweep]") {
   CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("no-such-scenario"));
 }
 
+TEST_CASE("a live sweep refuses parallel jobs, a bad time scale and a missing redis-server", "[sweep]") {
+  std::ostringstream log;
+  auto o = small_sweep(tmp("live-bad.jsonl"));
+  std::filesystem::remove(o.out);
+  o.live = true;
+  o.jobs = 2;
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("--live runs one at a time"));
+  o.jobs = 1;
+  o.time_scale = 20.0;
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("--time-scale must be between 0.001 and 10"));
+  o.time_scale.reset();
+  o.redis_server = "/nonexistent/redis-server";
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("/nonexistent/redis-server"));
+  CHECK_FALSE(std::filesystem::exists(o.out));  // refused before the output file is opened
+}
+
+TEST_CASE("a simulated sweep does not resume a file of live runs", "[sweep]") {
+  std::ostringstream log;
+  auto o = small_sweep(tmp("resume-live.jsonl"));
+  std::ofstream(o.out) << R"({"scenario":"gc-pause","lock":"token","seed":1,"live":{"time_scale":0.01}})" << "\n";
+  o.resume = true;
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("resume-live.jsonl:1: a live run; cannot resume it without --live"));
+}
+
 TEST_CASE("a lock the topology cannot serve is skipped, not run", "[sweep]") {
   std::ostringstream log;
   auto o = small_sweep(tmp("skip.jsonl"));

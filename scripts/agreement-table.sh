@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Regenerates the README's "Confirmed on real Redis" table from measurements,
+# never by hand: every catalog scenario x lock run live (`sweep --live`, each
+# scenario at its [live] time_scale, else 0.01) and simulated (seed 1), then
+# the "Confirmed on real Redis" section of `locksim report --format md` is
+# put between the README's agreement-table markers (headings one level down).
+#
+#   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~2 minutes
+#
+# Live runs are real-time: run it on an otherwise idle machine. The inputs
+# stay in out/agreement/ (sim.jsonl, live.jsonl, report.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+locksim=${1:-build}/locksim
+out=out/agreement
+mkdir -p "$out"
+"$locksim" sweep --seeds 1 --quiet --out "$out/sim.jsonl" || [[ $? -le 1 ]]
+"$locksim" sweep --live --quiet --out "$out/live.jsonl" || [[ $? -le 1 ]]
+"$locksim" report "$out/sim.jsonl" "$out/live.jsonl" --format md --out "$out/report.md"
+awk '/^## Confirmed on real Redis/ {on = 1; next} on && /^## / {exit} on {print}' "$out/report.md" \
+  | sed 's/^## /### /' > "$out/table.md"
+grep -q '^| scenario | lock |' "$out/table.md" || { echo "agreement-table: no table in $out/report.md" >&2; exit 1; }
+awk -v table="$out/table.md" '
+  /<!-- agreement-table:begin -->/ {print; while ((getline line < table) > 0) print line; skip = 1; next}
+  /<!-- agreement-table:end -->/ {skip = 0}
+  !skip {print}' README.md > README.md.tmp
+mv README.md.tmp README.md
+echo "agreement-table: README.md updated from $out/report.md"
