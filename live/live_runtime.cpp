@@ -37,6 +37,8 @@ std::int64_t server_time_us(const Reply& time) {
   return std::stoll(time.elements[0].str) * 1'000'000 + std::stoll(time.elements[1].str);
 }
 
+const Reply kAbsent = Reply::nil();
+
 // The entry's effect from the probes around the command (DUMP, PEXPIRETIME).
 std::optional<Kind> effect(const Reply& dump_before, const Reply& ttl_before, const Reply& dump_after,
                            const Reply& ttl_after) {
@@ -59,7 +61,14 @@ Reply record_probe(LiveWorld& world, std::size_t client, std::size_t node, const
     return r.is_error() ? r : Reply::error("IOERR locksim: unexpected EXEC reply");
   const auto& e = r.elements;
   ServerStamp stamp{server_time_us(e[0]), e[1].integer};
-  world.record_entry(client, node, effect(e[2], e[3], e[5], e[6]), command, !e[2].is_nil(), stamp);
+  // An entry already past its PEXPIRETIME when the transaction began is gone
+  // for the command (Redis expires a key when it is accessed): record it as
+  // absent before, so the history shows an expiry, not this command
+  // removing or replacing someone's lock.
+  const bool expired_before = e[3].type == Reply::Type::Integer && e[3].integer >= 0 &&
+                              e[3].integer < stamp.time_us / 1000;
+  const Reply& before = expired_before ? kAbsent : e[2];
+  world.record_entry(client, node, effect(before, e[3], e[5], e[6]), command, !before.is_nil(), stamp);
   return e[4];
 }
 

@@ -605,10 +605,10 @@ TEST_CASE("sweep --live writes live's JSON lines, a skip line with the reason, a
   const fs::path dir = fs::temp_directory_path() / ("locksim-test-sweep-live-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string live = (dir / "live.jsonl").string(), sim = (dir / "sim.jsonl").string();
-  const std::string cells = " --scenario baseline,delayed-packet --lock token";
+  const std::string cells = " --scenario baseline,random-nemesis --lock token";
   auto [out, code] = run_cli("sweep --live" + cells + " --quiet --out " + live);
   CHECK(code == 0);
-  CHECK_THAT(out, Catch::Contains("not run live: delayed-packet × token: fault (line"));
+  CHECK_THAT(out, Catch::Contains("not run live: random-nemesis × token: [nemesis] fault at"));
   std::ifstream in(live);
   std::vector<nlohmann::json> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(nlohmann::json::parse(l));
@@ -616,8 +616,8 @@ TEST_CASE("sweep --live writes live's JSON lines, a skip line with the reason, a
   CHECK(lines[0]["scenario"] == "baseline");
   CHECK(lines[0]["live"]["time_scale"] == 0.01);
   CHECK(lines[0]["violations"].is_array());
-  CHECK(lines[1]["scenario"] == "delayed-packet");
-  CHECK_THAT(lines[1]["live"]["skipped"].get<std::string>(), Catch::Contains("delay"));
+  CHECK(lines[1]["scenario"] == "random-nemesis");
+  CHECK_THAT(lines[1]["live"]["skipped"].get<std::string>(), Catch::Contains("clock-jump"));
   CHECK_FALSE(lines[1].contains("violations"));
   std::tie(out, code) = run_cli("sweep --live" + cells + " --quiet --resume --out " + live);
   CHECK(code == 0);
@@ -630,7 +630,7 @@ TEST_CASE("sweep --live writes live's JSON lines, a skip line with the reason, a
   std::tie(out, code) = run_cli("report " + sim + " " + live + " --format md");
   CHECK(code == 0);
   CHECK_THAT(out, Catch::Contains("| baseline | token | none | none | 0.01 | yes |") &&
-                      Catch::Contains("| delayed-packet | token | stale-write | — | — | not run live: fault (line"));
+                      Catch::Contains("| random-nemesis | token | none | — | — | not run live: [nemesis] fault at"));
   fs::remove_all(dir);
   CHECK(redis_children() == 0);
 }
