@@ -215,7 +215,7 @@ std::optional<ItemResult> live_item(const Plan& plan, std::uint64_t item, const 
     const LiveSkip skip{options.scenario_ref, pair.lock, options.seed, options.time_scale_ppm, e.message};
     return ItemResult{live_skip_json(scenario, skip).dump(), true, scenario.name + " × " + pair.lock + ": " + e.message};
   }
-  if (e.message.rfind("interrupted", 0) == 0) return std::nullopt;  // live/: "interrupted by SIGINT; ..."
+  if (e.interrupted) return std::nullopt;
   throw EnvironmentError("sweep --live: " + scenario.name + " × " + pair.lock + ": " + e.message);
 }
 

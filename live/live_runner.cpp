@@ -43,6 +43,13 @@ constexpr const char* kProbeOnly = "(probe)";  // a probed command that left the
 std::atomic<int> g_interrupted{0};
 extern "C" void on_interrupt(int sig) { g_interrupted.store(sig); }
 
+LiveError interrupted_error(int sig) {
+  return LiveError{3,
+                   std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                       "; every redis-server was stopped",
+                   true};
+}
+
 // Installs SIGINT/SIGTERM handlers for the run; restores the old ones after.
 class InterruptGuard {
  public:
@@ -806,8 +813,7 @@ Result<bool, LiveError> LiveSession::run() {
   std::optional<LiveError> error;
   while (Clock::now() < end) {
     if (int sig = g_interrupted.load()) {
-      error = LiveError{3, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
-                               "; every redis-server was stopped"};
+      error = interrupted_error(sig);
       break;
     }
     if (auto dead = cluster_.died_unexpectedly()) {
@@ -1013,6 +1019,9 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   const auto cleanup = existing ? delete_keys(**cluster, keys) : std::nullopt;
   if (!ran) return failure(ran.error());
   if (cleanup) return failure(LiveError{3, *cleanup});
+  // A signal that came while the servers were being stopped still ends the
+  // caller (a `sweep --live` must not go on to the next cell).
+  if (int sig = g_interrupted.load()) return failure(interrupted_error(sig));
 
   LiveRun out;
   out.key_prefix = prefix;

@@ -122,7 +122,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
   for (std::size_t i = 0; i < cluster->nodes_.size(); ++i) {  // masters come before their replicas
     auto started = cluster->start_node(cluster->nodes_[i], true);
     if (cluster->interrupted())
-      return failure(LiveError{3, "interrupted by a signal while starting redis-server; every server was stopped"});
+      return failure(LiveError{3, "interrupted by a signal while starting redis-server; every server was stopped", true});
     if (!started) return failure(started.error());  // the destructor stops what did start
     if (auto proxied = cluster->start_proxy(i); !proxied) return failure(proxied.error());
   }

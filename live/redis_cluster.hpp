@@ -65,6 +65,7 @@ struct ClusterSpec {
 struct LiveError {
   int exit_code = 3;
   std::string message;
+  bool interrupted = false;  // SIGINT/SIGTERM ended it: a caller stops too
 };
 
 struct RedisNodeProcess {
