@@ -5,7 +5,7 @@
 # the "Confirmed on real Redis" section of `locksim report --format md` is
 # put between the README's agreement-table markers (headings one level down).
 #
-#   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~2 minutes
+#   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~4-5 minutes
 #
 # Live runs are real-time: run it on an otherwise idle machine. The inputs
 # stay in out/agreement/ (sim.jsonl, live.jsonl, report.md).

@@ -6,7 +6,7 @@
 #
 # With a redis-server installed (setup.sh installs one; LIVE=0 skips this),
 # it also runs every scenario x lock once against real redis-server
-# processes (`sweep --live`, serial, ~2 minutes) into OUT/live.jsonl, so the
+# processes (`sweep --live`, serial, ~4 minutes) into OUT/live.jsonl, so the
 # report says per cell whether real Redis confirmed the simulation. Live
 # runs never change the exit code; a live sweep that fails midway leaves a
 # warning and the cells it finished.
