@@ -31,6 +31,7 @@ void BM_SetNxPx(benchmark::State& state) {
     (void)e.take_effects();
   }
   state.SetLabel("SET NX PX + DEL per iteration");
+  state.SetItemsProcessed(2 * state.iterations());  // items/s = simulated commands per second
 }
 BENCHMARK(BM_SetNxPx);
 
@@ -39,6 +40,7 @@ void BM_Get(benchmark::State& state) {
   e.execute({"SET", "lock:job", "token-123", "PX", "30000"}, kT0);
   const Argv get{"GET", "lock:job"};
   for (auto _ : state) benchmark::DoNotOptimize(e.execute(get, kT0));
+  state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Get);
 
@@ -50,6 +52,7 @@ void BM_EvalCompareAndDeleteCached(benchmark::State& state) {
   const Argv eval{"EVAL", kCompareAndDelete, "1", "lock:job", "token-of-a"};
   e.execute(eval, kT0);  // compile and cache
   for (auto _ : state) benchmark::DoNotOptimize(e.execute(eval, kT0));
+  state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EvalCompareAndDeleteCached);
 
@@ -65,6 +68,7 @@ void BM_EvalCompareAndDeleteOwner(benchmark::State& state) {
     (void)e.take_effects();
   }
   state.SetLabel("SET + EVAL (deletes) per iteration");
+  state.SetItemsProcessed(2 * state.iterations());
 }
 BENCHMARK(BM_EvalCompareAndDeleteOwner);
 
