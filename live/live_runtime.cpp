@@ -21,16 +21,6 @@ bool names_key(const Argv& argv, const std::string& key) {
   return false;
 }
 
-std::string command_text(const Argv& argv) {
-  std::string s;
-  for (std::size_t i = 0; i < argv.size() && i < 6; ++i) {
-    std::string word = argv[i];
-    if (word.size() > 24) word = word.substr(0, 21) + "...";
-    s += (i ? " " : "") + word;
-  }
-  return s;
-}
-
 // TIME's reply ["seconds", "microseconds"] as microseconds since the epoch.
 std::int64_t server_time_us(const Reply& time) {
   if (time.type != Reply::Type::Array || time.elements.size() != 2) return 0;
@@ -109,11 +99,11 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
                                         argv,      {"DUMP", key}, {"PEXPIRETIME", key}, {"EXEC"}};
     locks::PipelineReplies got = c.execute_pipeline(commands, timeout);
     if (got.owed > 0) {
-      rt_.late_.adopt(std::move(conn_), rt_.client_, node_, command_text(argv), std::move(got.replies));
+      rt_.late_.adopt(std::move(conn_), rt_.client_, node_, scenarios::entry_command_text(argv), std::move(got.replies));
       return got.error;
     }
     if (got.replies.size() != commands.size()) return got.error;
-    return record_probe(rt_.world_, rt_.client_, node_, command_text(argv), got.replies);
+    return record_probe(rt_.world_, rt_.client_, node_, scenarios::entry_command_text(argv), got.replies);
   }
 
   // The connection to the shard's current master; a new one after a redirect.

@@ -51,8 +51,21 @@ struct EntryEvent {
   bool replicated;                    // applied from the master's stream
   sim::redis::KeyEvent::Kind kind;
   std::string key;
-  std::string command;  // the command as text, for explanations
+  std::string command;  // the command as text (entry_command_text), for explanations
 };
+
+// EntryEvent::command: the first six words, each cut to 24 characters (a
+// script body would drown the explanation). The simulator and live mode
+// both write it, so their timelines read alike.
+inline std::string entry_command_text(const sim::redis::Argv& argv) {
+  std::string s;
+  for (std::size_t i = 0; i < argv.size() && i < 6; ++i) {
+    std::string word = argv[i];
+    if (word.size() > 24) word = word.substr(0, 21) + "...";
+    s += (i ? " " : "") + word;
+  }
+  return s;
+}
 
 struct StorageWrite {
   TrueInstant at;  // when the storage applied or rejected it

@@ -24,20 +24,11 @@ class LockKeyObserver final : public sim::redis::NodeObserver {
       if (replay && e.kind == sim::redis::KeyEvent::Kind::Created) client = creators_[seen.node];
       if (e.kind == sim::redis::KeyEvent::Kind::Created && !replay) creators_[seen.node] = client;
       ctx_.history.entries.push_back({seen.at, ctx_.world.scheduler().current_seq(), seen.node, client,
-                                      seen.replicated, e.kind, e.key, command_text(seen.argv)});
+                                      seen.replicated, e.kind, e.key, entry_command_text(seen.argv)});
     }
   }
 
  private:
-  static std::string command_text(const sim::Argv& argv) {
-    std::string s;
-    for (std::size_t i = 0; i < argv.size() && i < 6; ++i) {
-      std::string word = argv[i];
-      if (word.size() > 24) word = word.substr(0, 21) + "...";
-      s += (i ? " " : "") + word;
-    }
-    return s;
-  }
   RunContext& ctx_;
   std::map<sim::HostId, std::optional<std::size_t>> creators_;  // last creator of the lock key per node
 };
