@@ -4,7 +4,6 @@
 // the CLI's text and JSON output for two scenarios (other tools parse it).
 #include <catch2/catch.hpp>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +18,7 @@
 #include "sim/task.hpp"
 #include "sim/trace.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/shell.hpp"
 
 using namespace locksim;
 using namespace locksim::scenarios;
@@ -33,14 +33,7 @@ std::string join(const std::set<std::string>& s) {
 
 // Runs the locksim binary and returns its stdout and exit code.
 std::pair<std::string, int> run_cli(const std::string& args) {
-  const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+  return tests::run_shell(std::string(LOCKSIM_BINARY) + " " + args);
 }
 
 // Compares with tests/golden/<name>; LOCKSIM_UPDATE_GOLDEN=1 rewrites it.
@@ -148,13 +141,8 @@ TEST_CASE("locksim run exits 1 when a run does not match its expectation", "[cat
 TEST_CASE("locksim run exits 2 with a located message for a bad scenario file", "[catalog]") {
   const std::string path = "/tmp/locksim-test-bad.toml";
   std::ofstream(path) << "name = \"bad\"\n[lock]\nkind = \"token\"\nttl = \"ten seconds\"\n[[client]]\nname = \"A\"\n";
-  const std::string cmd = std::string(LOCKSIM_BINARY) + " run " + path + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  std::string out;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  CHECK(WEXITSTATUS(status) == 2);
+  const auto [out, code] = run_cli("run " + path + " 2>&1");
+  CHECK(code == 2);
   CHECK(out.find(path + ":4: lock.ttl:") != std::string::npos);
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);  // one line
 }
