@@ -34,19 +34,6 @@ bool is_executable(const fs::path& p) {
   return !p.empty() && ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p, ec);
 }
 
-int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  ::close(fd);
-  return ok ? ntohs(addr.sin_port) : 0;
-}
-
 // One raw request over loopback with a 200 ms timeout; the reply's first
 // bytes ("" on any failure). Independent of hiredis and of REDISCLI_AUTH.
 std::string roundtrip(int port, const std::string& request) {
@@ -85,6 +72,19 @@ std::string log_tail(const fs::path& dir) {
 }
 
 }  // namespace
+
+int free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  ::close(fd);
+  return ok ? ntohs(addr.sin_port) : 0;
+}
 
 Result<fs::path, LiveError> locate_redis_server(const fs::path& requested) {
   if (!requested.empty()) {

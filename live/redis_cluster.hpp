@@ -82,6 +82,10 @@ struct RedisNodeProcess {
 // PATH, /usr/sbin, /usr/bin, /usr/local/bin. Error exit 2 when none.
 Result<std::filesystem::path, LiveError> locate_redis_server(const std::filesystem::path& requested);
 
+// A loopback port the kernel says is free right now (bind to port 0, then
+// release it; another process may still win it: callers retry), or 0.
+int free_loopback_port();
+
 class RedisCluster {
  public:
   static Result<std::unique_ptr<RedisCluster>, LiveError> start(const ClusterSpec& spec);
