@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
@@ -155,6 +156,7 @@ int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
   options.lock_kind = a.lock;
   options.seed = r.run_seed;
   options.scenario_ref = file;
+  options.program = program_name();
   const auto run = scenarios::run_scenario(minimal, options);
   if (!run) throw std::runtime_error("the minimal scenario does not run: " + run.error());
   std::cout << reports::run_to_text(*run, minimal.description);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 #include "reports/run_output.hpp"
 #include "reports/timeline_svg.hpp"
 #include "scenarios/catalog.hpp"
@@ -45,6 +46,7 @@ scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   options.seed = args.seed;
   options.record_trace = args.trace || !args.timeline.empty();
   options.scenario_ref = args.scenario;
+  options.program = program_name();
   auto run = scenarios::run_scenario(*scenario, options);
   if (!run) throw InputError(run.error());
   if (description) *description = scenario->description;

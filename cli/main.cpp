@@ -7,11 +7,19 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
+
+// locksim_add_cli() (cmake/LocksimCli.cmake) builds this file into a user's
+// own tool under another name.
+#ifndef LOCKSIM_PROGRAM_NAME
+#define LOCKSIM_PROGRAM_NAME "locksim"
+#endif
 
 int main(int argc, char** argv) {
   using namespace locksim::cli;
-  CLI::App app{"locksim: deterministic simulation and fault injection for Redis distributed locks"};
-  app.set_version_flag("--version", std::string("locksim ") + LOCKSIM_VERSION);
+  set_program_name(LOCKSIM_PROGRAM_NAME);
+  CLI::App app{std::string(LOCKSIM_PROGRAM_NAME) + ": deterministic simulation and fault injection for Redis distributed locks"};
+  app.set_version_flag("--version", version_text(LOCKSIM_PROGRAM_NAME));
   app.require_subcommand(0, 1);
   std::map<CLI::App*, Handler> handlers;
   auto add = [&](Handler (*adder)(CLI::App&)) {

@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/live_result.hpp"
+#include "cli/version.hpp"
 #include "live/live_runner.hpp"
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
@@ -193,6 +194,7 @@ ItemResult simulate_item(const Plan& plan, std::uint64_t item) {
   options.lock_kind = pair.lock;
   options.seed = seed_of(plan, item);
   options.scenario_ref = plan.refs[pair.scenario];
+  options.program = program_name();
   auto run = scenarios::run_scenario(plan.scenarios[pair.scenario], options);
   if (!run) throw InputError(run.error());
   return {reports::run_to_json(*run).dump(), run->matched, std::nullopt};

@@ -52,3 +52,14 @@ std::optional<LockInfo> find_lock(const std::string& name);
 std::unique_ptr<Lock> make_lock(const std::string& name, Runtime& rt, const LockConfig& config);
 
 }  // namespace locksim::locks
+
+// Registers a lock when the program starts. In the lock's own .cpp, at
+// namespace scope:
+//   LockInfo my_lock_info() { ... }
+//   LOCKSIM_REGISTER_LOCK(my_lock_info);
+// and compile that file into the program (locksim_add_cli() does), so the
+// static initializer is linked in. The registry table is a function-local
+// static, so the order of static initialization does not matter.
+#define LOCKSIM_REGISTER_LOCK(info_function)                 \
+  [[maybe_unused]] static const bool locksim_registered_##info_function = \
+      ::locksim::locks::register_lock(info_function())

@@ -23,6 +23,7 @@ struct RunOptions {
   std::uint64_t seed = 1;
   bool record_trace = false;    // keep printable trace records (--trace, timelines)
   std::string scenario_ref;     // how the user named it, for the repro command
+  std::string program = "locksim";  // the tool the repro command runs (locksim_add_cli names its own)
 };
 
 struct RunSummary {

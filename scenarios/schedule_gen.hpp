@@ -10,7 +10,7 @@
 //    time, shortest fault, first target). `build_scenario` turns a draw into
 //    a valid Scenario for a lock kind, on a generated topology or on a base
 //    scenario's topology and workload. The seed-driven `draw_scenario` and
-//    the rapidcheck generators (tests/support/rc_generators.hpp) fill the
+//    the rapidcheck generators (testing/rapidcheck_generators.hpp) fill the
 //    same draw, so rapidcheck's shrinking (towards 0 and shorter vectors)
 //    moves towards fewer faults, shorter durations, earlier times and fewer
 //    clients.

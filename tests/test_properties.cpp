@@ -1,5 +1,5 @@
 // The property suite ([property]): safety properties of the locks under
-// generated fault schedules (rapidcheck, tests/support/rc_generators.hpp),
+// generated fault schedules (rapidcheck, testing/rapidcheck_generators.hpp),
 // and the converse for unsafe locks: a counterexample must be FOUND and
 // shrink to its canonical shape, so a regression that hides a bug (a checker
 // that stops seeing it, a fault that stops firing) fails CI too.
@@ -26,7 +26,7 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
-#include "tests/support/rc_generators.hpp"
+#include "testing/rapidcheck_generators.hpp"
 
 namespace {
 

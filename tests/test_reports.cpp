@@ -300,3 +300,40 @@ TEST_CASE("a write that arrives after its holder stopped believing is tied back 
   run.history.writes[1].at = at(106s);
   CHECK(count(reports::render_timeline_svg(run), "data-late-write=") == 1);
 }
+
+// --- failure evidence for a user's lock test (testing/failure_evidence) ---------
+
+#include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
+#include "testing/failure_evidence.hpp"
+
+TEST_CASE("failure evidence writes the scenario and the timeline and names the user's own tool", "[reports]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "locksim-failure-evidence-test";
+  fs::remove_all(dir);
+  const auto gc = scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(gc);
+  const auto evidence = locksim::testing::write_failure_evidence(*gc, "naive-del", 1, dir.string(), "my-locksim");
+
+  // The text: every violation with its evidence, the repro with the user's
+  // tool on the written file, and where the files are.
+  CHECK(evidence.text.find("VIOLATED wrong-owner-release") != std::string::npos);
+  CHECK(evidence.text.find("removed B's lock") != std::string::npos);
+  CHECK(evidence.text.find("repro     my-locksim run " + evidence.scenario_path + " --lock naive-del --seed 1") !=
+        std::string::npos);
+  CHECK(evidence.text.find("timeline  " + evidence.timeline_path) != std::string::npos);
+
+  // The written scenario reruns to the same violations; the timeline is SVG.
+  const auto reread = scenarios::load_scenario_file(evidence.scenario_path);
+  REQUIRE(reread);
+  scenarios::RunOptions options;
+  options.lock_kind = "naive-del";
+  auto rerun = scenarios::run_scenario(*reread, options);
+  REQUIRE(rerun);
+  CHECK(rerun->violation_kinds().count("wrong-owner-release") == 1);
+  std::ifstream svg(evidence.timeline_path);
+  std::string head(4, '\0');
+  svg.read(head.data(), 4);
+  CHECK(head == "<svg");
+  fs::remove_all(dir);
+}

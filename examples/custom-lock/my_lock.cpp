@@ -5,8 +5,10 @@
 // is written against locksim's RedisConn/Runtime interfaces only (LockBase
 // gives the retry loop and round-trip counting), so the same class runs in
 // the simulator here and against a real redis-server through locksim's
-// hiredis runtime. `register_my_lock()` adds it to locksim's registry under
-// the name "my-lock", after which every scenario can run it.
+// hiredis runtime. LOCKSIM_REGISTER_LOCK adds it to locksim's registry under
+// the name "my-lock" when the program starts, so every scenario can run it:
+// in the test binary, and in `my-locksim`, the locksim CLI this project builds
+// with locksim_add_cli() (`my-locksim run gc-pause --lock my-lock --seed 3`).
 #include <memory>
 
 #include "locks/lock_base.hpp"
@@ -44,12 +46,15 @@ class MyLock final : public LockBase {
 
 }  // namespace
 
-bool register_my_lock() {
+LockInfo my_lock_info() {
   LockInfo info;
   info.name = "my-lock";
   info.description = "SET NX PX with a random token; compare-and-delete release (our service's lock)";
   info.source = "redis.io distlock, single-instance lock";
   info.min_nodes = 1;
   info.factory = [](Runtime& rt, const LockConfig& config) { return std::make_unique<MyLock>(rt, config); };
-  return register_lock(std::move(info));
+  return info;
 }
+
+// Registered when the program starts: in the test binary and in my-locksim.
+LOCKSIM_REGISTER_LOCK(my_lock_info);

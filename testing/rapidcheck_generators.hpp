@@ -1,4 +1,7 @@
-// rapidcheck generators for fault schedules and scenario parameters.
+// rapidcheck generators for fault schedules and scenario parameters, for
+// locksim's own property suite and for a user's tests of their own lock
+// (installed with the headers, included as "testing/rapidcheck_generators.hpp";
+// header-only, so only code that includes it needs rapidcheck).
 //
 // They fill the same ScenarioDraw / FaultDraw as the seed-driven generator
 // (scenarios/schedule_gen.hpp), where 0 is every field's simplest value, so

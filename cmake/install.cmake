@@ -1,0 +1,40 @@
+# install(): the libraries, their headers, the `locksim` executable, the CLI's
+# main.cpp (for locksim_add_cli) and a CMake package, so a project can
+# `find_package(locksim)` from an installed prefix. Headers keep their
+# repository paths under include/locksim/ ("scenarios/runner.hpp").
+include(CMakePackageConfigHelpers)
+
+set_target_properties(locksim_core PROPERTIES EXPORT_NAME core)
+set_target_properties(locksim_hiredis PROPERTIES EXPORT_NAME hiredis)
+set_target_properties(locksim_live PROPERTIES EXPORT_NAME live)
+set_target_properties(locksim_cli PROPERTIES EXPORT_NAME cli)
+
+install(TARGETS locksim locksim_core locksim_hiredis locksim_live locksim_cli
+  EXPORT locksim-targets
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+foreach(dir IN ITEMS sim locks scenarios reports live cli testing)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/locksim
+    FILES_MATCHING PATTERN "*.hpp")
+endforeach()
+set(LOCKSIM_INSTALL_CLI_MAIN ${CMAKE_INSTALL_DATADIR}/locksim/main.cpp)
+install(FILES ${PROJECT_SOURCE_DIR}/cli/main.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/locksim)
+
+set(LOCKSIM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/locksim)
+install(EXPORT locksim-targets NAMESPACE locksim:: DESTINATION ${LOCKSIM_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/locksim-config.cmake.in
+  ${PROJECT_BINARY_DIR}/locksim-config.cmake
+  INSTALL_DESTINATION ${LOCKSIM_CMAKE_DIR}
+  PATH_VARS LOCKSIM_INSTALL_CLI_MAIN)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/locksim-config-version.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/locksim-config.cmake ${PROJECT_BINARY_DIR}/locksim-config-version.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/LocksimCli.cmake
+  DESTINATION ${LOCKSIM_CMAKE_DIR})
+
+# The man page and shell completions (docs/man, scripts/completion).
+install(FILES ${PROJECT_SOURCE_DIR}/docs/man/locksim.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/completion/locksim.bash
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME locksim)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/completion/_locksim
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)

@@ -1,0 +1,49 @@
+# bash completion for locksim (installed as bash-completion/completions/locksim).
+# Subcommands and options are listed here (tests/scripts/cli_conventions.sh
+# checks this list against every subcommand's --help); scenario and lock names
+# come from `locksim list --format json` at completion time.
+
+_locksim_names() {  # $1 = scenarios | locks | faults
+  "${COMP_WORDS[0]}" list --format json 2>/dev/null | awk -v want="\"$1\":" '
+    $1 == want { inside = 1; next }
+    inside && /^  \]/ { inside = 0 }
+    inside && $1 == "\"name\":" { gsub(/[",]/, "", $2); print $2 }'
+}
+
+_locksim() {
+  local cur prev sub
+  cur=${COMP_WORDS[COMP_CWORD]}
+  prev=${COMP_WORDS[COMP_CWORD-1]}
+  sub=${COMP_WORDS[1]}
+  local subcommands="list run replay sweep hunt report live"
+  if ((COMP_CWORD == 1)); then
+    mapfile -t COMPREPLY < <(compgen -W "$subcommands --help --version" -- "$cur")
+    return
+  fi
+  case $prev in
+    --lock) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names locks) all" -- "$cur"); return ;;
+    --scenario) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names scenarios) all" -- "$cur"); compopt -o default; return ;;
+    --faults|--kinds) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
+    --format) mapfile -t COMPREPLY < <(compgen -W "text json md html junit" -- "$cur"); return ;;
+    --out|--timeline|--redis-server) compopt -o default; COMPREPLY=(); return ;;
+  esac
+  local opts=""
+  case $sub in
+    list) opts="--format" ;;
+    run) opts="--lock --seed --format --trace --timeline" ;;
+    replay) opts="--format --trace --timeline" ;;
+    sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
+    hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation" ;;
+    report) opts="--format --out" ;;
+    live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote" ;;
+  esac
+  if [[ $cur == -* ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "$opts --help" -- "$cur")
+  elif [[ $sub == run || $sub == live ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names scenarios)" -- "$cur")
+    compopt -o default
+  else
+    compopt -o default; COMPREPLY=()
+  fi
+}
+complete -F _locksim locksim
