@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/run_store.hpp"
+#include "cli/terminal.hpp"
 #include "cli/version.hpp"
 #include "reports/run_output.hpp"
 #include "reports/timeline_svg.hpp"
@@ -27,6 +29,7 @@ struct RunArgs {
   std::string format = "text";
   bool trace = false;
   std::string timeline;
+  std::string store;  // --store DIR (cli/run_store.hpp)
 };
 
 void add_run_options(CLI::App& cmd, RunArgs& args) {
@@ -36,6 +39,9 @@ void add_run_options(CLI::App& cmd, RunArgs& args) {
   cmd.add_option("--format", args.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd.add_flag("--trace", args.trace, "Print the event trace");
   cmd.add_option("--timeline", args.timeline, "Write an SVG timeline of the run to this file");
+  cmd.add_option("--store", args.store,
+                 "Keep the run's result, history (JSONL), timeline, trace and verdict under DIR/<scenario>/<lock>/"
+                 "seed-<N>, with DIR/latest pointing at it");
 }
 
 scenarios::RunResult execute(const RunArgs& args, std::string* description) {
@@ -44,7 +50,7 @@ scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   scenarios::RunOptions options;
   options.lock_kind = args.lock;
   options.seed = args.seed;
-  options.record_trace = args.trace || !args.timeline.empty();
+  options.record_trace = args.trace || !args.timeline.empty() || !args.store.empty();
   options.scenario_ref = args.scenario;
   options.program = program_name();
   auto run = scenarios::run_scenario(*scenario, options);
@@ -64,12 +70,16 @@ int show(const RunArgs& args, const scenarios::RunResult& run, const std::string
   if (args.format == "json") {
     std::cout << reports::run_to_json(run).dump() << "\n";
   } else {
-    std::cout << reports::run_to_text(run, description);
+    std::cout << reports::run_to_text(run, description, stdout_style());
     if (args.trace) std::cout << "\ntrace:\n" << reports::trace_to_text(run);
   }
   if (!args.timeline.empty()) {
     write_timeline(run, args.timeline);
     if (args.format != "json") std::cout << "timeline  " << args.timeline << "\n";
+  }
+  if (!args.store.empty()) {
+    const std::string folder = store_run(args.store, run, description);
+    if (args.format != "json") std::cout << "stored    " << folder << "\n";
   }
   return run.matched ? kMatched : kUnmatched;
 }

@@ -10,11 +10,13 @@ namespace locksim::reports {
 
 namespace {
 
-std::string seconds(std::int64_t ms) {
-  std::ostringstream s;
-  s << ms / 1000 << "." << std::to_string(1000 + ms % 1000).substr(1) << "s";
-  return s.str();
+// ANSI SGR colours: red for a violation or a surprise, green for "nothing
+// went wrong", bold for headings; plain text without colour.
+std::string paint(const TextStyle& style, const std::string& text, const char* sgr) {
+  return style.colour ? std::string("\x1b[") + sgr + "m" + text + "\x1b[0m" : text;
 }
+constexpr const char* kRed = "1;31";
+constexpr const char* kGreen = "32";
 
 std::string join(const std::set<std::string>& items) {
   std::string out;
@@ -65,7 +67,7 @@ nlohmann::ordered_json run_to_json(const scenarios::RunResult& run) {
   return j;
 }
 
-std::string run_to_text(const scenarios::RunResult& run, const std::string& description) {
+std::string run_to_text(const scenarios::RunResult& run, const std::string& description, TextStyle style) {
   std::ostringstream out;
   out << "seed      " << run.seed << "\n";
   out << "scenario  " << run.scenario << (description.empty() ? "" : " — " + description) << "\n";
@@ -74,27 +76,30 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
   for (const std::string& kind : scenarios::violation_names()) {
     const auto n = std::count_if(run.violations.begin(), run.violations.end(),
                                  [&](const auto& v) { return v.kind == kind; });
-    out << "  " << (n ? "VIOLATED " : "ok       ") << kind;
+    out << "  " << (n ? paint(style, "VIOLATED", kRed) + " " : paint(style, "ok", kGreen) + "       ") << kind;
     if (n) out << " (" << n << ")";
     out << "\n";
   }
   if (!run.violations.empty()) out << "\nwhat went wrong:\n";
   int i = 0;
   for (const auto& v : run.violations) {
-    out << "  " << ++i << ". " << seconds(sim::to_ms(v.at)) << "  " << v.kind << ": " << v.detail << "\n";
+    out << "  " << ++i << ". " << sim::format_seconds(v.at.time_since_epoch()) << "  " << v.kind << ": " << v.detail << "\n";
     for (const auto& e : v.evidence) out << "       - " << e << "\n";
   }
   out << "\n";
   if (run.expected) {
     out << "expected  " << join(*run.expected) << (run.may.empty() ? "" : " (may also: " + join(run.may) + ")") << "\n";
     out << "found     " << join(found) << "\n";
-    out << "verdict   " << (run.matched ? "as expected" : "UNEXPECTED") << "\n";
+    out << "verdict   " << (run.matched ? std::string("as expected") : paint(style, "UNEXPECTED", kRed)) << "\n";
   } else {
-    out << "verdict   " << (run.matched ? "safe: no violation" : "UNSAFE: violations found (none expected)") << "\n";
+    out << "verdict   "
+        << (run.matched ? paint(style, "safe: no violation", kGreen)
+                        : paint(style, "UNSAFE: violations found (none expected)", kRed))
+        << "\n";
   }
   out << "repro     " << run.repro << "\n";
-  out << "digest    " << sim::Trace::hex(run.digest) << " (" << run.events << " events, " << run.sim_time_ms
-      << " ms simulated)\n";
+  out << "digest    " << sim::Trace::hex(run.digest) << " (" << run.events << " events, "
+      << sim::format_seconds(std::chrono::milliseconds(run.sim_time_ms)) << " simulated)\n";
   return out.str();
 }
 
@@ -102,7 +107,7 @@ std::string trace_to_text(const scenarios::RunResult& run) {
   std::ostringstream out;
   for (const auto& r : run.trace) {
     const std::string host = r.host < run.host_names.size() ? run.host_names[r.host] : "-";
-    out << "  " << seconds(sim::to_ms(r.at)) << "  #" << r.seq << "  " << host << "  " << r.kind;
+    out << "  " << sim::format_seconds(r.at.time_since_epoch()) << "  #" << r.seq << "  " << host << "  " << r.kind;
     if (!r.detail.empty()) out << "  " << r.detail;
     out << "\n";
   }

@@ -16,9 +16,15 @@ namespace locksim::reports {
 // "stats" (acquisitions, round trips, acquire latency percentiles).
 nlohmann::ordered_json run_to_json(const scenarios::RunResult& run);
 
+// How text output looks: colour (ANSI) only where a person reads it on a
+// terminal; the CLI decides (a TTY and no NO_COLOR), never the renderer.
+struct TextStyle {
+  bool colour = false;
+};
+
 // The seed first, then a verdict per property, the violations explained
 // with their evidence, the expectation, and the repro command.
-std::string run_to_text(const scenarios::RunResult& run, const std::string& description);
+std::string run_to_text(const scenarios::RunResult& run, const std::string& description, TextStyle style = {});
 
 // The event trace, one line per record: "  35.012s  A  acquired  grant 2".
 std::string trace_to_text(const scenarios::RunResult& run);

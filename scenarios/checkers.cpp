@@ -12,19 +12,20 @@ namespace {
 
 using Kind = sim::redis::KeyEvent::Kind;
 
-std::string ms(TrueInstant t) { return std::to_string(sim::to_ms(t)) + "ms"; }
+// Every moment in a violation's text reads as seconds ("35.012s").
+std::string at_text(TrueInstant t) { return sim::format_seconds(t.time_since_epoch()); }
 
 // Each property reports at most this many violations per run: the first
 // ones prove it; hundreds more of the same help nobody.
 constexpr std::size_t kMaxPerKind = 16;
 
 std::string describe(const History& h, const Belief& b) {
-  std::string s = ms(b.start) + " " + h.clients[b.client].name + " acquired (grant " + std::to_string(b.grant + 1);
+  std::string s = at_text(b.start) + " " + h.clients[b.client].name + " acquired (grant " + std::to_string(b.grant + 1);
   if (b.fencing_token) s += ", fencing token " + std::to_string(*b.fencing_token);
   s += ")";
-  if (b.end) s += "; believed until " + ms(*b.end) + " (" + b.end_reason + ")";
+  if (b.end) s += "; believed until " + at_text(*b.end) + " (" + b.end_reason + ")";
   else s += "; still believed at the end";
-  if (b.deadline) s += "; validity deadline " + ms(*b.deadline);
+  if (b.deadline) s += "; validity deadline " + at_text(*b.deadline);
   return s;
 }
 
@@ -62,7 +63,7 @@ std::vector<Violation> check_mutual_exclusion(const History& h) {
       const auto& a = h.clients[first.client].name;
       const auto& b = h.clients[second.client].name;
       out.push_back({"mutual-exclusion", second.start, {a, b},
-                     a + " and " + b + " both believed they held the lock from " + ms(second.start),
+                     a + " and " + b + " both believed they held the lock from " + at_text(second.start),
                      {describe(h, first), describe(h, second)}});
     }
   }
@@ -93,9 +94,9 @@ std::vector<Violation> check_wrong_owner_release(const History& h) {
           const char* verb = e.kind == Kind::Deleted ? "removed" : "changed";
           out.push_back({"wrong-owner-release", e.at, {culprit, owner},
                          culprit + "'s " + e.command + " " + verb + " " + owner + "'s lock on " + node_name(h, e.node),
-                         {ms(it->second.second->at) + " " + owner + " created " + e.key + " on " +
+                         {at_text(it->second.second->at) + " " + owner + " created " + e.key + " on " +
                               node_name(h, e.node) + " (" + it->second.second->command + ")",
-                          ms(e.at) + " " + culprit + " " + verb + " it (" + e.command + ")"}});
+                          at_text(e.at) + " " + culprit + " " + verb + " it (" + e.command + ")"}});
         }
         if (e.kind == Kind::Deleted) creator.erase(where);
         break;
@@ -119,9 +120,9 @@ std::vector<Violation> check_stale_write(const History& h) {
       out.push_back({"stale-write", w.at, {stale, later},
                      "storage accepted " + stale + "'s write after " + later + "'s, though " + later +
                          " acquired the lock later",
-                     {ms(latest->at) + " storage accepted " + later + "'s write " + std::to_string(latest->index) +
+                     {at_text(latest->at) + " storage accepted " + later + "'s write " + std::to_string(latest->index) +
                           " (grant " + std::to_string(latest->grant + 1) + ")" + token(*latest),
-                      ms(w.at) + " storage accepted " + stale + "'s write " + std::to_string(w.index) +
+                      at_text(w.at) + " storage accepted " + stale + "'s write " + std::to_string(w.index) +
                           " (grant " + std::to_string(w.grant + 1) + ")" + token(w)}});
     }
     if (!latest || w.grant > latest->grant) latest = &w;
@@ -173,9 +174,9 @@ std::vector<Violation> check_lock_unavailable(const History& h, sim::Duration li
       out.push_back({"lock-unavailable", std::max(stuck_from, a.start), {owner.name, waiter},
                      entry.key + " on " + node_name(h, entry.node) + " outlived " + owner.name + " by more than " +
                          sim::format_duration(liveness) + " while " + waiter + " was trying to acquire it",
-                     {ms(entry.created) + " " + owner.name + " created " + entry.key + " on " + node_name(h, entry.node),
-                      ms(*gone) + " " + owner.name + (owner.finished && *gone == *owner.finished ? " finished" : " crashed"),
-                      ms(a.start) + " " + waiter + " started trying to acquire"}});
+                     {at_text(entry.created) + " " + owner.name + " created " + entry.key + " on " + node_name(h, entry.node),
+                      at_text(*gone) + " " + owner.name + (owner.finished && *gone == *owner.finished ? " finished" : " crashed"),
+                      at_text(a.start) + " " + waiter + " started trying to acquire"}});
       break;
     }
     if (out.size() >= kMaxPerKind) break;

@@ -3,6 +3,12 @@
 
 namespace locksim::sim {
 
+std::string format_seconds(Duration since_start) {
+  const std::int64_t ms = to_ms(since_start);
+  const std::int64_t a = ms < 0 ? -ms : ms;
+  return (ms < 0 ? "-" : "") + std::to_string(a / 1000) + "." + std::to_string(1000 + a % 1000).substr(1) + "s";
+}
+
 std::string format_duration(Duration d) {
   const std::int64_t ns = d.count();
   const char* sign = ns < 0 ? "-" : "";

@@ -48,4 +48,8 @@ inline constexpr std::int64_t to_ms(LocalInstant t) { return to_ms(t.time_since_
 // "1.5s", "35s", "120ms" for humans: the shortest exact-ish rendering.
 std::string format_duration(Duration d);
 
+// "35.012s": a moment of a run in text output, always seconds with
+// millisecond digits, so every time in a verdict reads the same way.
+std::string format_seconds(Duration since_start);
+
 }  // namespace locksim::sim

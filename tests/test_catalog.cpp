@@ -6,12 +6,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
@@ -145,6 +145,52 @@ TEST_CASE("locksim run exits 2 with a located message for a bad scenario file", 
   CHECK(code == 2);
   CHECK(out.find(path + ":4: lock.ttl:") != std::string::npos);
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);  // one line
+}
+
+TEST_CASE("locksim run --store keeps the result, history, timeline, trace and verdict, with a latest link",
+          "[catalog]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "locksim-test-store";
+  fs::remove_all(dir);
+  auto [out, code] = run_cli("run gc-pause --lock naive-del --seed 2 --store " + dir.string());
+  CHECK(code == 0);
+  const fs::path run = dir / "gc-pause" / "naive-del" / "seed-2";
+  CHECK(out.find("stored    " + run.string()) != std::string::npos);
+  for (const char* name : {"result.json", "history.jsonl", "timeline.svg", "trace.txt", "verdict.txt"}) {
+    INFO(name);
+    CHECK(fs::file_size(run / name) > 0);
+  }
+  CHECK(fs::read_symlink(dir / "latest") == fs::path("gc-pause/naive-del/seed-2"));
+  // The history is JSON Lines, in time order, and ends with the run's end.
+  std::ifstream history(run / "history.jsonl");
+  std::int64_t last = -1;
+  std::string line, type;
+  int beliefs = 0;
+  while (std::getline(history, line)) {
+    const auto j = nlohmann::json::parse(line);
+    CHECK(j["at_ns"].get<std::int64_t>() >= last);
+    last = j["at_ns"].get<std::int64_t>();
+    type = j["type"].get<std::string>();
+    beliefs += type == "belief";
+  }
+  CHECK(type == "end");
+  CHECK(beliefs >= 3);  // A, B and C each believed they held the lock
+  // A second run moves `latest`.
+  std::tie(out, code) = run_cli("run baseline --lock token --store " + dir.string());
+  CHECK(fs::read_symlink(dir / "latest") == fs::path("baseline/token/seed-1"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("locksim run colours its verdict on a terminal only, and never with NO_COLOR", "[catalog]") {
+  const std::string cmd = std::string(LOCKSIM_BINARY) + " run gc-pause --lock naive-del --seed 1";
+  // `script` gives the command a pseudo-terminal, as a person's shell does.
+  const auto [tty, code] = tests::run_shell("script -qec '" + cmd + "' /dev/null");
+  CHECK(code == 0);
+  CHECK(tty.find("\x1b[1;31mVIOLATED\x1b[0m") != std::string::npos);
+  const auto [no_colour, code2] = tests::run_shell("NO_COLOR=1 script -qec '" + cmd + "' /dev/null");
+  CHECK(no_colour.find("\x1b[") == std::string::npos);
+  const auto [piped, code3] = run_cli("run gc-pause --lock naive-del --seed 1");
+  CHECK(piped.find("\x1b[") == std::string::npos);
 }
 
 // The performance guard and the digest pin, in one golden table

@@ -25,12 +25,12 @@ _locksim() {
     --scenario) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names scenarios) all" -- "$cur"); compopt -o default; return ;;
     --faults|--kinds) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
     --format) mapfile -t COMPREPLY < <(compgen -W "text json md html junit" -- "$cur"); return ;;
-    --out|--timeline|--redis-server) compopt -o default; COMPREPLY=(); return ;;
+    --out|--timeline|--redis-server|--store) compopt -o default; COMPREPLY=(); return ;;
   esac
   local opts=""
   case $sub in
     list) opts="--format" ;;
-    run) opts="--lock --seed --format --trace --timeline" ;;
+    run) opts="--lock --seed --format --trace --timeline --store" ;;
     replay) opts="--format --trace --timeline" ;;
     sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
     hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation" ;;
