@@ -1,6 +1,7 @@
 // Building a world from a scenario, running it, judging it.
 #include "scenarios/runner.hpp"
 
+#include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
 #include "scenarios/storage.hpp"
 
@@ -162,7 +163,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   r.matched = scenario.matches(lock_kind, r.violation_kinds());
   const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   r.source = ref;
-  r.repro = "locksim run " + ref + " --lock " + lock_kind + " --seed " + std::to_string(options.seed);
+  r.repro = run_repro(ref, lock_kind, options.seed);
   r.summary = {ctx.stats.attempts, ctx.stats.acquisitions, ctx.stats.gave_up, ctx.stats.round_trips,
                std::move(ctx.stats.acquire_latency_us)};
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));
