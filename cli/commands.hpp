@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "reports/numbers.hpp"
+
 namespace locksim::cli {
 
 enum ExitCode : int { kMatched = 0, kUnmatched = 1, kBadInput = 2, kInternal = 3 };
@@ -24,6 +26,16 @@ struct EnvironmentError : std::runtime_error {
 };
 
 using Handler = std::function<int()>;
+
+// An integer option read as text and checked by the one number layer
+// (reports/numbers.hpp): "-1", "" or "1.5" for --seed is an InputError
+// "run: --seed: expected an integer from 0 to ..., got \"-1\"", never a wrap.
+inline std::uint64_t option_number(const std::string& command, const std::string& option, const std::string& text,
+                                   reports::Bounds bounds = {}) {
+  auto n = reports::parse_unsigned(text, option, bounds);
+  if (!n) throw InputError(command + ": " + n.error());
+  return *n;
+}
 
 Handler add_list_command(CLI::App& app);
 Handler add_run_command(CLI::App& app);
