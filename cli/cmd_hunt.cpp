@@ -70,7 +70,7 @@ constexpr std::uint64_t kDefaultBudget = 1000;
 
 scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   const auto lock = locks::find_lock(a.lock);
-  if (!lock) throw InputError("hunt: --lock: unknown lock kind \"" + a.lock + "\" (see `locksim list`)");
+  if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
   scenarios::HuntOptions o;
   o.lock_kind = a.lock;
   o.seed = option_number("hunt", "--seed", a.seed);

@@ -73,7 +73,7 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
   }
   const auto locks = expand(o.locks, lock_names);
   for (const auto& lock : locks)
-    if (!locks::find_lock(lock)) throw InputError("sweep: unknown lock kind '" + lock + "' (see `locksim list`)");
+    if (!locks::find_lock(lock)) throw InputError("sweep: " + locks::unknown_lock_message(lock));
   for (std::size_t s = 0; s < plan.scenarios.size(); ++s) {
     for (const auto& lock : locks) {
       const auto info = locks::find_lock(lock);

@@ -992,7 +992,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   const Scenario scenario = with_nemesis_faults(given, options.seed);
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);
-  if (!info) return failure(LiveError{2, "unknown lock kind '" + lock_kind + "' (see `locksim list`)"});
+  if (!info) return failure(LiveError{2, locks::unknown_lock_message(lock_kind)});
   if (auto why = live_unsupported(scenario, *info)) return failure(LiveError{2, *why});
   if (options.time_scale_ppm < kMinTimeScalePpm || options.time_scale_ppm > kMaxTimeScalePpm)
     return failure(LiveError{2, "--time-scale must be between 0.001 and 10"});

@@ -129,7 +129,7 @@ std::set<std::string> RunResult::violation_kinds() const {
 Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunOptions& options) {
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);
-  if (!info) return failure(std::string("unknown lock kind '") + lock_kind + "' (see `locksim list`)");
+  if (!info) return failure(locks::unknown_lock_message(lock_kind));
   if (auto why = unsupported(scenario, *info)) return failure(*why);
 
   RunContext ctx(scenario, *info, options.seed);

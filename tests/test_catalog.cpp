@@ -189,6 +189,28 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
   CHECK_FALSE(std::ifstream("/tmp/locksim-test-pwned"));
 }
 
+TEST_CASE("a misspelt subcommand, option or lock kind gets a did-you-mean, exit 2, one line", "[catalog]") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"rn gc-pause", "unknown command 'rn'; did you mean 'run'?"},
+      {"run gc-pause --lok token", "unknown option '--lok'; did you mean '--lock'?"},
+      {"sweep --seed 3 --out /tmp/locksim-test-dym.jsonl", "unknown option '--seed'; did you mean '--seeds'?"},
+      {"run gc-pause --lock naivedel", "unknown lock kind 'naivedel'; did you mean 'naive-del'?"},
+      {"sweep --lock tokn --out /tmp/locksim-test-dym.jsonl", "unknown lock kind 'tokn'; did you mean 'token'?"},
+      {"hunt --lock redlok", "unknown lock kind 'redlok'; did you mean 'redlock'?"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const auto [text, code] = run_cli(args + " 2>&1");
+    CHECK(code == 2);
+    CHECK_THAT(text, Catch::StartsWith("locksim: ") && Catch::Contains(message));
+    CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  }
+  // Nothing close: no guess.
+  const auto [text, code] = run_cli("run gc-pause --lock zzzzzzzz 2>&1");
+  CHECK(code == 2);
+  CHECK_THAT(text, !Catch::Contains("did you mean"));
+}
+
 TEST_CASE("a repro line is shell-quoted: safe to paste, and replay reads it back", "[catalog]") {
   const std::string dir = "/tmp/locksim-test-quoting dir";
   std::filesystem::create_directories(dir);
