@@ -148,6 +148,17 @@ TEST_CASE("locksim run exits 2 with a located message for a bad scenario file", 
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);  // one line
 }
 
+// Each (arguments, message): locksim exits 2 with one line holding the message.
+static void check_input_errors(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const auto [text, code] = run_cli(args + " 2>&1");
+    CHECK(code == 2);
+    CHECK_THAT(text, Catch::StartsWith("locksim: ") && Catch::Contains(message));
+    CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  }
+}
+
 TEST_CASE("every bad number or option on the command line is an input error: exit 2, one line", "[catalog]") {
   const std::string out = "/tmp/locksim-test-bad-numbers.jsonl";
   const std::vector<std::pair<std::string, std::string>> cases{
@@ -179,13 +190,7 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"replay 'locksim run $(touch /tmp/locksim-test-pwned) --seed 1'", "command substitution"},
   };
   std::remove("/tmp/locksim-test-pwned");
-  for (const auto& [args, message] : cases) {
-    INFO(args);
-    const auto [text, code] = run_cli(args + " 2>&1");
-    CHECK(code == 2);
-    CHECK_THAT(text, Catch::StartsWith("locksim: ") && Catch::Contains(message));
-    CHECK(std::count(text.begin(), text.end(), '\n') == 1);
-  }
+  check_input_errors(cases);
   CHECK_FALSE(std::ifstream("/tmp/locksim-test-pwned"));
 }
 
@@ -198,13 +203,7 @@ TEST_CASE("a misspelt subcommand, option or lock kind gets a did-you-mean, exit 
       {"sweep --lock tokn --out /tmp/locksim-test-dym.jsonl", "unknown lock kind 'tokn'; did you mean 'token'?"},
       {"hunt --lock redlok", "unknown lock kind 'redlok'; did you mean 'redlock'?"},
   };
-  for (const auto& [args, message] : cases) {
-    INFO(args);
-    const auto [text, code] = run_cli(args + " 2>&1");
-    CHECK(code == 2);
-    CHECK_THAT(text, Catch::StartsWith("locksim: ") && Catch::Contains(message));
-    CHECK(std::count(text.begin(), text.end(), '\n') == 1);
-  }
+  check_input_errors(cases);
   // Nothing close: no guess.
   const auto [text, code] = run_cli("run gc-pause --lock zzzzzzzz 2>&1");
   CHECK(code == 2);
