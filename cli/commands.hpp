@@ -1,5 +1,5 @@
 // The locksim subcommands. Each adds itself to the CLI11 app and returns the
-// process exit code from its handler (DESIGN.md: 0 = every run matched its
+// process exit code from its handler (0 = every run matched its
 // expectation, 1 = a run did not, 2 = bad input or usage, 3 = internal error).
 #pragma once
 
