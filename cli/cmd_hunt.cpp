@@ -18,10 +18,12 @@
 #include <limits>
 
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
 #include "cli/version.hpp"
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/repro.hpp"
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
 
@@ -36,9 +38,9 @@ struct HuntArgs {
   std::string lock;
   std::string scenario;
   std::vector<std::string> faults;
-  std::uint64_t budget = 0;
+  std::string budget;  // read by option_number; empty = not given
   std::string time;
-  std::uint64_t seed = 1;
+  std::string seed = "1";
   std::string out;
   std::string violation;
 };
@@ -66,14 +68,17 @@ std::optional<SteadyClock::duration> time_limit(const std::string& text) {
   return std::chrono::duration_cast<SteadyClock::duration>(*d);
 }
 
-scenarios::HuntOptions hunt_options(const HuntArgs& a) {
+constexpr std::uint64_t kDefaultBudget = 1000;
+
+scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   const auto lock = locks::find_lock(a.lock);
-  if (!lock) throw InputError("hunt: --lock: unknown lock kind \"" + a.lock + "\" (see `locksim list`)");
+  if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
   scenarios::HuntOptions o;
   o.lock_kind = a.lock;
-  o.seed = a.seed;
+  o.seed = option_number("hunt", "--seed", a.seed);
   o.limits.kinds = fault_kinds(a.faults);
-  o.budget = a.budget ? a.budget : (a.time.empty() ? 1000 : std::numeric_limits<std::uint64_t>::max());
+  if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});
+  else o.budget = a.time.empty() ? kDefaultBudget : std::numeric_limits<std::uint64_t>::max();
   if (!a.violation.empty()) {
     const auto& names = scenarios::violation_names();
     if (std::find(names.begin(), names.end(), a.violation) == names.end())
@@ -120,13 +125,13 @@ class Progress {
 
 std::string hunt_command(const HuntArgs& a) {
   std::string cmd = "locksim hunt --lock " + a.lock;
-  if (!a.scenario.empty()) cmd += " --scenario " + a.scenario;
+  if (!a.scenario.empty()) cmd += " --scenario " + scenarios::shell_quote(a.scenario);
   if (!a.faults.empty()) {
     cmd += " --faults ";
     for (std::size_t i = 0; i < a.faults.size(); ++i) cmd += (i ? "," : "") + a.faults[i];
   }
   if (!a.violation.empty()) cmd += " --violation " + a.violation;
-  return cmd + " --seed " + std::to_string(a.seed);
+  return cmd + " --seed " + a.seed;  // digits only: option_number checked it
 }
 
 scenarios::Scenario named_minimal(const HuntArgs& a, const scenarios::HuntResult& r) {
@@ -159,12 +164,12 @@ int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
   options.program = program_name();
   const auto run = scenarios::run_scenario(minimal, options);
   if (!run) throw std::runtime_error("the minimal scenario does not run: " + run.error());
-  std::cout << reports::run_to_text(*run, minimal.description);
+  std::cout << reports::run_to_text(*run, minimal.description, stdout_style());
   return kUnmatched;
 }
 
-int run_hunt(const HuntArgs& a) {
-  scenarios::HuntOptions options = hunt_options(a);
+int run_hunt(const HuntArgs& a, bool budget_given) {
+  scenarios::HuntOptions options = hunt_options(a, budget_given);
   Progress progress(time_limit(a.time));
   options.keep_going = [&progress](std::uint64_t cases, bool found) { return progress.update(cases, found); };
   const scenarios::HuntResult result = scenarios::hunt(options);
@@ -184,12 +189,12 @@ Handler add_hunt_command(CLI::App& app) {
   cmd->add_option("--scenario", args->scenario, "Base scenario (catalog name or .toml): its topology and workload");
   cmd->add_option("--faults", args->faults, "Fault kinds to draw, comma separated (default: all but heal)")
       ->delimiter(',');
-  auto* budget = cmd->add_option("--budget", args->budget, "Cases to try at most (default 1000)");
+  auto* budget = cmd->add_option("--budget", args->budget, "Cases to try at most (at least 1; default 1000)");
   cmd->add_option("--time", args->time, "Search for this long instead (\"30s\", \"2m\")")->excludes(budget);
   cmd->add_option("--seed", args->seed, "Seed of the search")->capture_default_str();
   cmd->add_option("--out", args->out, "Write the minimal scenario to this .toml file");
   cmd->add_option("--violation", args->violation, "Only this violation counts (default: any)");
-  return [args] { return run_hunt(*args); };
+  return [args, budget] { return run_hunt(*args, budget->count() > 0); };
 }
 
 }  // namespace locksim::cli

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
 #include "cli/live_result.hpp"
 #include "live/live_runner.hpp"
 #include "reports/run_output.hpp"
@@ -24,7 +25,7 @@ struct LiveArgs {
   std::optional<double> time_scale;  // nullopt: the scenario's [live] time_scale, else 0.01
   std::string redis_server;
   std::string format = "text";
-  std::uint64_t seed = 1;
+  std::string seed = "1";  // read by option_number
   std::vector<std::string> redis;
   std::string prefix;
   bool allow_remote = false;
@@ -36,9 +37,19 @@ int show(const LiveArgs& args, const live::LiveRun& live, std::int64_t time_scal
     std::cout << live_run_json(live, time_scale_ppm).dump() << "\n";
   } else {
     for (const auto& n : live.notes) std::cout << "live      " << n << "\n";
-    std::cout << reports::run_to_text(live.run, description);
+    std::cout << reports::run_to_text(live.run, description, stdout_style());
   }
   return live.run.matched ? kMatched : kUnmatched;
+}
+
+// --prefix and --allow-remote only mean something with --redis, and an empty
+// prefix would put the run's keys at the top of a shared server.
+void check_redis_options(const LiveArgs& args, bool prefix_given) {
+  if (args.redis.empty() && (prefix_given || args.allow_remote))
+    throw InputError(std::string("live: ") + (prefix_given ? "--prefix" : "--allow-remote") +
+                     " is for existing servers: it needs --redis HOST:PORT");
+  if (prefix_given && args.prefix.empty())
+    throw InputError("live: --prefix must not be empty (leave it out for a fresh locksim:<random>: prefix)");
 }
 
 }  // namespace
@@ -55,15 +66,16 @@ Handler add_live_command(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "Recorded in the output (live runs are not replayable)");
   cmd->add_option("--redis", args->redis, "Existing servers HOST:PORT[,...] (one per master) instead of started ones")
       ->delimiter(',');
-  cmd->add_option("--prefix", args->prefix, "With --redis: the prefix of every key the run touches "
+  auto* prefix = cmd->add_option("--prefix", args->prefix, "With --redis: the prefix of every key the run touches "
                                             "(default locksim:<random>:)");
   cmd->add_flag("--allow-remote", args->allow_remote, "With --redis: allow non-loopback addresses");
-  return [args] {
+  return [args, prefix] {
+    check_redis_options(*args, prefix->count() > 0);
     auto scenario = scenarios::resolve_scenario(args->scenario);
     if (!scenario) throw InputError(scenario.error().to_string());
     live::LiveOptions options;
     options.lock_kind = args->lock;
-    options.seed = args->seed;
+    options.seed = option_number("live", "--seed", args->seed);
     options.time_scale_ppm = live_time_scale_ppm(*scenario, args->time_scale);
     options.redis_server = args->redis_server;
     options.scenario_ref = args->scenario;

@@ -2,18 +2,29 @@
 //
 // run prints the seed first, then a verdict per property, the violations
 // with their evidence, and the repro command (or one JSON object with
-// --format json). replay re-runs a repro command or a recorded JSON result;
-// given a recorded digest it checks the replay matches it exactly.
+// --format json; with --trace it carries the event trace too). replay
+// re-runs a repro command or a recorded JSON result (read by the run
+// record's one reader, reports/run_record.hpp); given a recorded digest it
+// checks the replay matches it exactly. A repro command is split into words
+// by wordexp(3) with WRDE_NOCMD (shell quoting is honoured, command
+// substitution refused), so the shell-quoted repro lines locksim prints
+// (scenarios/repro.hpp) read back as the words they quote. A file holding
+// several lines (a sweep) needs --line N: replaying the first silently
+// would hide which run was meant.
+#include <wordexp.h>
+
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/run_store.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
 #include "reports/run_output.hpp"
+#include "reports/run_record.hpp"
 #include "reports/timeline_svg.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
@@ -25,6 +36,7 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::string lock;
+  std::string seed_text = "1";  // read by option_number: no sign, no blank, no wrap
   std::uint64_t seed = 1;
   std::string format = "text";
   bool trace = false;
@@ -35,9 +47,9 @@ struct RunArgs {
 void add_run_options(CLI::App& cmd, RunArgs& args) {
   cmd.add_option("scenario", args.scenario, "A catalog scenario name or a scenario .toml file")->required();
   cmd.add_option("--lock", args.lock, "Lock kind (default: the scenario's [lock] kind)");
-  cmd.add_option("--seed", args.seed, "Seed of the run")->capture_default_str();
+  cmd.add_option("--seed", args.seed_text, "Seed of the run (0 to 2^64-1)")->capture_default_str();
   cmd.add_option("--format", args.format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd.add_flag("--trace", args.trace, "Print the event trace");
+  cmd.add_flag("--trace", args.trace, "Print the event trace (with --format json: a \"trace\" array)");
   cmd.add_option("--timeline", args.timeline, "Write an SVG timeline of the run to this file");
   cmd.add_option("--store", args.store,
                  "Keep the run's result, history (JSONL), timeline, trace and verdict under DIR/<scenario>/<lock>/"
@@ -66,9 +78,22 @@ void write_timeline(const scenarios::RunResult& run, const std::string& path) {
   if (!out.flush()) throw InputError(path + ": cannot write the timeline");
 }
 
+// The run's JSON object; with --trace, plus "trace": one object per record.
+nlohmann::ordered_json run_json(const RunArgs& args, const scenarios::RunResult& run) {
+  auto j = reports::to_json(reports::record_of(run));
+  if (!args.trace) return j;
+  j["trace"] = nlohmann::ordered_json::array();
+  for (const auto& r : run.trace) {
+    const std::string host = r.host < run.host_names.size() ? run.host_names[r.host] : "-";
+    j["trace"].push_back({{"at_ms", sim::to_ms(r.at)}, {"seq", r.seq}, {"host", host}, {"kind", r.kind},
+                          {"detail", r.detail}});
+  }
+  return j;
+}
+
 int show(const RunArgs& args, const scenarios::RunResult& run, const std::string& description) {
   if (args.format == "json") {
-    std::cout << reports::run_to_json(run).dump() << "\n";
+    std::cout << run_json(args, run).dump() << "\n";
   } else {
     std::cout << reports::run_to_text(run, description, stdout_style());
     if (args.trace) std::cout << "\ntrace:\n" << reports::trace_to_text(run);
@@ -86,20 +111,21 @@ int show(const RunArgs& args, const scenarios::RunResult& run, const std::string
 
 // A recorded result (a sweep line): {"scenario","lock","seed","digest",...}.
 int replay_json(const std::string& text, const RunArgs& base) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("scenario") || !j.contains("seed"))
-    throw InputError("replay: not a run result (expected a JSON object with scenario, lock, seed)");
-  if (j.contains("live"))
+  auto record = reports::parse_run_record(text, reports::RecordNeed::Identity);
+  if (!record)
+    throw InputError("replay: not a run result: " + record.error() +
+                     " (expected a JSON object with scenario, lock, seed)");
+  if (record->is_live())
     throw InputError("replay: a live run (real redis-server processes) is not deterministic and cannot be replayed; "
-                     "run it again with `" + j.value("repro", std::string("locksim live ...")) + "`");
+                     "run it again with `" + (record->repro.empty() ? "locksim live ..." : record->repro) + "`");
   RunArgs args = base;
-  args.scenario = j["scenario"].get<std::string>();
-  args.lock = j.value("lock", std::string());
-  args.seed = j["seed"].get<std::uint64_t>();
+  args.scenario = record->source;  // the catalog name or file it came from (the name when the line has none)
+  args.lock = record->lock;
+  args.seed = record->seed;
   std::string description;
   const auto run = execute(args, &description);
   const int code = show(args, run, description);
-  const std::string recorded = j.value("digest", std::string());
+  const std::string& recorded = record->digest;
   if (!recorded.empty() && recorded != sim::Trace::hex(run.digest)) {
     std::cerr << "locksim: replay diverged: recorded digest " << recorded << ", replayed "
               << sim::Trace::hex(run.digest) << "\n";
@@ -109,6 +135,77 @@ int replay_json(const std::string& text, const RunArgs& base) {
   return code;
 }
 
+std::string wordexp_problem(int code) {
+  switch (code) {
+    case WRDE_BADCHAR: return "an unquoted | & ; < > ( ) { } or newline";
+    case WRDE_CMDSUB: return "a command substitution ($(...) or `...`), which replay never runs";
+    case WRDE_BADVAL: return "an undefined shell variable";
+    case WRDE_SYNTAX: return "a shell syntax error (an unclosed quote?)";
+    default: return "out of memory";
+  }
+}
+
+// The words of a repro command as a POSIX shell would split them, without
+// running anything (WRDE_NOCMD) or expanding unset variables (WRDE_UNDEF).
+std::vector<std::string> shell_words(const std::string& text) {
+  wordexp_t w{};
+  const int code = wordexp(text.c_str(), &w, WRDE_NOCMD | WRDE_UNDEF);
+  if (code == WRDE_NOSPACE) wordfree(&w);
+  if (code != 0) throw InputError("replay: cannot read the repro command: it holds " + wordexp_problem(code));
+  std::vector<std::string> words(w.we_wordv, w.we_wordv + w.we_wordc);
+  wordfree(&w);
+  return words;
+}
+
+int replay_command(const std::string& text, const RunArgs& base) {
+  std::vector<std::string> argv = shell_words(text);
+  if (!argv.empty()) {
+    const auto tool = std::filesystem::path(argv.front()).filename();
+    if (tool == "locksim" || tool == program_name()) argv.erase(argv.begin());
+  }
+  if (!argv.empty() && argv.front() == "live")
+    throw InputError("replay: a live run (real redis-server processes) is not deterministic and cannot be "
+                     "replayed; run the command itself");
+  if (!argv.empty() && argv.front() == "run") argv.erase(argv.begin());
+  CLI::App parser{"replay"};
+  RunArgs args = base;
+  add_run_options(parser, args);
+  std::reverse(argv.begin(), argv.end());  // CLI11 parses a reversed vector
+  try {
+    parser.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    throw InputError("replay: cannot read the repro command: " + std::string(e.what()));
+  }
+  args.seed = option_number("replay", "--seed", args.seed_text);
+  std::string description;
+  const auto run = execute(args, &description);
+  return show(args, run, description);
+}
+
+bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
+// The line of a file to replay: line `wanted` (1-based), or the only
+// non-blank line. A file of several runs without --line is an input error.
+std::string line_of_file(const std::string& path, std::optional<std::uint64_t> wanted) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("replay: " + path + ": cannot read the file");
+  std::string line, chosen;
+  std::uint64_t number = 0, runs = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (wanted ? number == *wanted : !blank(line) && runs == 0) chosen = line;
+    runs += blank(line) ? 0 : 1;
+  }
+  if (wanted && (*wanted > number || blank(chosen)))
+    throw InputError("replay: " + path + ":" + std::to_string(*wanted) + ": no run on that line (the file has " +
+                     std::to_string(number) + " lines)");
+  if (!wanted && runs > 1)
+    throw InputError("replay: " + path + " holds " + std::to_string(runs) +
+                     " runs; choose one with --line N (N is the line number, as `report` and `sweep` print it)");
+  if (runs == 0) throw InputError("replay: " + path + ": the file is empty");
+  return chosen;
+}
+
 }  // namespace
 
 Handler add_run_command(CLI::App& app) {
@@ -116,6 +213,7 @@ Handler add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   add_run_options(*cmd, *args);
   return [args] {
+    args->seed = option_number("run", "--seed", args->seed_text);
     std::string description;
     const auto run = execute(*args, &description);
     return show(*args, run, description);
@@ -125,37 +223,29 @@ Handler add_run_command(CLI::App& app) {
 Handler add_replay_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "replay", "Re-run exactly: a repro command (\"locksim run gc-pause --lock token --seed 3\"), a JSON "
-                "result line, or a file holding one");
+                "result line, or a file holding them (--line N picks one of several)");
   auto repro = std::make_shared<std::string>();
+  auto line = std::make_shared<std::string>();
   auto base = std::make_shared<RunArgs>();
   cmd->add_option("repro", *repro, "The repro command, JSON result, or a file with either")->required();
+  cmd->add_option("--line", *line, "For a file of several runs (a sweep): the line to replay (1-based)");
   cmd->add_option("--format", base->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--trace", base->trace, "Print the event trace");
   cmd->add_option("--timeline", base->timeline, "Write an SVG timeline of the run to this file");
-  return [repro, base] {
+  return [repro, line, base] {
+    std::optional<std::uint64_t> wanted;
+    if (!line->empty()) wanted = option_number("replay", "--line", *line, {1, reports::Bounds{}.max});
     std::string text = *repro;
-    if (std::ifstream file(text); file && text.find(' ') == std::string::npos && text.front() != '{') {
-      std::getline(file, text);
+    std::error_code ec;
+    if (!text.empty() && text.front() != '{' && std::filesystem::is_regular_file(text, ec)) {
+      text = line_of_file(text, wanted);
+    } else if (wanted) {
+      throw InputError("replay: --line is for a file of runs; \"" + *repro + "\" is not a file");
     }
-    if (!text.empty() && text.front() == '{') return replay_json(text, *base);
-    // A repro command: parse it with the same options as `run`.
-    std::istringstream words(text);
-    std::vector<std::string> argv;
-    for (std::string w; words >> w;) argv.push_back(w);
-    if (!argv.empty() && argv.front() == "locksim") argv.erase(argv.begin());
-    if (!argv.empty() && argv.front() == "run") argv.erase(argv.begin());
-    CLI::App parser{"replay"};
-    RunArgs args = *base;
-    add_run_options(parser, args);
-    std::reverse(argv.begin(), argv.end());  // CLI11 parses a reversed vector
-    try {
-      parser.parse(argv);
-    } catch (const CLI::ParseError& e) {
-      throw InputError("replay: cannot read the repro command: " + std::string(e.what()));
-    }
-    std::string description;
-    const auto run = execute(args, &description);
-    return show(args, run, description);
+    if (blank(text)) throw InputError("replay: nothing to replay (give a repro command, a JSON result or a file)");
+    if (text.find_first_not_of(" \t") != std::string::npos && text[text.find_first_not_of(" \t")] == '{')
+      return replay_json(text, *base);
+    return replay_command(text, *base);
   };
 }
 

@@ -5,7 +5,9 @@
 // `--live` (cli/sweep.hpp) runs each scenario × lock against real
 // redis-server processes, one at a time, one run per cell unless --seeds
 // says otherwise; `--time-scale` and `--redis-server` are `live`'s options.
+#include <algorithm>
 #include <csignal>
+#include <limits>
 #include <iostream>
 #include <thread>
 #include <unistd.h>
@@ -19,15 +21,33 @@ namespace {
 
 void on_stop_signal(int) { request_sweep_stop(); }
 
+// "K/N": two plain integers around one slash (the number layer reads each:
+// no blanks, no signs, N at most 2^32-1), 1 <= K <= N.
 void parse_shard(const std::string& text, SweepOptions& o) {
   const auto slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    o.shard_index = static_cast<unsigned>(std::stoul(text.substr(0, slash)));
-    o.shard_count = static_cast<unsigned>(std::stoul(text.substr(slash + 1)));
-  } catch (const std::exception&) {
-    throw InputError("sweep: --shard " + text + ": expected K/N, e.g. 2/8");
-  }
+  if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos)
+    throw InputError("sweep: --shard \"" + text + "\": expected K/N, e.g. 2/8");
+  const reports::Bounds shard_bounds{1, std::numeric_limits<unsigned>::max()};
+  o.shard_index = static_cast<unsigned>(option_number("sweep", "--shard K", text.substr(0, slash), shard_bounds));
+  o.shard_count = static_cast<unsigned>(option_number("sweep", "--shard N", text.substr(slash + 1), shard_bounds));
+  if (o.shard_index > o.shard_count)
+    throw InputError("sweep: --shard \"" + text + "\": K must be at most N (shards are 1/N to N/N)");
+}
+
+// The integer options, read as text by the one number layer; an option not
+// given keeps SweepOptions' value (and --live's defaults).
+struct SweepNumbers {
+  std::string seeds, seed_start, jobs;
+  CLI::Option* seeds_option = nullptr;
+  CLI::Option* seed_start_option = nullptr;
+  CLI::Option* jobs_option = nullptr;
+};
+
+void read_numbers(const SweepNumbers& n, SweepOptions& o) {
+  constexpr std::uint64_t kMaxSeed = reports::Bounds{}.max;
+  if (n.seeds_option->count()) o.seeds = option_number("sweep", "--seeds", n.seeds, {1, kMaxSeed});
+  if (n.seed_start_option->count()) o.seed_start = option_number("sweep", "--seed-start", n.seed_start);
+  if (n.jobs_option->count()) o.jobs = static_cast<unsigned>(option_number("sweep", "--jobs", n.jobs, {1, kMaxJobs}));
 }
 
 }  // namespace
@@ -37,16 +57,17 @@ Handler add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto shard = std::make_shared<std::string>("1/1");
   auto quiet = std::make_shared<bool>(false);
-  const unsigned default_jobs = std::max(1u, std::thread::hardware_concurrency());
-  o->jobs = default_jobs;
+  auto numbers = std::make_shared<SweepNumbers>();
+  o->jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
   cmd->add_option("--scenario", o->scenarios, "Catalog names, .toml files, or all (repeat or comma-separate)")
       ->capture_default_str();
   cmd->add_option("--lock", o->locks, "Lock kinds or all (repeat or comma-separate)")->capture_default_str();
-  auto* seeds = cmd->add_option("--seeds", o->seeds, "Seeds per scenario x lock (--live: runs per cell, default 1)")
-                    ->capture_default_str();
-  cmd->add_option("--seed-start", o->seed_start, "First seed")->capture_default_str();
-  auto* jobs = cmd->add_option("--jobs", o->jobs, "Parallel worlds (threads); --live runs one at a time")
-                   ->capture_default_str();
+  numbers->seeds_option =
+      cmd->add_option("--seeds", numbers->seeds, "Seeds per scenario x lock (default 100; --live: runs per cell, default 1)");
+  numbers->seed_start_option = cmd->add_option("--seed-start", numbers->seed_start, "First seed (default 1)");
+  numbers->jobs_option = cmd->add_option("--jobs", numbers->jobs,
+                  "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) +
+                      "; default: the cores); --live runs one at a time");
   cmd->add_option("--shard", *shard, "Run shard K of N (1-based), e.g. 2/8")->capture_default_str();
   cmd->add_option("--out", o->out, "Output JSONL file (- for stdout)")->required();
   cmd->add_flag("--resume", o->resume, "Continue a partial output file");
@@ -55,12 +76,12 @@ Handler add_sweep_command(CLI::App& app) {
   cmd->add_option("--time-scale", o->time_scale,
                   "--live: real seconds per scenario second (default: each scenario's [live] time_scale, else 0.01)");
   cmd->add_option("--redis-server", o->redis_server, "--live: the redis-server binary (default: found on PATH)");
-  return [o, shard, quiet, seeds, jobs]() -> int {
+  return [o, shard, quiet, numbers]() -> int {
     parse_shard(*shard, *o);
     if (!o->live && (o->time_scale || !o->redis_server.empty()))
       throw InputError("sweep: --time-scale and --redis-server need --live");
-    if (o->live && seeds->count() == 0) o->seeds = 1;
-    if (o->live && jobs->count() == 0) o->jobs = 1;
+    if (o->live) o->seeds = 1, o->jobs = 1;  // --live defaults: one run per cell, one at a time
+    read_numbers(*numbers, *o);
     o->progress = !*quiet && isatty(STDERR_FILENO) && o->out != "-";
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);

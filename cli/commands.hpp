@@ -1,5 +1,5 @@
 // The locksim subcommands. Each adds itself to the CLI11 app and returns the
-// process exit code from its handler (DESIGN.md: 0 = every run matched its
+// process exit code from its handler (0 = every run matched its
 // expectation, 1 = a run did not, 2 = bad input or usage, 3 = internal error).
 #pragma once
 
@@ -7,6 +7,8 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+
+#include "reports/numbers.hpp"
 
 namespace locksim::cli {
 
@@ -24,6 +26,16 @@ struct EnvironmentError : std::runtime_error {
 };
 
 using Handler = std::function<int()>;
+
+// An integer option read as text and checked by the one number layer
+// (reports/numbers.hpp): "-1", "" or "1.5" for --seed is an InputError
+// "run: --seed: expected an integer from 0 to ..., got \"-1\"", never a wrap.
+inline std::uint64_t option_number(const std::string& command, const std::string& option, const std::string& text,
+                                   reports::Bounds bounds = {}) {
+  auto n = reports::parse_unsigned(text, option, bounds);
+  if (!n) throw InputError(command + ": " + n.error());
+  return *n;
+}
 
 Handler add_list_command(CLI::App& app);
 Handler add_run_command(CLI::App& app);

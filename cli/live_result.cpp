@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "cli/commands.hpp"
-#include "reports/run_output.hpp"
+#include "scenarios/repro.hpp"
 
 namespace locksim::cli {
 
@@ -19,25 +19,32 @@ std::int64_t live_time_scale_ppm(const scenarios::Scenario& scenario, std::optio
 
 double time_scale_of(std::int64_t ppm) { return static_cast<double>(ppm) / 1e6; }
 
-nlohmann::json live_run_json(const live::LiveRun& live, std::int64_t time_scale_ppm) {
-  auto j = reports::run_to_json(live.run);
-  j["live"] = {{"time_scale", time_scale_of(time_scale_ppm)}, {"deterministic", false}, {"notes", live.notes}};
-  if (!live.key_prefix.empty()) j["live"]["key_prefix"] = live.key_prefix;
-  return j;
+reports::RunRecord live_run_record(const live::LiveRun& live, std::int64_t time_scale_ppm) {
+  reports::RunRecord r = reports::record_of(live.run);
+  r.live = reports::LiveRecord{time_scale_of(time_scale_ppm), live.notes, live.key_prefix, std::nullopt};
+  return r;
 }
 
-nlohmann::json live_skip_json(const scenarios::Scenario& scenario, const LiveSkip& skip) {
-  nlohmann::json j;
-  j["scenario"] = scenario.name;
-  j["lock"] = skip.lock;
-  j["seed"] = skip.seed;
-  j["source"] = skip.source;
-  const auto expected = scenario.expected_for(skip.lock);
-  j["expected"] = expected ? nlohmann::json(*expected) : nlohmann::json(nullptr);
-  const nlohmann::json scale = time_scale_of(skip.time_scale_ppm);
-  j["repro"] = "locksim live " + skip.source + " --lock " + skip.lock + " --time-scale " + scale.dump();
-  j["live"] = {{"time_scale", scale}, {"deterministic", false}, {"skipped", skip.reason}};
-  return j;
+nlohmann::ordered_json live_run_json(const live::LiveRun& live, std::int64_t time_scale_ppm) {
+  return reports::to_json(live_run_record(live, time_scale_ppm));
+}
+
+reports::RunRecord live_skip_record(const scenarios::Scenario& scenario, const LiveSkip& skip) {
+  reports::RunRecord r;
+  r.scenario = scenario.name;
+  r.lock = skip.lock;
+  r.seed = skip.seed;
+  r.source = skip.source;
+  r.expected = scenario.expected_for(skip.lock);
+  const double scale = time_scale_of(skip.time_scale_ppm);
+  // The scale as JSON prints it ("0.01"), the same text the "live" object holds.
+  r.repro = scenarios::live_repro(skip.source, skip.lock, nlohmann::json(scale).dump(), {}, std::nullopt);
+  r.live = reports::LiveRecord{scale, {}, "", skip.reason};
+  return r;
+}
+
+nlohmann::ordered_json live_skip_json(const scenarios::Scenario& scenario, const LiveSkip& skip) {
+  return reports::to_json(live_skip_record(scenario, skip));
 }
 
 }  // namespace locksim::cli

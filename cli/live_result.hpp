@@ -8,7 +8,8 @@
 // run fields (no violations: nothing ran):
 //   {"scenario", "lock", "seed", "source", "expected", "repro",
 //    "live": {"time_scale": F, "deterministic": false, "skipped": "why"}}
-// `locksim report` tells both from simulated runs by the "live" object.
+// Both are run records (reports/run_record.hpp: its one writer and reader);
+// `locksim report` tells them from simulated runs by the "live" object.
 //
 // The time scale: --time-scale when given, else the scenario's [live]
 // time_scale, else live mode's default 0.01.
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "live/live_runner.hpp"
+#include "reports/run_record.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace locksim::cli {
@@ -32,7 +34,8 @@ std::int64_t live_time_scale_ppm(const scenarios::Scenario& scenario, std::optio
 
 double time_scale_of(std::int64_t ppm);
 
-nlohmann::json live_run_json(const live::LiveRun& live, std::int64_t time_scale_ppm);
+reports::RunRecord live_run_record(const live::LiveRun& live, std::int64_t time_scale_ppm);
+nlohmann::ordered_json live_run_json(const live::LiveRun& live, std::int64_t time_scale_ppm);
 
 struct LiveSkip {
   std::string source;  // how the scenario was named (catalog name or file)
@@ -41,6 +44,7 @@ struct LiveSkip {
   std::int64_t time_scale_ppm = kDefaultLiveTimeScalePpm;
   std::string reason;  // run_live's exit-2 message
 };
-nlohmann::json live_skip_json(const scenarios::Scenario& scenario, const LiveSkip& skip);
+reports::RunRecord live_skip_record(const scenarios::Scenario& scenario, const LiveSkip& skip);
+nlohmann::ordered_json live_skip_json(const scenarios::Scenario& scenario, const LiveSkip& skip);
 
 }  // namespace locksim::cli

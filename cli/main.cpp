@@ -1,6 +1,7 @@
 // locksim: the command-line entry point (CLI11). Each subcommand lives in its
 // own file under cli/ and returns its exit code; this file maps usage errors
-// to exit 2 and unexpected failures to exit 3, always as one clear line.
+// to exit 2 (with "did you mean" for a misspelt subcommand or option) and
+// unexpected failures to exit 3, always as one clear line.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -8,12 +9,51 @@
 
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
+#include "sim/spelling.hpp"
 
 // locksim_add_cli() (cmake/LocksimCli.cmake) builds this file into a user's
 // own tool under another name.
 #ifndef LOCKSIM_PROGRAM_NAME
 #define LOCKSIM_PROGRAM_NAME "locksim"
 #endif
+
+namespace {
+
+// The words CLI11 could not place (its ExtrasError), from the subcommand
+// that was chosen and from the top level.
+std::vector<std::string> extras_of(CLI::App& app, CLI::App* sub) {
+  std::vector<std::string> extras = sub ? sub->remaining() : std::vector<std::string>{};
+  for (const auto& w : app.remaining()) extras.push_back(w);
+  return extras;
+}
+
+std::vector<std::string> long_option_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options())
+    for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+  return names;
+}
+
+// "locksim: unknown option '--lok'; did you mean '--lock'?" for the first
+// misspelt option or subcommand that has a close candidate, else "".
+std::string did_you_mean_line(CLI::App& app) {
+  CLI::App* sub = nullptr;
+  for (CLI::App* s : app.get_subcommands()) sub = s;
+  std::vector<std::string> commands;
+  for (const CLI::App* s : app.get_subcommands({})) commands.push_back(s->get_name());
+  for (const auto& word : extras_of(app, sub)) {
+    const bool option = word.rfind("--", 0) == 0;
+    if (!option && sub) continue;  // a stray value, not a name
+    const std::string name = option ? word.substr(0, word.find('=')) : word;
+    const auto best = locksim::sim::closest_spelling(name, option ? long_option_names(sub ? *sub : app) : commands);
+    if (best)
+      return "locksim: unknown " + std::string(option ? "option" : "command") + " '" + name + "'; did you mean '" +
+             *best + "'? (locksim " + (sub ? sub->get_name() + " " : "") + "--help)";
+  }
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace locksim::cli;
@@ -36,6 +76,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      if (const std::string line = did_you_mean_line(app); !line.empty()) {
+        std::cerr << line << "\n";
+        return kBadInput;
+      }
+    }
     const int code = app.exit(e);  // prints help/version (code 0) or the usage error
     return code == 0 ? kMatched : kBadInput;
   }

@@ -19,7 +19,9 @@
 #include "cli/version.hpp"
 #include "live/live_runner.hpp"
 #include "locks/registry.hpp"
+#include "reports/numbers.hpp"
 #include "reports/run_output.hpp"
+#include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
 
@@ -60,15 +62,19 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
   for (const auto& e : scenarios::catalog()) catalog_names.push_back(e.name);
   for (const auto& l : locks::all_locks()) lock_names.push_back(l.name);
   Plan plan{{}, {}, {}, o.seeds, o.seed_start};
+  std::map<std::string, std::string> ref_of_name;  // runs are keyed by scenario name: one source per name
   for (const auto& ref : expand(o.scenarios, catalog_names)) {
     auto s = scenarios::resolve_scenario(ref);
     if (!s) throw InputError(s.error().to_string());
+    if (auto [it, fresh] = ref_of_name.emplace(s->name, ref); !fresh)
+      throw InputError("sweep: --scenario " + it->second + " and " + ref + " are both named \"" + s->name +
+                       "\"; a sweep's runs are keyed by scenario name, so each name may come from one source only");
     plan.scenarios.push_back(std::move(*s));
     plan.refs.push_back(ref);
   }
   const auto locks = expand(o.locks, lock_names);
   for (const auto& lock : locks)
-    if (!locks::find_lock(lock)) throw InputError("sweep: unknown lock kind '" + lock + "' (see `locksim list`)");
+    if (!locks::find_lock(lock)) throw InputError("sweep: " + locks::unknown_lock_message(lock));
   for (std::size_t s = 0; s < plan.scenarios.size(); ++s) {
     for (const auto& lock : locks) {
       const auto info = locks::find_lock(lock);
@@ -81,6 +87,9 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
     }
   }
   if (plan.scenarios.empty() || plan.pairs.empty()) throw InputError("sweep: nothing to run");
+  if (!reports::checked_mul(plan.pairs.size(), plan.seeds))
+    throw InputError("sweep: --seeds " + std::to_string(plan.seeds) + " x " + std::to_string(plan.pairs.size()) +
+                     " scenario x lock pairs is more runs than 2^64");
   return plan;
 }
 
@@ -88,9 +97,12 @@ std::string run_key(const std::string& scenario, const std::string& lock, std::u
   return scenario + '\x1f' + lock + '\x1f' + std::to_string(seed);
 }
 
-// Reads the runs an earlier, interrupted sweep wrote; drops a torn last
-// line (a kill mid-write) by truncating the file after the last whole line.
-// A simulated sweep does not resume a live file, nor the other way round.
+// Reads the runs an earlier, interrupted sweep wrote (each line through the
+// run record's one reader, reports/run_record.hpp); drops a torn last line
+// (a kill mid-write) by truncating the file after the last whole line. Any
+// other bad line — garbage at the end included — is an error: resuming past
+// it would lose or repeat runs. A simulated sweep does not resume a live
+// file, nor the other way round.
 std::set<std::string> read_done(const std::string& path, bool live) {
   std::set<std::string> done;
   std::ifstream in(path, std::ios::binary);
@@ -100,15 +112,17 @@ std::set<std::string> read_done(const std::string& path, bool live) {
   int line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    const bool complete = !in.eof();
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!complete) break;  // torn tail
-    if (j.is_discarded() || !j.is_object() || !j.contains("scenario") || !j.contains("lock") || !j.contains("seed"))
-      throw InputError(path + ":" + std::to_string(line_no) + ": not a run result line; cannot resume");
-    if (j.contains("live") != live)
-      throw InputError(path + ":" + std::to_string(line_no) + ": a " + (live ? "simulated" : "live") +
-                       " run; cannot resume it " + (live ? "with" : "without") + " --live");
-    done.insert(run_key(j["scenario"].get<std::string>(), j["lock"].get<std::string>(), j["seed"].get<std::uint64_t>()));
+    const bool terminated = !in.eof();
+    if (!terminated && reports::classify_bad_line(line, terminated) == reports::LineDamage::Torn) break;
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    // Resume needs a run's identity; `report` checks the rest of each line.
+    auto record = reports::parse_run_record(line, reports::RecordNeed::Identity);
+    if (record && record->lock.empty()) record = failure(std::string("lock: missing"));
+    if (!record) throw InputError(where + "not a run result line (" + record.error() + "); cannot resume");
+    if (record->is_live() != live)
+      throw InputError(where + "a " + (live ? "simulated" : "live") + " run; cannot resume it " +
+                       (live ? "with" : "without") + " --live");
+    done.insert(run_key(record->scenario, record->lock, record->seed));
     good_bytes += line.size() + 1;
   }
   in.close();
@@ -197,7 +211,7 @@ ItemResult simulate_item(const Plan& plan, std::uint64_t item) {
   options.program = program_name();
   auto run = scenarios::run_scenario(plan.scenarios[pair.scenario], options);
   if (!run) throw InputError(run.error());
-  return {reports::run_to_json(*run).dump(), run->matched, std::nullopt};
+  return {reports::to_line(reports::record_of(*run)), run->matched, std::nullopt};
 }
 
 // One live run; nullopt when a signal interrupted it (nothing to write).
@@ -211,11 +225,11 @@ std::optional<ItemResult> live_item(const Plan& plan, std::uint64_t item, const 
   options.redis_server = o.redis_server;
   options.scenario_ref = plan.refs[pair.scenario];
   auto run = live::run_live(scenario, options);
-  if (run) return ItemResult{live_run_json(*run, options.time_scale_ppm).dump(), run->run.matched, std::nullopt};
+  if (run) return ItemResult{reports::to_line(live_run_record(*run, options.time_scale_ppm)), run->run.matched, std::nullopt};
   const live::LiveError& e = run.error();
   if (e.exit_code == kBadInput) {
     const LiveSkip skip{options.scenario_ref, pair.lock, options.seed, options.time_scale_ppm, e.message};
-    return ItemResult{live_skip_json(scenario, skip).dump(), true, scenario.name + " × " + pair.lock + ": " + e.message};
+    return ItemResult{reports::to_line(live_skip_record(scenario, skip)), true, scenario.name + " × " + pair.lock + ": " + e.message};
   }
   if (e.interrupted) return std::nullopt;
   throw EnvironmentError("sweep --live: " + scenario.name + " × " + pair.lock + ": " + e.message);
@@ -237,6 +251,11 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   if (o.shard_count == 0 || o.shard_index == 0 || o.shard_index > o.shard_count)
     throw InputError("sweep: --shard must be K/N with 1 <= K <= N");
   if (o.seeds == 0) throw InputError("sweep: --seeds must be at least 1");
+  if (o.jobs == 0 || o.jobs > kMaxJobs)
+    throw InputError("sweep: --jobs must be from 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(o.jobs));
+  if (!reports::checked_add(o.seed_start, o.seeds - 1))
+    throw InputError("sweep: --seed-start " + std::to_string(o.seed_start) + " with --seeds " + std::to_string(o.seeds) +
+                     " goes past the largest seed, 18446744073709551615");
   if (o.out.empty()) throw InputError("sweep: --out FILE.jsonl is required");
   g_stop.store(false);
   SweepSummary summary;

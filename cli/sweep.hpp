@@ -27,6 +27,10 @@
 
 namespace locksim::cli {
 
+// The most parallel worlds one sweep runs (--jobs): more threads than this
+// only add memory and contention on any machine locksim targets.
+inline constexpr unsigned kMaxJobs = 256;
+
 struct SweepOptions {
   std::vector<std::string> scenarios{"all"};  // catalog names, .toml files, or "all"
   std::vector<std::string> locks{"all"};      // lock kinds or "all"
@@ -54,7 +58,11 @@ struct SweepSummary {
 };
 
 // Throws InputError (cli/commands.hpp) for bad input: unknown scenario or
-// lock, an unreadable/unwritable file, a --resume file from another sweep,
+// lock, two scenario sources with one name (runs are keyed by scenario
+// name, lock and seed: two sources under one name would collide on
+// --resume and in `report`), --jobs outside 1..kMaxJobs, seeds past 2^64-1
+// or more runs than 2^64, an unreadable/unwritable file, a --resume file
+// from another sweep or with a bad line,
 // --live without a redis-server; EnvironmentError when a live run's server
 // failed.
 SweepSummary run_sweep(const SweepOptions& options, std::ostream& log);

@@ -26,6 +26,7 @@
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/checkers.hpp"
+#include "scenarios/repro.hpp"
 
 namespace locksim::live {
 
@@ -991,7 +992,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   const Scenario scenario = with_nemesis_faults(given, options.seed);
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);
-  if (!info) return failure(LiveError{2, "unknown lock kind '" + lock_kind + "' (see `locksim list`)"});
+  if (!info) return failure(LiveError{2, locks::unknown_lock_message(lock_kind)});
   if (auto why = live_unsupported(scenario, *info)) return failure(LiveError{2, *why});
   if (options.time_scale_ppm < kMinTimeScalePpm || options.time_scale_ppm > kMaxTimeScalePpm)
     return failure(LiveError{2, "--time-scale must be between 0.001 and 10"});
@@ -1037,10 +1038,8 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   r.expected = scenario.expected_for(lock_kind);
   r.matched = scenario.matches(lock_kind, r.violation_kinds());  // `may` counts, as in `run`
   r.source = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
-  r.repro = "locksim live " + r.source + " --lock " + lock_kind + " --time-scale " + scale_text(options.time_scale_ppm);
-  for (std::size_t i = 0; i < options.redis_endpoints.size(); ++i)
-    r.repro += (i ? "," : " --redis ") + options.redis_endpoints[i];
-  if (given.nemesis) r.repro += " --seed " + std::to_string(options.seed);
+  r.repro = scenarios::live_repro(r.source, lock_kind, scale_text(options.time_scale_ppm), options.redis_endpoints,
+                                  given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   r.summary = std::move(run.stats());
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);
   for (const auto& c : r.history.clients) r.host_names.push_back(c.name);

@@ -47,6 +47,8 @@ bool register_lock(LockInfo info);
 // Every registered lock, sorted by name (built-ins registered on first use).
 std::vector<LockInfo> all_locks();
 std::optional<LockInfo> find_lock(const std::string& name);
+// "unknown lock kind 'naivedel'; did you mean 'naive-del'? (see `locksim list`)".
+std::string unknown_lock_message(const std::string& name);
 
 // Builds the lock or nullptr if no lock of that name is registered.
 std::unique_ptr<Lock> make_lock(const std::string& name, Runtime& rt, const LockConfig& config);

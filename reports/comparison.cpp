@@ -4,13 +4,13 @@
 #include "reports/comparison.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <istream>
 #include <ostream>
 #include <sstream>
 
+#include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -32,105 +32,13 @@ std::int64_t round_3_digits(std::int64_t value) {
   return (value + scale / 2) / scale * scale;
 }
 
-// ---- reading one run object ----
+// ---- one run record, as folded ----
 
-struct RunFields {
-  std::string scenario, lock, source, digest_hex, repro;
-  std::uint64_t seed = 0, digest = 0, events = 0;
-  std::int64_t sim_time_ms = 0;
+// A run record (reports/run_record.hpp) with its violation set worked out once.
+struct FoldedRun {
+  const RunRecord& record;
   std::set<std::string> kinds;
-  std::optional<std::set<std::string>> expected;
-  std::set<std::string> may;
-  bool matched = false;
-  std::uint64_t attempts = 0, acquisitions = 0, gave_up = 0, round_trips = 0;
-  std::int64_t p50 = 0, p99 = 0;
 };
-
-std::optional<std::string> read_string(const json& j, const char* field, std::string& out) {
-  if (!j.contains(field)) return std::string(field) + ": missing";
-  if (!j[field].is_string()) return std::string(field) + ": expected a string";
-  out = j[field].get<std::string>();
-  return std::nullopt;
-}
-
-template <class Int>
-std::optional<std::string> read_int(const json& j, const char* field, Int& out, bool required = true) {
-  if (!j.contains(field)) return required ? std::optional<std::string>(std::string(field) + ": missing") : std::nullopt;
-  const json& v = j[field];
-  if (!v.is_number_integer() || (std::is_unsigned_v<Int> && !v.is_number_unsigned()))
-    return std::string(field) + ": expected a non-negative integer";
-  out = v.get<Int>();
-  return std::nullopt;
-}
-
-std::optional<std::string> read_kinds(const json& j, RunFields& f) {
-  if (!j.contains("violations")) return "violations: missing";
-  if (!j["violations"].is_array()) return "violations: expected an array";
-  int i = 0;
-  for (const json& v : j["violations"]) {
-    ++i;
-    if (!v.is_object() || !v.contains("kind") || !v["kind"].is_string())
-      return "violations[" + std::to_string(i) + "].kind: expected a string";
-    f.kinds.insert(v["kind"].get<std::string>());
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> read_expected(const json& j, RunFields& f) {
-  if (!j.contains("expected")) return "expected: missing (an array of violation kinds, or null)";
-  const json& e = j["expected"];
-  if (e.is_null()) return std::nullopt;
-  if (!e.is_array()) return "expected: expected an array of violation kinds, or null";
-  f.expected.emplace();
-  for (const json& k : e) {
-    if (!k.is_string()) return "expected: expected an array of strings";
-    f.expected->insert(k.get<std::string>());
-  }
-  if (!j.contains("may")) return std::nullopt;  // optional: violations allowed but not required
-  if (!j["may"].is_array()) return "may: expected an array of violation kinds";
-  for (const json& k : j["may"]) {
-    if (!k.is_string()) return "may: expected an array of strings";
-    f.may.insert(k.get<std::string>());
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> read_stats(const json& j, RunFields& f) {
-  if (!j.contains("stats")) return std::nullopt;  // older results carry none
-  const json& s = j["stats"];
-  if (!s.is_object()) return "stats: expected an object";
-  for (auto err : {read_int(s, "attempts", f.attempts, false), read_int(s, "acquisitions", f.acquisitions, false),
-                   read_int(s, "gave_up", f.gave_up, false), read_int(s, "round_trips", f.round_trips, false),
-                   read_int(s, "acquire_p50_us", f.p50, false), read_int(s, "acquire_p99_us", f.p99, false)})
-    if (err) return "stats." + *err;
-  return std::nullopt;
-}
-
-std::optional<std::string> read_digest(RunFields& f) {
-  const char* begin = f.digest_hex.data();
-  const char* end = begin + f.digest_hex.size();
-  auto [ptr, ec] = std::from_chars(begin, end, f.digest, 16);
-  if (f.digest_hex.empty() || ec != std::errc() || ptr != end) return "digest: expected hex digits";
-  return std::nullopt;
-}
-
-std::optional<std::string> read_fields(const json& j, RunFields& f) {
-  if (!j.is_object()) return "expected a JSON object (one run per line)";
-  for (auto err : {read_string(j, "scenario", f.scenario), read_string(j, "lock", f.lock),
-                   read_int(j, "seed", f.seed), read_string(j, "digest", f.digest_hex),
-                   read_int(j, "events", f.events), read_int(j, "sim_time_ms", f.sim_time_ms),
-                   read_string(j, "repro", f.repro)})
-    if (err) return err;
-  if (auto err = read_digest(f)) return err;
-  if (auto err = read_kinds(j, f)) return err;
-  if (auto err = read_expected(j, f)) return err;
-  if (!j.contains("matched") || !j["matched"].is_boolean()) return "matched: expected true or false";
-  f.matched = j["matched"].get<bool>();
-  f.source = f.scenario;
-  if (j.contains("source") && j["source"].is_string() && !j["source"].get<std::string>().empty())
-    f.source = j["source"].get<std::string>();
-  return read_stats(j, f);
-}
 
 // The parse callback: a violation's detail, evidence and clients are not
 // aggregated, so they are dropped while parsing (fewer allocations: about
@@ -143,47 +51,50 @@ bool skip_violation_details(int depth, json::parse_event_t event, json& parsed) 
 
 // ---- folding into a cell ----
 
-RunRef make_ref(const RunFields& f) {
-  return RunRef{f.seed, f.events, f.digest_hex, f.repro, f.kinds, f.matched};
+RunRef make_ref(const FoldedRun& f) {
+  return RunRef{f.record.seed, f.record.events, f.record.digest, f.record.repro, f.kinds, f.record.matched};
 }
 
-void keep_minimal(Cell& cell, const RunFields& f) {
+void keep_minimal(Cell& cell, const FoldedRun& f) {
   if (f.kinds.empty()) return;
   const auto& m = cell.minimal_failing;
-  if (!m || f.events < m->events || (f.events == m->events && f.seed < m->seed)) cell.minimal_failing = make_ref(f);
+  const RunRecord& r = f.record;
+  if (!m || r.events < m->events || (r.events == m->events && r.seed < m->seed)) cell.minimal_failing = make_ref(f);
 }
 
-void keep_unmatched_example(Cell& cell, const RunFields& f) {
+void keep_unmatched_example(Cell& cell, const FoldedRun& f) {
   auto& ex = cell.unmatched_examples;
-  auto pos = std::lower_bound(ex.begin(), ex.end(), f.seed, [](const RunRef& r, std::uint64_t s) { return r.seed < s; });
+  auto pos = std::lower_bound(ex.begin(), ex.end(), f.record.seed, [](const RunRef& r, std::uint64_t s) { return r.seed < s; });
   if (static_cast<std::size_t>(pos - ex.begin()) >= Cell::kMaxUnmatchedExamples) return;
   ex.insert(pos, make_ref(f));
   if (ex.size() > Cell::kMaxUnmatchedExamples) ex.pop_back();
 }
 
-void fold(Cell& cell, const RunFields& f) {
+void fold(Cell& cell, const FoldedRun& f) {
+  const RunRecord& r = f.record;
   if (cell.runs == 0) {
-    cell.source = f.source;
-    cell.expected = f.expected;
-    cell.may = f.may;
-  } else if (cell.expected != f.expected || cell.may != f.may) {
+    cell.source = r.source;
+    cell.expected = r.expected;
+    cell.may = r.may;
+  } else if (cell.expected != r.expected || cell.may != r.may) {
     cell.expected_varies = true;
   }
   ++cell.runs;
-  ++(f.matched ? cell.matched : cell.unmatched);
+  ++(r.matched ? cell.matched : cell.unmatched);
   if (!f.kinds.empty()) ++cell.runs_violated;
   for (const auto& k : f.kinds) ++cell.runs_with_kind[k];
   ++cell.outcomes[f.kinds];
   keep_minimal(cell, f);
-  if (!f.matched) keep_unmatched_example(cell, f);
+  if (!r.matched) keep_unmatched_example(cell, f);
+  const RunStats stats = r.stats.value_or(RunStats{});
   auto& p = cell.perf;
-  p.acquire_p50_us.add(f.p50);
-  p.acquire_p99_us_max = std::max(p.acquire_p99_us_max, f.p99);
-  p.attempts += f.attempts;
-  p.acquisitions += f.acquisitions;
-  p.gave_up += f.gave_up;
-  p.round_trips += f.round_trips;
-  p.sim_time_ms += f.sim_time_ms;
+  p.acquire_p50_us.add(stats.acquire_p50_us);
+  p.acquire_p99_us_max = std::max(p.acquire_p99_us_max, stats.acquire_p99_us);
+  p.attempts += stats.attempts;
+  p.acquisitions += stats.acquisitions;
+  p.gave_up += stats.gave_up;
+  p.round_trips += stats.round_trips;
+  p.sim_time_ms += r.sim_time_ms;
 }
 
 // ---- verdicts ----
@@ -327,55 +238,44 @@ std::optional<std::uint64_t> SeedIndex::insert(std::uint64_t seed, std::uint64_t
 // ---- Comparison ----
 
 Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
-  if (run.is_object() && run.contains("live")) return add_live_run(run);
-  RunFields f;
-  if (auto err = read_fields(run, f)) return bad(*err);
-  const Key key{f.scenario, f.lock};
-  if (auto previous = seen_[key].insert(f.seed, f.digest)) {
-    if (*previous != f.digest) {
+  auto record = read_run_record(run);
+  if (!record) return bad(record.error());
+  if (record->is_live()) return add_live_run(*record);
+  const RunRecord& r = *record;
+  const Key key{r.scenario, r.lock};
+  if (auto previous = seen_[key].insert(r.seed, r.digest_value)) {
+    if (*previous != r.digest_value) {
       std::ostringstream msg;
-      msg << "determinism broke: " << f.scenario << " with " << f.lock << " seed " << f.seed
-          << " was recorded twice with different digests (" << std::hex << *previous << " and " << f.digest_hex
-          << "); replay it with `" << f.repro << "`";
+      msg << "determinism broke: " << r.scenario << " with " << r.lock << " seed " << r.seed
+          << " was recorded twice with different digests (" << std::hex << *previous << " and " << r.digest
+          << "); replay it with `" << r.repro << "`";
       return failure(ReportError{ReportError::Kind::Nondeterminism, msg.str()});
     }
     ++duplicates_;
     return false;
   }
   Cell& cell = cells_[key];
-  cell.scenario = f.scenario;
-  cell.lock = f.lock;
-  fold(cell, f);
+  cell.scenario = r.scenario;
+  cell.lock = r.lock;
+  fold(cell, FoldedRun{r, r.violation_kinds()});
   ++runs_;
-  if (!f.matched) ++unmatched_runs_;
+  if (!r.matched) ++unmatched_runs_;
   return true;
 }
 
 // A live line: a run (its violation set counts) or a skip (its reason).
-Result<bool, ReportError> Comparison::add_live_run(const nlohmann::json& run) {
-  const json& live = run["live"];
-  if (!live.is_object()) return bad("live: expected an object");
-  if (!live.contains("time_scale") || !live["time_scale"].is_number()) return bad("live.time_scale: expected a number");
-  const bool skipped = live.contains("skipped");
-  if (skipped && !live["skipped"].is_string()) return bad("live.skipped: expected a string (why it was not run live)");
-  RunFields f;
-  if (skipped) {
-    for (auto err : {read_string(run, "scenario", f.scenario), read_string(run, "lock", f.lock)})
-      if (err) return bad(*err);
-  } else if (auto err = read_fields(run, f)) {
-    return bad(*err);
-  }
-  LiveCell& cell = live_cells_[{f.scenario, f.lock}];
-  cell.scenario = f.scenario;
-  cell.lock = f.lock;
+Result<bool, ReportError> Comparison::add_live_run(const RunRecord& run) {
+  LiveCell& cell = live_cells_[{run.scenario, run.lock}];
+  cell.scenario = run.scenario;
+  cell.lock = run.lock;
   ++live_lines_;
-  if (skipped) {
-    cell.skipped = live["skipped"].get<std::string>();
+  if (run.is_skip()) {
+    cell.skipped = *run.live->skipped;
     return true;
   }
   ++cell.runs;
-  ++cell.outcomes[f.kinds];
-  cell.time_scales.insert(live["time_scale"].get<double>());
+  ++cell.outcomes[run.violation_kinds()];
+  cell.time_scales.insert(run.live->time_scale);
   return true;
 }
 
@@ -522,25 +422,21 @@ LockVerdict Comparison::verdict(const std::string& lock) const {
 Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, Comparison& into,
                                      std::ostream& warnings) {
   into.add_input(name);
-  std::string line, next;
-  bool have = static_cast<bool>(std::getline(in, line));
-  for (std::size_t number = 1; have; ++number) {
-    const bool last = !std::getline(in, next);
-    if (line.find_first_not_of(" \t\r") != std::string::npos) {
-      json j = json::parse(line, skip_violation_details, false);
-      if (j.is_discarded()) {
-        if (!last) return bad(name + ":" + std::to_string(number) + ": not valid JSON");
-        warnings << "locksim: warning: " << name << ":" << number
-                 << ": skipped a truncated last line (a sweep stopped mid-write?)\n";
-        into.count_skipped_line();
-      } else if (auto added = into.add_run(j); !added) {
-        ReportError e = added.error();
-        e.message = name + ":" + std::to_string(number) + ": " + e.message;
-        return failure(std::move(e));
-      }
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    const bool terminated = !in.eof();  // getline stopped at a newline, not at the end
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j = json::parse(line, skip_violation_details, false);
+    const std::string where = name + ":" + std::to_string(number) + ": ";
+    if (j.is_discarded()) {
+      if (classify_bad_line(line, terminated) == LineDamage::Garbage) return bad(where + "not valid JSON");
+      warnings << "locksim: warning: " << where << "skipped a truncated last line (a sweep stopped mid-write?)\n";
+      into.count_skipped_line();
+    } else if (auto added = into.add_run(j); !added) {
+      ReportError e = added.error();
+      e.message = where + e.message;
+      return failure(std::move(e));
     }
-    if (last) break;
-    line.swap(next);
   }
   if (in.bad()) return bad(name + ":0: read error");
   return true;

@@ -40,6 +40,8 @@
 
 namespace locksim::reports {
 
+struct RunRecord;  // reports/run_record.hpp
+
 // Quantiles of a stream of non-negative integers in bounded memory: each
 // value is kept rounded to three significant digits (relative error under
 // 0.5%), so at most ~900 buckets per decade exist whatever the run count.
@@ -194,7 +196,7 @@ class Comparison {
 
  private:
   std::string conditions_text(const std::vector<std::string>& scenarios) const;
-  Result<bool, ReportError> add_live_run(const nlohmann::json& run);
+  Result<bool, ReportError> add_live_run(const RunRecord& run);
 
   std::map<Key, Cell> cells_;
   std::map<Key, LiveCell> live_cells_;
@@ -207,9 +209,11 @@ class Comparison {
   std::uint64_t skipped_lines_ = 0;
 };
 
-// Reads JSONL into the comparison. Blank lines are ignored; an unparsable
-// last line (a sweep killed mid-write) is skipped with a warning written to
-// `warnings`; any other bad line is a BadInput error "name:line: ...".
+// Reads JSONL into the comparison. Blank lines are ignored; a torn last line
+// (a sweep killed mid-write: the start of an object, with no newline after
+// it; reports/run_record.hpp classify_bad_line) is skipped with a warning
+// written to `warnings`; any other bad line — garbage at the end included —
+// is a BadInput error "name:line: ...".
 Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, Comparison& into,
                                      std::ostream& warnings);
 Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& into, std::ostream& warnings);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reports/run_record.hpp"
 #include "sim/trace.hpp"
 
 namespace locksim::reports {
@@ -33,39 +34,7 @@ std::int64_t percentile(std::vector<std::int64_t> values, int p) {
   return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
-nlohmann::ordered_json run_to_json(const scenarios::RunResult& run) {
-  nlohmann::ordered_json j;
-  j["scenario"] = run.scenario;
-  j["lock"] = run.lock;
-  j["seed"] = run.seed;
-  j["digest"] = sim::Trace::hex(run.digest);
-  j["events"] = run.events;
-  j["sim_time_ms"] = run.sim_time_ms;
-  j["violations"] = nlohmann::ordered_json::array();
-  for (const auto& v : run.violations) {
-    nlohmann::ordered_json jv;
-    jv["kind"] = v.kind;
-    jv["at_ms"] = sim::to_ms(v.at);
-    jv["clients"] = v.clients;
-    jv["detail"] = v.detail;
-    jv["evidence"] = v.evidence;
-    j["violations"].push_back(jv);
-  }
-  if (run.expected) j["expected"] = std::vector<std::string>(run.expected->begin(), run.expected->end());
-  else j["expected"] = nullptr;
-  if (!run.may.empty()) j["may"] = std::vector<std::string>(run.may.begin(), run.may.end());
-  j["matched"] = run.matched;
-  j["repro"] = run.repro;
-  j["source"] = run.source;
-  const auto& s = run.summary;
-  j["stats"] = {{"attempts", s.attempts},
-                {"acquisitions", s.acquisitions},
-                {"gave_up", s.gave_up},
-                {"round_trips", s.round_trips},
-                {"acquire_p50_us", percentile(s.acquire_latency_us, 50)},
-                {"acquire_p99_us", percentile(s.acquire_latency_us, 99)}};
-  return j;
-}
+nlohmann::ordered_json run_to_json(const scenarios::RunResult& run) { return to_json(record_of(run)); }
 
 std::string run_to_text(const scenarios::RunResult& run, const std::string& description, TextStyle style) {
   std::ostringstream out;

@@ -1,6 +1,6 @@
-// How one run is shown: the JSON object of DESIGN.md's CLI contract (other
-// tools parse it: keys and meanings are fixed; we only add keys) and the
-// human text verdict of `locksim run`.
+// How one run is shown: its JSON object (the run record of
+// reports/run_record.hpp: other tools parse it, keys are only ever added)
+// and the human text verdict of `locksim run`.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,10 +10,8 @@
 
 namespace locksim::reports {
 
-// {"scenario","lock","seed","digest","events","sim_time_ms","violations",
-//  "expected","matched","repro"} plus two additions: "source" (the catalog
-// name or scenario file the run came from, so a report can re-run it) and
-// "stats" (acquisitions, round trips, acquire latency percentiles).
+// The run's JSON object: to_json(record_of(run)) (reports/run_record.hpp
+// has the fields, the one writer and the one reader).
 nlohmann::ordered_json run_to_json(const scenarios::RunResult& run);
 
 // How text output looks: colour (ANSI) only where a person reads it on a

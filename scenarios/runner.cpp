@@ -1,6 +1,7 @@
 // Building a world from a scenario, running it, judging it.
 #include "scenarios/runner.hpp"
 
+#include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
 #include "scenarios/storage.hpp"
 
@@ -128,7 +129,7 @@ std::set<std::string> RunResult::violation_kinds() const {
 Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunOptions& options) {
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);
-  if (!info) return failure(std::string("unknown lock kind '") + lock_kind + "' (see `locksim list`)");
+  if (!info) return failure(locks::unknown_lock_message(lock_kind));
   if (auto why = unsupported(scenario, *info)) return failure(*why);
 
   RunContext ctx(scenario, *info, options.seed);
@@ -162,7 +163,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   r.matched = scenario.matches(lock_kind, r.violation_kinds());
   const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   r.source = ref;
-  r.repro = options.program + " run " + ref + " --lock " + lock_kind + " --seed " + std::to_string(options.seed);
+  r.repro = run_repro(ref, lock_kind, options.seed, options.program);
   r.summary = {ctx.stats.attempts, ctx.stats.acquisitions, ctx.stats.gave_up, ctx.stats.round_trips,
                std::move(ctx.stats.acquire_latency_us)};
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));

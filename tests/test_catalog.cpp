@@ -193,6 +193,140 @@ TEST_CASE("locksim run colours its verdict on a terminal only, and never with NO
   CHECK(piped.find("\x1b[") == std::string::npos);
 }
 
+// Each (arguments, message): locksim exits 2 with one line holding the message.
+static void check_input_errors(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const auto [text, code] = run_cli(args + " 2>&1");
+    CHECK(code == 2);
+    CHECK_THAT(text, Catch::StartsWith("locksim: ") && Catch::Contains(message));
+    CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  }
+}
+
+TEST_CASE("every bad number or option on the command line is an input error: exit 2, one line", "[catalog]") {
+  const std::string out = "/tmp/locksim-test-bad-numbers.jsonl";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"run gc-pause --seed -1", "--seed: expected an integer from 0 to 18446744073709551615"},
+      {"run gc-pause --seed ''", "--seed: expected an integer"},
+      {"run gc-pause --seed 18446744073709551616", "--seed: expected an integer"},
+      {"sweep --seeds -1 --out " + out, "--seeds: expected an integer from 1"},
+      {"sweep --seeds 18446744073709551616 --out " + out, "--seeds: expected an integer"},
+      {"sweep --seeds 9223372036854775808 --lock token,fenced --scenario gc-pause --out " + out, "more runs than 2^64"},
+      {"sweep --seed-start 18446744073709551615 --seeds 2 --out " + out, "goes past the largest seed"},
+      {"sweep --jobs 0 --out " + out, "--jobs: expected an integer from 1 to 256"},
+      {"sweep --jobs 2000 --out " + out, "--jobs: expected an integer from 1 to 256"},
+      {"sweep --shard 1/2x --out " + out, "--shard N: expected an integer"},
+      {"sweep --shard '1 /2' --out " + out, "--shard K: expected an integer"},
+      {"sweep --shard 1/4294967297 --out " + out, "--shard N: expected an integer from 1 to 4294967295"},
+      {"sweep --shard 3/2 --out " + out, "K must be at most N"},
+      {"hunt --lock token --budget -1", "--budget: expected an integer from 1"},
+      {"hunt --lock token --budget 0", "--budget: expected an integer from 1"},
+      {"live gc-pause --prefix ''", "--prefix is for existing servers"},
+      {"live gc-pause --prefix mine:", "--prefix is for existing servers"},
+      {"live gc-pause --allow-remote", "--allow-remote is for existing servers"},
+      {"live gc-pause --redis 127.0.0.1:1 --prefix ''", "--prefix must not be empty"},
+      {"replay '{\"scenario\":5,\"seed\":1}'", "scenario: expected a string"},
+      {"replay '{\"scenario\":\"gc-pause\",\"seed\":\"1\"}'", "seed: expected a non-negative integer"},
+      {"replay '{\"scenario\":\"gc-pause\",\"seed\":1.9}'", "seed: expected a non-negative integer"},
+      {"replay '{\"scenario\":\"gc-pause\",\"seed\":1,\"lock\":3}'", "lock: expected a string"},
+      {"replay '{\"scenario\":\"gc-pause\",\"seed\":1,\"digest\":7}'", "digest: expected a string"},
+      {"replay 'locksim run gc-pause --seed -1'", "--seed: expected an integer"},
+      {"replay 'locksim run $(touch /tmp/locksim-test-pwned) --seed 1'", "command substitution"},
+  };
+  std::remove("/tmp/locksim-test-pwned");
+  check_input_errors(cases);
+  CHECK_FALSE(std::ifstream("/tmp/locksim-test-pwned"));
+}
+
+TEST_CASE("a misspelt subcommand, option or lock kind gets a did-you-mean, exit 2, one line", "[catalog]") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"rn gc-pause", "unknown command 'rn'; did you mean 'run'?"},
+      {"run gc-pause --lok token", "unknown option '--lok'; did you mean '--lock'?"},
+      {"sweep --seed 3 --out /tmp/locksim-test-dym.jsonl", "unknown option '--seed'; did you mean '--seeds'?"},
+      {"run gc-pause --lock naivedel", "unknown lock kind 'naivedel'; did you mean 'naive-del'?"},
+      {"sweep --lock tokn --out /tmp/locksim-test-dym.jsonl", "unknown lock kind 'tokn'; did you mean 'token'?"},
+      {"hunt --lock redlok", "unknown lock kind 'redlok'; did you mean 'redlock'?"},
+  };
+  check_input_errors(cases);
+  // Nothing close: no guess.
+  const auto [text, code] = run_cli("run gc-pause --lock zzzzzzzz 2>&1");
+  CHECK(code == 2);
+  CHECK_THAT(text, !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("a repro line is shell-quoted: safe to paste, and replay reads it back", "[catalog]") {
+  const std::string dir = "/tmp/locksim-test-quoting dir";
+  std::filesystem::create_directories(dir);
+  const std::string body = "name = \"quoting\"\nduration = \"5s\"\n[lock]\nkind = \"token\"\nttl = \"10s\"\n"
+                           "[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+  std::ofstream(dir + "/inj$(touch pwned).toml") << body;
+  std::ofstream(dir + "/it's here.toml") << body;
+  for (const std::string name : {"inj$(touch pwned).toml", "it's here.toml"}) {
+    INFO(name);
+    // run in the directory, the file named as a shell word (single-quoted, ' as '\'').
+    std::string quoted = "'";
+    for (char c : name) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted += "'";
+    const std::string cd = "cd '" + dir + "' && ";
+    auto [json_text, code] = tests::run_shell(cd + LOCKSIM_BINARY + " run " + quoted + " --format json");
+    REQUIRE(code == 0);
+    const auto j = nlohmann::json::parse(json_text);
+    const std::string repro = j["repro"].get<std::string>();
+    CHECK(repro == "locksim run " + quoted + " --lock token --seed 1");
+    // Pasted into a shell (locksim on PATH): runs the same scenario, runs nothing else.
+    const std::string bin_dir = std::filesystem::path(LOCKSIM_BINARY).parent_path().string();
+    auto [pasted, pasted_code] = tests::run_shell(cd + "PATH='" + bin_dir + "':$PATH " + repro);
+    CHECK(pasted_code == 0);
+    CHECK_THAT(pasted, Catch::Contains("digest    " + j["digest"].get<std::string>()));
+    CHECK_FALSE(std::filesystem::exists(dir + "/pwned"));
+    // replay of the repro line and of the JSON line: same digest.
+    std::string escaped_repro;
+    for (char c : repro) escaped_repro += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    auto [replayed, replay_code] = tests::run_shell(cd + LOCKSIM_BINARY + " replay '" + escaped_repro + "'");
+    CHECK(replay_code == 0);
+    CHECK_THAT(replayed, Catch::Contains("digest    " + j["digest"].get<std::string>()));
+    std::ofstream(dir + "/line.jsonl") << json_text;
+    auto [from_json, json_code] = tests::run_shell(cd + LOCKSIM_BINARY + " replay line.jsonl");
+    CHECK(json_code == 0);
+    CHECK_THAT(from_json, Catch::Contains("replay    digest matches the recording"));
+  }
+}
+
+TEST_CASE("replay of a file of several runs asks for --line and replays the line asked for", "[catalog]") {
+  const std::string path = "/tmp/locksim-test-replay-lines.jsonl";
+  {
+    std::ofstream out(path);
+    for (int seed : {1, 2, 3}) out << run_cli("run gc-pause --lock token --seed " + std::to_string(seed) + " --format json").first;
+  }
+  auto [text, code] = run_cli("replay " + path + " 2>&1");
+  CHECK(code == 2);
+  CHECK_THAT(text, Catch::Contains("holds 3 runs; choose one with --line N"));
+  std::tie(text, code) = run_cli("replay " + path + " --line 2");
+  CHECK(code == 0);
+  CHECK_THAT(text, Catch::StartsWith("seed      2\n") && Catch::Contains("digest matches the recording"));
+  std::tie(text, code) = run_cli("replay " + path + " --line 9 2>&1");
+  CHECK(code == 2);
+  CHECK_THAT(text, Catch::Contains(path + ":9: no run on that line"));
+  std::tie(text, code) = run_cli("replay 'locksim run gc-pause' --line 1 2>&1");
+  CHECK(code == 2);
+}
+
+TEST_CASE("run --trace --format json carries the event trace", "[catalog]") {
+  auto [text, code] = run_cli("run gc-pause --lock naive-del --seed 1 --trace --format json");
+  CHECK(code == 0);
+  const auto j = nlohmann::ordered_json::parse(text);
+  REQUIRE(j.contains("trace"));
+  REQUIRE(j["trace"].size() > 10);
+  const auto& first = j["trace"][0];
+  for (const char* key : {"at_ms", "seq", "host", "kind", "detail"}) CHECK(first.contains(key));
+  auto [plain, plain_code] = run_cli("run gc-pause --lock naive-del --seed 1 --format json");
+  CHECK_FALSE(nlohmann::json::parse(plain).contains("trace"));
+  auto without = j;
+  without.erase("trace");
+  CHECK(without.dump() + "\n" == plain);  // the trace is an addition; the digest does not change
+}
+
 // The performance guard and the digest pin, in one golden table
 // (tests/golden/perf-budget.json): for every catalog scenario x listed lock
 // at seed 1, the digest and event count must be exactly as recorded (a

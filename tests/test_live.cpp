@@ -613,7 +613,7 @@ TEST_CASE("sweep --live writes live's JSON lines, a skip line with the reason, a
   std::tie(out, code) = run_cli("sweep --live" + cells + " --quiet --resume --out " + live);
   CHECK(code == 0);
   CHECK_THAT(out, Catch::Contains("0 runs written") && Catch::Contains("2 resumed"));
-  std::tie(out, code) = run_cli("replay " + live);
+  std::tie(out, code) = run_cli("replay " + live + " --line 1");  // two lines: replay asks which
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("not deterministic and cannot be replayed") &&
                       Catch::Contains("locksim live baseline --lock token --time-scale 0.01"));

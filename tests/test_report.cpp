@@ -17,7 +17,9 @@
 
 #include "reports/comparison.hpp"
 #include "reports/report.hpp"
+#include "reports/numbers.hpp"
 #include "reports/run_output.hpp"
+#include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
 
@@ -328,6 +330,21 @@ TEST_CASE("a truncated last line is skipped with a warning", "[report]") {
   CHECK_THAT(warnings, Catch::Contains("sweep.jsonl:2") && Catch::Contains("truncated"));
 }
 
+TEST_CASE("a garbage last line is an error, never taken for a truncated one", "[report]") {
+  const std::string good = line(Line().with_seed(1)) + "\n";
+  // Torn: the start of an object, no newline after it. Anything else is garbage.
+  for (const std::string& bad : {std::string("garbage\n"), std::string("garbage"), std::string("{\"scenario\": \n"),
+                                std::string("[1, 2")}) {
+    INFO(bad);
+    Comparison c;
+    std::string warnings;
+    auto r = read(good + bad, c, &warnings);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "sweep.jsonl:2: not valid JSON");
+    CHECK(warnings.empty());
+  }
+}
+
 TEST_CASE("a malformed line before the last is an error naming the file and line", "[report]") {
   Comparison c;
   auto r = read(line(Line().with_seed(1)) + "\n{\"scenario\": \n" + line(Line().with_seed(2)) + "\n", c);
@@ -348,6 +365,89 @@ TEST_CASE("a run object without a required field is an error naming the field", 
   r = read(j.dump() + "\n", c);
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("seed:"));
+}
+
+TEST_CASE("a run record reads back to the same line, simulated, live or skipped", "[report]") {
+  auto scenario = scenarios::resolve_scenario("gc-pause");
+  REQUIRE(scenario);
+  scenarios::RunOptions options;
+  options.lock_kind = "naive-del";
+  options.seed = 3;
+  auto run = scenarios::run_scenario(*scenario, options);
+  REQUIRE(run);
+  reports::RunRecord record = reports::record_of(*run);
+  const std::string text = reports::to_line(record);
+  CHECK(text == reports::run_to_json(*run).dump());
+  auto back = reports::parse_run_record(text);
+  REQUIRE(back);
+  CHECK(reports::to_line(*back) == text);
+  CHECK(back->violation_kinds() == run->violation_kinds());
+  CHECK(back->digest_value == run->digest);
+  record.live = reports::LiveRecord{0.05, {"a note"}, "locksim:abc:", std::nullopt};
+  back = reports::parse_run_record(reports::to_line(record));
+  REQUIRE(back);
+  CHECK(back->is_live());
+  CHECK(reports::to_line(*back) == reports::to_line(record));
+  record.live->skipped = "delay faults have no live counterpart";
+  const json skip = json::parse(reports::to_line(record));
+  CHECK_FALSE(skip.contains("digest"));
+  CHECK(skip["live"]["skipped"] == "delay faults have no live counterpart");
+  back = reports::read_run_record(skip);
+  REQUIRE(back);
+  CHECK(back->is_skip());
+  CHECK(reports::to_line(*back) == skip.dump());
+}
+
+TEST_CASE("a run record with a number of the wrong kind is an error naming the field", "[report]") {
+  const json good = json::parse(line(Line()));
+  struct Case {
+    const char* field;
+    json value;
+    const char* message;
+  };
+  const std::vector<Case> cases{
+      {"seed", 1.9, "seed: expected a non-negative integer"},
+      {"seed", -1, "seed: expected a non-negative integer"},
+      {"seed", "1", "seed: expected a non-negative integer"},
+      {"seed", json::parse("18446744073709551616"), "seed: expected a non-negative integer"},
+      {"events", 2.5, "events: expected a non-negative integer"},
+      {"sim_time_ms", json::parse("9223372036854775808"), "sim_time_ms: expected an integer"},
+      {"scenario", 5, "scenario: expected a string"},
+      {"lock", 3, "lock: expected a string"},
+      {"digest", 3, "digest: expected a string"},
+      {"digest", "xyz", "digest: expected hex digits"},
+  };
+  for (const auto& c : cases) {
+    json j = good;
+    j[c.field] = c.value;
+    INFO(j.dump());
+    auto r = reports::read_run_record(j);
+    REQUIRE_FALSE(r);
+    CHECK(r.error() == c.message);
+  }
+  json j = good;
+  j["stats"]["round_trips"] = -4;
+  auto r = reports::read_run_record(j);
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == "stats.round_trips: expected a non-negative integer");
+}
+
+TEST_CASE("the number layer reads plain digits within bounds and nothing else", "[report]") {
+  using reports::parse_unsigned;
+  CHECK(*parse_unsigned("0", "--seed") == 0);
+  CHECK(*parse_unsigned("18446744073709551615", "--seed") == 18446744073709551615ull);
+  CHECK(*parse_unsigned("256", "--jobs", {1, 256}) == 256);
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1.0", "1e3", "0x10", "18446744073709551616", "abc"}) {
+    INFO(bad);
+    auto r = parse_unsigned(bad, "--seed");
+    REQUIRE_FALSE(r);
+    CHECK(r.error() == "--seed: expected an integer from 0 to 18446744073709551615, got \"" + std::string(bad) + "\"");
+  }
+  CHECK(parse_unsigned("0", "--jobs", {1, 256}).error() == "--jobs: expected an integer from 1 to 256, got \"0\"");
+  CHECK_FALSE(parse_unsigned("257", "--jobs", {1, 256}));
+  CHECK(reports::checked_mul(9223372036854775808ull, 2) == std::nullopt);
+  CHECK(reports::checked_add(18446744073709551610ull, 9) == std::nullopt);
+  CHECK(reports::checked_add(18446744073709551610ull, 5) == 18446744073709551615ull);
 }
 
 TEST_CASE("verdicts are drawn from which violations appear in which scenarios", "[report]") {

@@ -136,6 +136,63 @@ TEST_CASE("a sweep rejects bad input with a clear message", "[sweep]") {
   CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("no-such-scenario"));
 }
 
+TEST_CASE("a sweep refuses zero or too many jobs, seeds past 2^64-1 and more runs than 2^64", "[sweep]") {
+  std::ostringstream log;
+  auto o = small_sweep(tmp("bounds.jsonl"));
+  o.jobs = 0;
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("--jobs must be from 1 to 256"));
+  o.jobs = kMaxJobs + 1;
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("--jobs must be from 1 to 256"));
+  o = small_sweep(tmp("bounds.jsonl"));
+  o.seed_start = 18446744073709551610ull;
+  o.seeds = 10;
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("goes past the largest seed"));
+  o.seed_start = 1;
+  o.seeds = 9223372036854775808ull;  // x 6 scenario x lock pairs wraps
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("more runs than 2^64"));
+}
+
+TEST_CASE("two scenario files with one name in one sweep are refused before anything runs", "[sweep]") {
+  // Runs are keyed by (scenario name, lock, seed): b's runs would pass for
+  // a's on --resume and in `report`, so the sweep refuses up front.
+  const std::string body = "name = \"same\"\nduration = \"5s\"\n[lock]\nkind = \"token\"\nttl = \"10s\"\n"
+                           "[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+  const std::string a = tmp("same-a.toml"), b = tmp("same-b.toml");
+  std::ofstream(a) << body;
+  std::ofstream(b) << body << "[[client]]\nname = \"B\"\nwork = \"1s\"\n";
+  std::ostringstream log;
+  auto o = small_sweep(tmp("same.jsonl"));
+  std::filesystem::remove(o.out);
+  o.scenarios = {a + "," + b};
+  o.locks = {"token"};
+  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains(a) && Catch::Contains(b) && Catch::Contains("both named \"same\""));
+  CHECK_FALSE(std::filesystem::exists(o.out));
+  o.scenarios = {"gc-pause,gc-pause"};
+  CHECK_THROWS_AS(run_sweep(o, log), InputError);
+}
+
+TEST_CASE("resume drops only a torn last line: garbage and wrong types are errors naming the line", "[sweep]") {
+  std::ostringstream log;
+  auto full = small_sweep(tmp("resume-src.jsonl"));
+  run_sweep(full, log);
+  const auto lines = lines_of(slurp(full.out));
+  const std::vector<std::pair<std::string, std::string>> bad_tails{
+      {"garbage\n", ":3: not a run result line (not valid JSON)"},
+      {"garbage", ":3: not a run result line (not valid JSON)"},
+      {"{\"scenario\":5,\"lock\":\"token\",\"seed\":1}\n", ":3: not a run result line (scenario: expected a string)"},
+      {"{\"scenario\":\"gc-pause\",\"lock\":\"token\",\"seed\":1.9}\n",
+       ":3: not a run result line (seed: expected a non-negative integer)"},
+  };
+  for (const auto& [tail, message] : bad_tails) {
+    INFO(tail);
+    auto o = small_sweep(tmp("resume-bad.jsonl"));
+    std::ofstream(o.out, std::ios::binary) << lines[0] << "\n" << lines[1] << "\n" << tail;
+    o.resume = true;
+    CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains(o.out + message));
+    CHECK(slurp(o.out) == lines[0] + "\n" + lines[1] + "\n" + tail);  // left as it was
+  }
+}
+
 TEST_CASE("a live sweep refuses parallel jobs, a bad time scale and a missing redis-server", "[sweep]") {
   std::ostringstream log;
   auto o = small_sweep(tmp("live-bad.jsonl"));

@@ -1,0 +1,116 @@
+// The run record: one run as other tools see it — the `locksim run --format
+// json` object, a `sweep` line, a `live` line (the same object plus a
+// "live" object) and a live sweep's skip line. This is its one C++ type,
+// with one writer (to_json) and one reader (read_run_record); run output,
+// sweep --resume, shard merging, `report`, `replay` and live mode all go
+// through them, so no two places can disagree on a field.
+//
+// The fields are a contract (other tools parse them): keys and meanings are
+// fixed and new keys are only ever added. In order:
+//   "scenario", "lock", "seed", "digest" (16 hex digits), "events",
+//   "sim_time_ms", "violations" [{"kind","at_ms","clients","detail",
+//   "evidence"}], "expected" (array or null), "may" (only when non-empty),
+//   "matched", "repro", "source" (catalog name or scenario file), "stats"
+//   {"attempts","acquisitions","gave_up","round_trips","acquire_p50_us",
+//   "acquire_p99_us"}, and for live runs "live" {"time_scale",
+//   "deterministic": false, "notes", "key_prefix" (with --redis)}.
+// A skip line (a cell live mode cannot run) carries only "scenario", "lock",
+// "seed", "source", "expected", "repro" and "live" {"time_scale",
+// "deterministic": false, "skipped": "why"}: nothing ran.
+//
+// The reader checks every field's type and every integer's range (through
+// reports/numbers.hpp) and names the field in its error ("seed: expected a
+// non-negative integer"); it never throws a JSON type error. A violation's
+// "clients", "detail" and "evidence" are optional to it, so `report` may
+// drop them while parsing (they are not aggregated).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenarios/runner.hpp"
+#include "sim/result.hpp"
+
+namespace locksim::reports {
+
+struct ViolationRecord {
+  std::string kind;
+  std::int64_t at_ms = 0;
+  std::vector<std::string> clients;
+  std::string detail;
+  std::vector<std::string> evidence;
+};
+
+struct RunStats {
+  std::uint64_t attempts = 0;
+  std::uint64_t acquisitions = 0;
+  std::uint64_t gave_up = 0;
+  std::uint64_t round_trips = 0;
+  std::int64_t acquire_p50_us = 0;
+  std::int64_t acquire_p99_us = 0;
+};
+
+// The "live" object of a live line or a skip line.
+struct LiveRecord {
+  double time_scale = 0.01;
+  std::vector<std::string> notes;      // what was emulated (runs only)
+  std::string key_prefix;              // with --redis; empty = not written
+  std::optional<std::string> skipped;  // a skip line: why live mode could not run the cell
+};
+
+struct RunRecord {
+  std::string scenario;
+  std::string lock;
+  std::uint64_t seed = 0;
+  std::string digest;  // 16 hex digits as written ("" in a skip line)
+  std::uint64_t digest_value = 0;
+  std::uint64_t events = 0;
+  std::int64_t sim_time_ms = 0;
+  std::vector<ViolationRecord> violations;
+  std::optional<std::set<std::string>> expected;  // nullopt = no expectation (null)
+  std::set<std::string> may;
+  bool matched = false;
+  std::string repro;
+  std::string source;              // defaults to the scenario name when a line has none
+  std::optional<RunStats> stats;   // older lines carry none
+  std::optional<LiveRecord> live;  // live lines and skip lines
+
+  bool is_live() const { return live.has_value(); }
+  bool is_skip() const { return live && live->skipped; }
+  std::set<std::string> violation_kinds() const;
+};
+
+// The record of a simulated (or live) run's result. `live` is added by the
+// caller for live runs.
+RunRecord record_of(const scenarios::RunResult& run);
+
+// The one writer: the JSON object in the contract's key order.
+nlohmann::ordered_json to_json(const RunRecord& record);
+// to_json(record).dump(): one JSONL line, without the newline.
+std::string to_line(const RunRecord& record);
+
+// What a reader needs of a line: a whole record (sweep --resume, `report`),
+// or just enough to re-run it (`replay`: "scenario" and "seed"; "lock",
+// "digest", "source" and the rest are read, and type-checked, when present).
+enum class RecordNeed { Whole, Identity };
+
+// The one reader. Errors are "field: message" (the caller adds file:line).
+Result<RunRecord, std::string> read_run_record(const nlohmann::json& j, RecordNeed need = RecordNeed::Whole);
+// Parses one line of text and reads it; "not valid JSON" when it does not parse.
+Result<RunRecord, std::string> parse_run_record(std::string_view line, RecordNeed need = RecordNeed::Whole);
+
+// How a JSONL file's last line can be bad. A sweep writes each line and then
+// its newline, so a line cut by a kill is a prefix of an object with no
+// newline after it: Torn, safe to drop (resume re-runs it). Anything else
+// that does not parse — any line that ends in a newline, or a last line
+// that does not even start like an object — is Garbage: an error, never
+// silently dropped.
+enum class LineDamage { Torn, Garbage };
+LineDamage classify_bad_line(std::string_view line, bool newline_terminated);
+
+}  // namespace locksim::reports

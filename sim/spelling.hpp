@@ -1,0 +1,21 @@
+// "Did you mean": the candidate closest to a mistyped name (a subcommand,
+// an option, a lock kind), by Levenshtein edit distance. Only a close
+// enough candidate is offered — at most a third of the word's length in
+// edits (at least one), or a candidate the word is a prefix of — so a
+// wild guess gets no suggestion rather than a misleading one. Ties go to
+// the earlier candidate, so the answer is the same on every run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace locksim::sim {
+
+std::optional<std::string> closest_spelling(std::string_view word, const std::vector<std::string>& candidates);
+
+// "; did you mean 'naive-del'?" or "" when nothing is close.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace locksim::sim
