@@ -1,8 +1,9 @@
 // The simulated consensus service (sim/consensus/): Raft elections, commit
-// on a majority, check-quorum, crash vs power loss, and the etcd v3 front
-// end (mvcc revisions, Txn compares, leases expired by the leader and
-// refreshed by a new one, watches), plus the Jepsen pause story at the API
-// level and a determinism property.
+// on a majority, check-quorum, crash vs power loss; the etcd v3 front end
+// (mvcc revisions, Txn compares, leases expired by the leader and refreshed
+// by a new one, watches); the ZooKeeper front end (znodes, sequential and
+// ephemeral creates, sessions expired by the leader); the Jepsen pause story
+// at the API level and a determinism property.
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
@@ -11,6 +12,7 @@
 #include <set>
 
 #include "sim/consensus/etcd_member.hpp"
+#include "sim/consensus/zk_member.hpp"
 #include "sim/world.hpp"
 
 using namespace locksim::sim;
@@ -27,49 +29,57 @@ EtcdConfig etcd_config(bool fsync = true) {
   return c;
 }
 
-// A world with an etcd cluster and client hosts; `call` sends a request
-// from a client to a member and runs the world until the answer is back.
-struct EtcdWorld {
+// A world with a consensus cluster (etcd or ZooKeeper members) and client
+// hosts A and B; `call` sends a request from a client to a member and runs
+// the world until the answer is back.
+template <class M>
+struct CpWorld {
   World w;
-  std::unique_ptr<EtcdCluster> cluster;
+  std::unique_ptr<MemberCluster<M>> cluster;
   Host& a;
   Host& b;
 
-  explicit EtcdWorld(std::size_t members = 3, std::uint64_t seed = 1, EtcdConfig config = etcd_config())
+  template <class Config>
+  CpWorld(const std::string& prefix, std::size_t members, std::uint64_t seed, const Config& config)
       : w(seed), a(w.add_host("A")), b(w.add_host("B")) {
     w.network().set_latency(LatencyModel::uniform(1ms, 3ms));
-    cluster = std::make_unique<EtcdCluster>(w, members, config);
+    cluster = std::make_unique<MemberCluster<M>>(w, prefix, members, config);
   }
 
-  EtcdMember& member(std::size_t i) { return cluster->member(i); }
+  M& member(std::size_t i) { return cluster->member(i); }
   void advance(Duration d) { w.scheduler().run_until(w.now() + d); }
 
-  EtcdMember& elect() {
-    for (int i = 0; i < 100 && !cluster->leader(); ++i) advance(100ms);
+  M& elect() {
+    for (int i = 0; i < 600 && !cluster->leader(); ++i) advance(100ms);
     REQUIRE(cluster->leader() != nullptr);
     return *cluster->leader();
   }
-  std::size_t index_of(const EtcdMember& m) {
+  std::size_t index_of(const M& m) {
     for (std::size_t i = 0; i < cluster->size(); ++i)
       if (&member(i) == &m) return i;
     FAIL("not a member");
     return 0;
   }
-  std::size_t follower_of(const EtcdMember& leader) { return (index_of(leader) + 1) % cluster->size(); }
+  std::size_t follower_of(const M& leader) { return (index_of(leader) + 1) % cluster->size(); }
 
   // Starts a request; the reply lands in *out when it arrives.
-  void send(Host& client, std::size_t m, Argv argv, std::shared_ptr<std::optional<Reply>> out, Duration timeout = 30s) {
+  void send(Host& client, std::size_t m, Argv argv, std::shared_ptr<std::optional<Reply>> out, Duration timeout = 60s) {
     auto task = [](Connection& c, Argv a, Duration t, std::shared_ptr<std::optional<Reply>> o) -> Task<void> {
       *o = co_await c.call(std::move(a), t);
     };
     client.spawn(task(w.network().connect(client.id(), member(m).id()), std::move(argv), timeout, std::move(out)));
   }
-  Reply call(std::size_t m, Argv argv, Host* client = nullptr, Duration timeout = 30s) {
+  Reply call(std::size_t m, Argv argv, Host* client = nullptr, Duration timeout = 60s) {
     auto out = std::make_shared<std::optional<Reply>>();
     send(client ? *client : a, m, std::move(argv), out, timeout);
     while (!out->has_value()) advance(1ms);
     return **out;
   }
+};
+
+struct EtcdWorld : CpWorld<EtcdMember> {
+  explicit EtcdWorld(std::size_t members = 3, std::uint64_t seed = 1, EtcdConfig config = etcd_config())
+      : CpWorld("etcd", members, seed, config) {}
 };
 
 Argv put(const std::string& key, const std::string& value, std::int64_t lease = 0) {
@@ -93,7 +103,8 @@ std::int64_t lease_granted(EtcdWorld& ew, std::size_t m, std::int64_t ttl) {
 
 // Every pair of members agrees on every entry both have committed (no
 // split-brain commit), and nobody's commit index is past its log.
-bool committed_logs_agree(EtcdWorld& ew) {
+template <class M>
+bool committed_logs_agree(CpWorld<M>& ew) {
   for (std::size_t i = 0; i < ew.cluster->size(); ++i) {
     RaftNode& x = ew.member(i).raft();
     if (x.commit_index() > x.last_index()) return false;
@@ -106,7 +117,8 @@ bool committed_logs_agree(EtcdWorld& ew) {
   }
   return true;
 }
-void require_committed_logs_agree(EtcdWorld& ew) { REQUIRE(committed_logs_agree(ew)); }
+template <class M>
+void require_committed_logs_agree(CpWorld<M>& ew) { REQUIRE(committed_logs_agree(ew)); }
 
 }  // namespace
 
@@ -422,6 +434,132 @@ TEST_CASE("Jepsen's pause: a paused holder's lease expires, B acquires, only cre
   CHECK(b_token > a_token);  // a fencing storage rejects A's token from now on
   ew.advance(5s);            // A runs again; its next keep-alive reveals the loss
   CHECK(ttls->back() == 0);
+}
+
+// ---- the ZooKeeper front end ------------------------------------------------------
+
+namespace {
+
+ZkConfig zk_config() {
+  ZkConfig c;
+  c.tick = 2s;
+  c.sync_limit = 2;  // a quick ensemble for tests: drop out after 4 s
+  return c;
+}
+
+struct ZkWorld : CpWorld<ZkMember> {
+  explicit ZkWorld(std::size_t members = 3, std::uint64_t seed = 1) : CpWorld("zk", members, seed, zk_config()) {}
+
+  std::int64_t session(std::size_t m, std::int64_t timeout_ms, Host* client = nullptr) {
+    const Reply r = call(m, {"CONNECT", "0", std::to_string(timeout_ms)}, client);
+    REQUIRE(r.type == Reply::Type::Array);
+    return r.elements[0].integer;
+  }
+  Reply create(std::size_t m, std::int64_t s, const std::string& path, const std::string& mode) {
+    return call(m, {"CREATE", std::to_string(s), path, "", mode});
+  }
+  std::vector<std::string> children(std::size_t m, std::int64_t s, const std::string& path) {
+    std::vector<std::string> out;
+    for (const Reply& e : call(m, {"GETCHILDREN", std::to_string(s), path}).elements) out.push_back(e.str);
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("zookeeper: sequential children number by the parent's cversion; czxid grows; ephemerals have no children", "[consensus]") {
+  ZkWorld zw;
+  zw.elect();
+  const std::int64_t s = zw.session(0, 10000);
+  REQUIRE(zw.create(0, s, "/locks", "persistent").type == Reply::Type::Array);
+  const Reply first = zw.create(1, s, "/locks/lock-", "ephemeral_sequential");
+  const Reply second = zw.create(2, s, "/locks/lock-", "ephemeral_sequential");
+  CHECK(first.elements[0] == Reply::bulk("/locks/lock-0000000000"));
+  CHECK(second.elements[0] == Reply::bulk("/locks/lock-0000000001"));
+  CHECK(second.elements[1].integer > first.elements[1].integer);
+  // zxid: epoch (the raft term) in the high 32 bits.
+  CHECK((first.elements[1].integer >> 32) == static_cast<std::int64_t>(zw.cluster->leader()->raft().term()));
+  CHECK(zw.children(0, s, "/locks") == std::vector<std::string>{"lock-0000000000", "lock-0000000001"});
+  CHECK(zw.create(0, s, "/locks", "persistent") == Reply::error("NodeExists"));
+  CHECK(zw.create(0, s, "/nope/x", "persistent") == Reply::error("NoNode"));
+  CHECK(zw.create(0, s, "/locks/lock-0000000000/x", "persistent") == Reply::error("NoChildrenForEphemerals"));
+  CHECK(zw.call(0, {"DELETE", std::to_string(s), "/locks", "-1"}) == Reply::error("NotEmpty"));
+  CHECK(zw.call(0, {"DELETE", std::to_string(s), "/locks/lock-0000000000", "3"}) == Reply::error("BadVersion"));
+  REQUIRE(zw.call(0, {"DELETE", std::to_string(s), "/locks/lock-0000000000", "0"}).type == Reply::Type::Array);
+  // A delete bumps cversion too: the next sequence number is 3.
+  CHECK(zw.create(0, s, "/locks/lock-", "ephemeral_sequential").elements[0] == Reply::bulk("/locks/lock-0000000003"));
+  const Reply stat = zw.call(1, {"EXISTS", std::to_string(s), "/locks/lock-0000000001"});
+  CHECK(stat.elements[3].integer == s);  // ephemeralOwner
+  CHECK(zw.call(1, {"EXISTS", std::to_string(s), "/locks/lock-0000000000"}).is_nil());
+  CHECK(zw.children(0, s, "/") == std::vector<std::string>{"locks"});
+}
+
+TEST_CASE("zookeeper: a session without pings is expired by the leader and its ephemerals go", "[consensus]") {
+  ZkWorld zw;
+  zw.elect();
+  const TrueInstant t0 = zw.w.now();
+  const std::int64_t s = zw.session(0, 1000);  // clamped up to 2 ticks = 4 s
+  const Reply connected = zw.call(0, {"CONNECT", std::to_string(s), "1000"});
+  CHECK(connected.elements[1].integer == 4000);
+  REQUIRE(zw.create(0, s, "/lock", "ephemeral").type == Reply::Type::Array);
+  auto deleted = std::make_shared<std::optional<Reply>>();
+  zw.send(zw.b, 1, {"WATCHDELETE", "0", "/lock"}, deleted);
+  zw.w.scheduler().run_until(t0 + 3500ms);
+  CHECK_FALSE(deleted->has_value());
+  CHECK(zw.member(2).tree().nodes().contains("/lock"));
+  // Deadline: roundToNextInterval(last touch + 4 s), at most one tick later.
+  zw.w.scheduler().run_until(t0 + 7s);
+  REQUIRE(deleted->has_value());
+  CHECK((*deleted)->elements[0] == Reply::bulk("/lock"));
+  CHECK_FALSE(zw.member(2).tree().sessions().contains(s));
+  // The client learns it only when it reconnects: negotiated timeout 0.
+  CHECK(zw.call(1, {"CONNECT", std::to_string(s), "4000"}).elements[1].integer == 0);
+  CHECK(zw.create(1, s, "/again", "ephemeral") == Reply::error("SessionExpired"));
+}
+
+TEST_CASE("zookeeper: pings through a follower keep a session; a new leader restarts every session's timeout", "[consensus]") {
+  ZkWorld zw;
+  ZkMember& leader = zw.elect();
+  const std::size_t f = zw.follower_of(leader);
+  const std::int64_t s = zw.session(f, 6000);
+  REQUIRE(zw.create(f, s, "/lock", "ephemeral").type == Reply::Type::Array);
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(zw.call(f, {"PING", std::to_string(s)}).type == Reply::Type::Array);
+    zw.advance(2s);  // readTimeout/2 = 2 s for a 6 s session
+  }
+  CHECK(zw.member(f).tree().nodes().contains("/lock"));
+  // The leader dies; the last touch was just now. The new leader, elected
+  // after syncLimit ticks and more, tracks the session afresh from then.
+  zw.call(f, {"PING", std::to_string(s)});
+  leader.host().crash();
+  ZkMember& next = zw.elect();
+  REQUIRE(next.session_expiry(s).has_value());
+  CHECK(*next.session_expiry(s) >= next.host().monotonic_now() + 6s);
+  zw.advance(4s);
+  CHECK(next.tree().nodes().contains("/lock"));
+  zw.advance(6s);
+  CHECK_FALSE(next.tree().nodes().contains("/lock"));
+}
+
+TEST_CASE("zookeeper: a member in a minority stops serving clients", "[consensus]") {
+  ZkWorld zw;
+  ZkMember& leader = zw.elect();
+  const std::size_t f = zw.follower_of(leader);
+  const std::int64_t s = zw.session(f, 8000);
+  std::vector<HostId> alone{zw.member(f).id(), zw.a.id()};
+  std::vector<HostId> rest{zw.b.id()};
+  for (std::size_t i = 0; i < 3; ++i)
+    if (i != f) rest.push_back(zw.member(i).id());
+  zw.w.network().partition({alone, rest}, PartitionMode::Drop);
+  zw.advance(10s);
+  CHECK(zw.call(f, {"PING", std::to_string(s)}) == Reply::error(kErrConnectionLoss));
+  // The majority expired the session meanwhile (no touch reached it).
+  zw.advance(10s);
+  CHECK_FALSE(leader.tree().sessions().contains(s));
+  zw.w.network().heal();
+  zw.advance(10s);
+  CHECK(zw.call(f, {"CONNECT", std::to_string(s), "8000"}).elements[1].integer == 0);
+  require_committed_logs_agree(zw);
 }
 
 // ---- determinism -----------------------------------------------------------------

@@ -26,76 +26,29 @@ std::int64_t EtcdConfig::min_lease_ttl() const {
 }
 
 EtcdMember::EtcdMember(Host& host, EtcdConfig config, std::vector<HostId> members)
-    : host_(host),
+    : ConsensusMember(host, config.raft, std::move(members), config.request_timeout(), kErrRequestTimedOut),
       config_(config),
-      store_(config.min_lease_ttl()),
-      raft_(host, config.raft, std::move(members), *this) {
-  host_.world().network().register_service(host_.id(), this);
-  host_.set_main([this](Host&) { return main(); });
-  host_.on_crash([this] { on_crash(); });
-}
+      store_(config.min_lease_ttl()) {}
 
-// ---- lifecycle ---------------------------------------------------------------
-
-Task<void> EtcdMember::main() {
-  store_.clear();
-  raft_.restart();  // replays the committed log into the empty store
-  if (!config_.raft.fsync) host_.spawn(raft_.writeback_loop());
-  host_.spawn(lessor_loop());
-  co_await raft_.tick_loop();
-}
-
-void EtcdMember::on_crash() {
-  raft_.on_crash();
-  pending_.clear();
+void EtcdMember::forget_volatile() {
   watches_.clear();
   primary_ = false;
   expiry_.clear();
   revoke_retry_.clear();
 }
 
-void EtcdMember::power_loss() {
-  raft_.lose_unsynced();
-  host_.crash();
-}
-
 // ---- requests ----------------------------------------------------------------
 
-std::optional<Reply> EtcdMember::on_request(const Request& request) {
+std::optional<Reply> EtcdMember::handle_request(const Request& request) {
   const Argv& argv = request.argv;
   if (!argv.empty() && argv[0] == "LEASEKEEPALIVE") return keep_alive(request);
   if (!argv.empty() && argv[0] == "WATCHDELETE") return watch(request);
   if (auto bad = EtcdStore::validate(argv)) return Reply::error("etcdserver: " + *bad);
-  const std::uint64_t token = wait_for(request);
-  // Dropped when no leader is known: the request then times out, as in etcd.
-  (void)raft_.propose(host_.id(), token, argv);
-  return std::nullopt;
+  return propose_request(request);
 }
 
-std::uint64_t EtcdMember::wait_for(const Request& request) {
-  const std::uint64_t token = next_token_++;
-  pending_.emplace(token, request);
-  // ReqTimeout runs on this member's clock; the event is the host's, so a
-  // pause defers it and a crash drops it.
-  const TrueInstant at = host_.clock().true_when_monotonic(now() + config_.request_timeout());
-  host_.world().scheduler().schedule(at, &EtcdMember::on_request_timeout, this, token, host_.id());
-  return token;
-}
-
-void EtcdMember::answer(std::uint64_t token, Reply reply) {
-  auto it = pending_.find(token);
-  if (it == pending_.end()) return;
-  host_.world().network().respond(it->second, std::move(reply));
-  pending_.erase(it);
-}
-
-void EtcdMember::on_request_timeout(void* ctx, std::uint64_t token) {
-  static_cast<EtcdMember*>(ctx)->answer(token, Reply::error(kErrRequestTimedOut));
-}
-
-void EtcdMember::apply(std::uint64_t index, const LogEntry& entry) {
+Reply EtcdMember::apply_command(std::uint64_t index, const LogEntry& entry) {
   (void)index;
-  if (entry.command.empty()) return;  // a leader's no-op
   const std::size_t deletes_before = store_.deletes().size();
   Reply reply = store_.apply(entry.command);
   const std::string& op = entry.command[0];
@@ -108,7 +61,7 @@ void EtcdMember::apply(std::uint64_t index, const LogEntry& entry) {
     revoke_retry_.erase(id_arg(entry.command, 1));
   }
   if (store_.deletes().size() > deletes_before) deliver_watches(deletes_before);
-  if (entry.origin == host_.id()) answer(entry.request, std::move(reply));
+  return reply;
 }
 
 // ---- the lessor ----------------------------------------------------------------
@@ -166,22 +119,20 @@ std::optional<Reply> EtcdMember::keep_alive(const Request& request) {
   const std::uint64_t token = wait_for(request);
   // "renewals don't go through raft; forward to leader manually"
   if (raft_.leader() != kNoHost)
-    host_.world().network().send_message(host_.id(), raft_.leader(), {kRenew, std::to_string(token), std::to_string(id)});
+    send_peer(raft_.leader(), {kRenew, std::to_string(token), std::to_string(id)});
   return std::nullopt;
 }
 
-void EtcdMember::on_message(HostId from, const Argv& message) {
-  if (raft_.handle_message(from, message)) return;
+void EtcdMember::handle_peer_message(HostId from, const Argv& message) {
   if (message.size() == 3 && message[0] == kRenew) {
     if (!primary_) return;  // the forwarder times out, the client retries
     const Reply r = renew(id_arg(message, 2));
-    host_.world().network().send_message(host_.id(), from,
-                                         {kRenewed, message[1], std::to_string(r.elements[1].integer)});
+    send_peer(from, {kRenewed, message[1], std::to_string(r.elements[1].integer)});
   } else if (message.size() == 3 && message[0] == kRenewed) {
     const std::uint64_t token = parse_u64(message[1]).value_or(0);
-    auto it = pending_.find(token);
-    if (it == pending_.end()) return;
-    const std::int64_t id = id_arg(it->second.argv, 1);
+    const Request* renewal = waiting(token);
+    if (!renewal) return;
+    const std::int64_t id = id_arg(renewal->argv, 1);
     answer(token, Reply::array({Reply::integer_of(id), Reply::integer_of(id_arg(message, 2))}));
   }
 }
@@ -211,28 +162,6 @@ void EtcdMember::deliver_watches(std::size_t first_new_delete) {
     }
     return false;
   });
-}
-
-// ---- cluster -----------------------------------------------------------------
-
-EtcdCluster::EtcdCluster(World& world, std::size_t members, EtcdConfig config) {
-  std::vector<Host*> hosts;
-  std::vector<HostId> ids;
-  for (std::size_t i = 0; i < members; ++i) {
-    hosts.push_back(&world.add_host("etcd-" + std::to_string(i + 1)));
-    ids.push_back(hosts.back()->id());
-  }
-  for (Host* h : hosts) members_.push_back(std::make_unique<EtcdMember>(*h, config, ids));
-  for (Host* h : hosts) h->start();
-}
-
-EtcdMember* EtcdCluster::leader() {
-  EtcdMember* best = nullptr;
-  for (auto& m : members_) {
-    if (!m->host().up() || !m->raft().is_leader()) continue;
-    if (!best || m->raft().term() > best->raft().term()) best = m.get();
-  }
-  return best;
 }
 
 }  // namespace locksim::sim::consensus

@@ -1,6 +1,6 @@
 // EtcdMember: one simulated etcd server on a host — the v3 KV, lease and
-// watch API over a RaftNode and an EtcdStore — and EtcdCluster, N members
-// on hosts etcd-1 … etcd-N.
+// watch API over a RaftNode (sim/consensus/member.hpp) and an EtcdStore —
+// and EtcdCluster, N members on hosts etcd-1 … etcd-N.
 //
 // How a request is served (etcd v3.4, etcdserver/v3_server.go):
 //  - Put, Range, DeleteRange, Txn, LeaseGrant and LeaseRevoke are proposed
@@ -37,13 +37,12 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/consensus/etcd_store.hpp"
-#include "sim/consensus/raft.hpp"
+#include "sim/consensus/member.hpp"
 
 namespace locksim::sim::consensus {
 
@@ -57,40 +56,31 @@ struct EtcdConfig {
   std::int64_t min_lease_ttl() const;
 };
 
-class EtcdMember final : public Service, public RaftApplier {
+class EtcdMember final : public ConsensusMember {
  public:
   EtcdMember(Host& host, EtcdConfig config, std::vector<HostId> members);
-  EtcdMember(const EtcdMember&) = delete;
-  EtcdMember& operator=(const EtcdMember&) = delete;
 
-  Host& host() { return host_; }
-  HostId id() const { return host_.id(); }
-  RaftNode& raft() { return raft_; }
   const EtcdStore& store() const { return store_; }
-  // A machine crash: only what raft fsynced survives.
-  void power_loss();
   // The leader's expiry deadline for a lease on this member's monotonic
   // clock; nullopt when this member is not the primary lessor or has none.
   std::optional<LocalInstant> lease_expiry(std::int64_t id) const;
 
-  std::optional<Reply> on_request(const Request& request) override;
-  void on_message(HostId from, const Argv& message) override;
-  void apply(std::uint64_t index, const LogEntry& entry) override;
   void on_leadership(bool leader) override;
 
  private:
-  Task<void> main();
+  std::optional<Reply> handle_request(const Request& request) override;
+  void handle_peer_message(HostId from, const Argv& message) override;
+  Reply apply_command(std::uint64_t index, const LogEntry& entry) override;
+  void clear_state() override { store_.clear(); }
+  void forget_volatile() override;
+  void spawn_background() override { host_.spawn(lessor_loop()); }
+
   Task<void> lessor_loop();
-  void on_crash();
   std::optional<Reply> keep_alive(const Request& request);
   std::optional<Reply> watch(const Request& request);
   Reply renew(std::int64_t id);
   void revoke_expired();
   void deliver_watches(std::size_t first_new_delete);
-  std::uint64_t wait_for(const Request& request);  // registers a pending answer with its timeout
-  void answer(std::uint64_t token, Reply reply);
-  static void on_request_timeout(void* ctx, std::uint64_t token);
-  LocalInstant now() const { return host_.monotonic_now(); }
 
   struct Watch {
     Request request;
@@ -98,30 +88,14 @@ class EtcdMember final : public Service, public RaftApplier {
     std::int64_t start;
   };
 
-  Host& host_;
   EtcdConfig config_;
   EtcdStore store_;
-  RaftNode raft_;
-  std::uint64_t next_token_ = 1;
-  std::map<std::uint64_t, Request> pending_;  // proposals and forwarded renewals, by token
-  std::vector<Watch> watches_;                // in registration order
+  std::vector<Watch> watches_;  // in registration order
   bool primary_ = false;
-  std::map<std::int64_t, LocalInstant> expiry_;       // primary only
+  std::map<std::int64_t, LocalInstant> expiry_;        // primary only
   std::map<std::int64_t, LocalInstant> revoke_retry_;  // revoke proposed; propose again after this
 };
 
-class EtcdCluster {
- public:
-  // Adds hosts etcd-1 … etcd-N to the world, each with a member, started.
-  EtcdCluster(World& world, std::size_t members, EtcdConfig config);
-
-  std::size_t size() const { return members_.size(); }
-  EtcdMember& member(std::size_t i) { return *members_[i]; }
-  // The up member that believes it leads in the highest term, if any.
-  EtcdMember* leader();
-
- private:
-  std::vector<std::unique_ptr<EtcdMember>> members_;
-};
+using EtcdCluster = MemberCluster<EtcdMember>;
 
 }  // namespace locksim::sim::consensus
