@@ -68,6 +68,7 @@ std::optional<SteadyClock::duration> time_limit(const std::string& text) {
 scenarios::HuntOptions hunt_options(const HuntArgs& a) {
   const auto lock = locks::find_lock(a.lock);
   if (!lock) throw InputError("hunt: --lock: unknown lock kind \"" + a.lock + "\" (see `locksim list`)");
+  if (auto why = locks::topology_mismatch(*lock, locks::Topology::Redis)) throw InputError("hunt: --lock: " + *why);
   scenarios::HuntOptions o;
   o.lock_kind = a.lock;
   o.seed = a.seed;

@@ -2,8 +2,10 @@
 // on a majority, check-quorum, crash vs power loss; the etcd v3 front end
 // (mvcc revisions, Txn compares, leases expired by the leader and refreshed
 // by a new one, watches); the ZooKeeper front end (znodes, sequential and
-// ephemeral creates, sessions expired by the leader); the Jepsen pause story
-// at the API level and a determinism property.
+// ephemeral creates, sessions expired by the leader); the CP client
+// library (a ZooKeeper handle learns of its session's loss only on
+// reconnect); the CP locks (mutual exclusion without faults, the Jepsen pause
+// story) and a determinism property.
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
@@ -11,6 +13,9 @@
 #include <memory>
 #include <set>
 
+#include "locks/registry.hpp"
+#include "locks/sim_cp_client.hpp"
+#include "locks/sim_runtime.hpp"
 #include "sim/consensus/etcd_member.hpp"
 #include "sim/consensus/zk_member.hpp"
 #include "sim/world.hpp"
@@ -560,6 +565,199 @@ TEST_CASE("zookeeper: a member in a minority stops serving clients", "[consensus
   zw.advance(10s);
   CHECK(zw.call(f, {"CONNECT", std::to_string(s), "8000"}).elements[1].integer == 0);
   require_committed_logs_agree(zw);
+}
+
+// ---- the ZooKeeper client and the CP locks --------------------------------------------
+
+namespace {
+
+using locksim::locks::Lease;
+using locksim::locks::Lock;
+using locksim::locks::LockConfig;
+using locksim::locks::SimEtcdConn;
+using locksim::locks::SimRuntime;
+using locksim::locks::SimZkConn;
+using locksim::locks::ZkState;
+
+template <class M>
+std::vector<HostId> member_ids(CpWorld<M>& cw) {
+  std::vector<HostId> ids;
+  for (std::size_t i = 0; i < cw.cluster->size(); ++i) ids.push_back(cw.member(i).id());
+  return ids;
+}
+
+// One client of a CP lock: its runtime, connection and lock, destroyed
+// before the world.
+struct CpClient {
+  SimRuntime rt;
+  std::unique_ptr<SimEtcdConn> etcd;
+  std::unique_ptr<SimZkConn> zk;
+  std::unique_ptr<Lock> lock;
+
+  template <class M>
+  CpClient(CpWorld<M>& cw, Host& host, const std::string& kind, LockConfig config, std::size_t first)
+      : rt(host, 0, [](std::size_t) { return kNoHost; }, 5s) {
+    if constexpr (std::is_same_v<M, EtcdMember>) etcd = std::make_unique<SimEtcdConn>(host, member_ids(cw), 20s, first);
+    else zk = std::make_unique<SimZkConn>(host, member_ids(cw), first);
+    rt.attach_cp(etcd.get(), zk.get());
+    lock = locksim::locks::make_lock(kind, rt, config);
+  }
+  ~CpClient() { lock.reset(); }
+};
+
+struct Held {
+  TrueInstant from, to;
+  std::optional<std::int64_t> token;
+};
+
+LockConfig cp_lock_config(Duration ttl) {
+  LockConfig c;
+  c.key = "lock:job";
+  c.ttl = ttl;
+  c.retry = 50ms;
+  c.acquire_timeout = 30s;
+  return c;
+}
+
+// Takes the lock `rounds` times, holding it 400 ms each time.
+Task<void> take_turns(World& w, Host& h, Lock& lock, int rounds, std::shared_ptr<std::vector<Held>> out) {
+  for (int i = 0; i < rounds; ++i) {
+    std::optional<Lease> lease = co_await lock.try_acquire();
+    if (!lease) continue;
+    Held held{w.now(), {}, lease->fencing_token};
+    co_await h.sleep(400ms);
+    held.to = w.now();
+    out->push_back(held);
+    (void)co_await lock.release(*lease);
+    co_await h.sleep(30ms);
+  }
+}
+
+// Two clients take turns; the holds never overlap, and fencing tokens grow.
+template <class World_>
+void check_mutual_exclusion(World_& cw, const std::string& kind) {
+  INFO(kind);
+  CpClient a(cw, cw.a, kind, cp_lock_config(6s), 0);
+  CpClient b(cw, cw.b, kind, cp_lock_config(6s), 1);
+  auto held = std::make_shared<std::vector<Held>>();
+  cw.a.spawn(take_turns(cw.w, cw.a, *a.lock, 6, held));
+  cw.b.spawn(take_turns(cw.w, cw.b, *b.lock, 6, held));
+  cw.advance(30s);
+  REQUIRE(held->size() == 12);
+  std::sort(held->begin(), held->end(), [](const Held& x, const Held& y) { return x.from < y.from; });
+  for (std::size_t i = 1; i < held->size(); ++i) {
+    CHECK((*held)[i].from >= (*held)[i - 1].to);
+    if ((*held)[i].token) CHECK(*(*held)[i].token > *(*held)[i - 1].token);
+  }
+  const bool fenced = locksim::locks::find_lock(kind)->fencing;
+  CHECK((*held)[0].token.has_value() == fenced);
+}
+
+}  // namespace
+
+TEST_CASE("the CP locks are registered for their topology, and Redis scenarios refuse them", "[consensus]") {
+  using locksim::locks::Topology;
+  const std::pair<const char*, Topology> expected[] = {{"etcd-mutex", Topology::Etcd},
+                                                       {"etcd-fenced", Topology::Etcd},
+                                                       {"zk-lock", Topology::ZooKeeper},
+                                                       {"zk-fenced", Topology::ZooKeeper}};
+  for (const auto& [name, topology] : expected) {
+    const auto info = locksim::locks::find_lock(name);
+    REQUIRE(info.has_value());
+    CHECK(info->topology == topology);
+    CHECK(info->fencing == std::string(name).ends_with("-fenced"));
+    CHECK(locksim::locks::topology_mismatch(*info, Topology::Redis).has_value());
+    CHECK_FALSE(locksim::locks::topology_mismatch(*info, topology).has_value());
+  }
+  CHECK_FALSE(locksim::locks::topology_mismatch(*locksim::locks::find_lock("token"), Topology::Redis).has_value());
+}
+
+TEST_CASE("etcd-mutex and etcd-fenced: two clients never hold the lock at once without faults", "[consensus]") {
+  for (const char* kind : {"etcd-mutex", "etcd-fenced"}) {
+    EtcdWorld ew;
+    ew.elect();
+    check_mutual_exclusion(ew, kind);
+  }
+}
+
+TEST_CASE("zk-lock and zk-fenced: two clients never hold the lock at once without faults", "[consensus]") {
+  for (const char* kind : {"zk-lock", "zk-fenced"}) {
+    ZkWorld zw;
+    zw.elect();
+    check_mutual_exclusion(zw, kind);
+  }
+}
+
+TEST_CASE("a ZooKeeper client learns of its session's loss as the real one does: disconnected, then expired", "[consensus]") {
+  ZkWorld zw;
+  zw.elect();
+  SimZkConn zk(zw.a, member_ids(zw));
+  bool started = false;
+  auto start = [](SimZkConn& c, bool& done) -> Task<void> {
+    REQUIRE((co_await c.start(6s)).ok());
+    done = true;
+  };
+  zw.a.spawn(start(zk, started));
+  while (!started) zw.advance(10ms);
+  CHECK(zk.state() == ZkState::Connected);
+  zw.advance(20s);  // pings keep it
+  CHECK(zk.state() == ZkState::Connected);
+  CHECK(zw.cluster->leader()->tree().sessions().contains(zk.session_id()));
+  std::vector<HostId> cut{zw.a.id()};
+  zw.w.network().partition({cut, member_ids(zw)}, PartitionMode::Drop);
+  zw.advance(6s);
+  CHECK(zk.state() == ZkState::Disconnected);  // not expired: it cannot know yet
+  zw.advance(10s);
+  CHECK_FALSE(zw.cluster->leader()->tree().sessions().contains(zk.session_id()));
+  CHECK(zk.state() == ZkState::Disconnected);
+  zw.w.network().heal();
+  zw.advance(5s);
+  CHECK(zk.state() == ZkState::Expired);
+}
+
+// Jepsen's pause through the lock code: A holds the lock and pauses past
+// its TTL / session timeout; B acquires; A still holds its Lease (nothing
+// ended its belief); only the fenced variants' tokens order the two.
+template <class World_>
+void check_pause_story(World_& cw, const std::string& kind, bool track_validity) {
+  INFO(kind << " track_validity " << track_validity);
+  LockConfig config = cp_lock_config(4s);
+  config.track_validity = track_validity;
+  CpClient a(cw, cw.a, kind, config, 0);
+  CpClient b(cw, cw.b, kind, config, 1);
+  auto a_lease = std::make_shared<std::optional<Lease>>();
+  auto b_lease = std::make_shared<std::optional<Lease>>();
+  auto acquire = [](Lock& l, std::shared_ptr<std::optional<Lease>> out) -> Task<void> {
+    *out = co_await l.try_acquire();
+  };
+  cw.a.spawn(acquire(*a.lock, a_lease));
+  while (!a_lease->has_value()) cw.advance(10ms);
+  cw.advance(1s);
+  cw.b.spawn(acquire(*b.lock, b_lease));
+  cw.advance(2s);
+  CHECK_FALSE(b_lease->has_value());  // A's lease is alive: B waits
+  cw.a.pause(20s);
+  for (int i = 0; i < 200 && !b_lease->has_value(); ++i) cw.advance(100ms);
+  REQUIRE(b_lease->has_value());  // A's lease/session expired while it was paused
+  CHECK(cw.a.paused());
+  cw.advance(20s);  // A runs again, still holding its Lease
+  CHECK(a.lock->still_valid(**a_lease) == !track_validity);
+  if (locksim::locks::find_lock(kind)->fencing) CHECK(*(*b_lease)->fencing_token > *(*a_lease)->fencing_token);
+}
+
+TEST_CASE("Jepsen's pause through etcd-mutex and zk-lock: both believe; fencing tokens order them", "[consensus]") {
+  for (const char* kind : {"etcd-mutex", "etcd-fenced"})
+    for (bool track : {false, true}) {
+      EtcdWorld ew;
+      ew.elect();
+      check_pause_story(ew, kind, track);
+    }
+  for (const char* kind : {"zk-lock", "zk-fenced"})
+    for (bool track : {false, true}) {
+      ZkWorld zw;
+      zw.elect();
+      check_pause_story(zw, kind, track);
+    }
 }
 
 // ---- determinism -----------------------------------------------------------------

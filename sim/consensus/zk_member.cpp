@@ -45,7 +45,11 @@ std::optional<Reply> ZkMember::handle_request(const Request& request) {
   if (argv.empty()) return Reply::error("BadArguments empty request");
   if (argv[0] == "CONNECT") return connect(request);
   if (argv[0] == "PING") {
-    touch(session_arg(argv));
+    const std::int64_t session = session_arg(argv);
+    // The server closes the connection of an expired session; the client's
+    // reconnect is then told it expired: one answer here.
+    if (!tree_.sessions().contains(session) || closing_.contains(session)) return Reply::error("SessionExpired");
+    touch(session);
     return Reply::array({Reply::integer_of(0)});
   }
   if (argv[0] == "WATCHDELETE") return watch(request);

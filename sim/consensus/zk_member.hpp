@@ -18,7 +18,10 @@
 //    which the client library reports as Expired (ClientCnxn.onConnected).
 //    A follower revalidates against its own applied tree (ZooKeeper asks
 //    the leader; the trees differ only by in-flight commits).
-//  - Every request with a session touches it; PING session only touches.
+//  - Every request with a session touches it; PING session only touches,
+//    and answers SessionExpired for a session that is gone (the server
+//    closes an expired session's connection and the client's reconnect
+//    hears it expired: folded into one answer).
 //    The leader's SessionTrackerImpl keeps each session's deadline in
 //    tick-wide buckets (ExpiryQueue.roundToNextInterval) on its monotonic
 //    clock and, when a bucket's time comes, proposes CLOSESESSION, which
