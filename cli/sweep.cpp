@@ -72,8 +72,8 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
     for (const auto& lock : locks) {
       const auto info = locks::find_lock(lock);
       if (info->topology != locks::Topology::Redis) {  // every scenario is a Redis topology today
-        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs an " +
-                                        locks::topology_name(info->topology) + " topology)");
+        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs a CP topology: " +
+                                        locks::topology_name(info->topology) + ")");
         continue;
       }
       if (static_cast<std::size_t>(plan.scenarios[s].redis.masters) < info->min_nodes) {
