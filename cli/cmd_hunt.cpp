@@ -73,6 +73,7 @@ constexpr std::uint64_t kDefaultBudget = 1000;
 scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   const auto lock = locks::find_lock(a.lock);
   if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
+  if (auto why = locks::topology_mismatch(*lock, locks::Topology::Redis)) throw InputError("hunt: --lock: " + *why);
   scenarios::HuntOptions o;
   o.lock_kind = a.lock;
   o.seed = option_number("hunt", "--seed", a.seed);

@@ -26,7 +26,8 @@ int print_json() {
                           {"source", lock.source},
                           {"min_nodes", lock.min_nodes},
                           {"fencing", lock.fencing},
-                          {"tracks_validity", lock.tracks_validity}});
+                          {"tracks_validity", lock.tracks_validity},
+                          {"topology", locks::topology_name(lock.topology)}});
   j["faults"] = nlohmann::ordered_json::array();
   for (auto kind : scenarios::all_fault_kinds()) j["faults"].push_back(std::string(scenarios::fault_kind_name(kind)));
   j["violations"] = scenarios::violation_names();
@@ -43,7 +44,11 @@ int print_text() {
   std::cout << "\nLock kinds (--lock NAME):\n";
   for (const auto& lock : locks::all_locks())
     std::cout << "  " << lock.name << std::string(lock.name.size() < 16 ? 16 - lock.name.size() : 1, ' ')
-              << lock.description << "\n";
+              << lock.description
+              << (lock.topology == locks::Topology::Redis
+                      ? std::string()
+                      : std::string("  [needs a CP topology: ") + locks::topology_name(lock.topology) + "]")
+              << "\n";
   std::cout << "\nFault kinds ([[fault]] kind = ...):\n ";
   for (auto kind : scenarios::all_fault_kinds()) std::cout << " " << scenarios::fault_kind_name(kind);
   std::cout << "\n\nViolations checked:\n ";

@@ -78,6 +78,11 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
   for (std::size_t s = 0; s < plan.scenarios.size(); ++s) {
     for (const auto& lock : locks) {
       const auto info = locks::find_lock(lock);
+      if (info->topology != locks::Topology::Redis) {  // every scenario is a Redis topology today
+        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs a CP topology: " +
+                                        locks::topology_name(info->topology) + ")");
+        continue;
+      }
       if (static_cast<std::size_t>(plan.scenarios[s].redis.masters) < info->min_nodes) {
         summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs " +
                                         std::to_string(info->min_nodes) + " masters)");

@@ -876,6 +876,7 @@ std::optional<std::string> unroutable_link(const Scenario& s, const std::string&
 }  // namespace
 
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
+  if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return why;
   if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
     return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
            s.name + " has " + std::to_string(s.redis.masters);

@@ -19,7 +19,11 @@
   X(redlock)                     \
   X(fenced)                      \
   X(redlock_fenced)              \
-  X(watchdog)
+  X(watchdog)                    \
+  X(etcd_mutex)                  \
+  X(etcd_fenced)                 \
+  X(zk_lock)                     \
+  X(zk_fenced)
 
 namespace locksim::locks {
 
@@ -45,6 +49,21 @@ std::map<std::string, LockInfo>& table() {
 }
 
 }  // namespace
+
+const char* topology_name(Topology t) {
+  switch (t) {
+    case Topology::Redis: return "redis";
+    case Topology::Etcd: return "etcd";
+    case Topology::ZooKeeper: return "zookeeper";
+  }
+  return "?";
+}
+
+std::optional<std::string> topology_mismatch(const LockInfo& lock, Topology scenario) {
+  if (lock.topology == scenario) return std::nullopt;
+  return "lock " + lock.name + " needs a" + (lock.topology == Topology::Redis ? " Redis" : " CP") + " topology ([" +
+         topology_name(lock.topology) + "]); the scenario has [" + topology_name(scenario) + "]";
+}
 
 bool register_lock(LockInfo info) {
   if (info.name.empty() || !info.factory) return false;

@@ -15,6 +15,9 @@
 // The CMake glob picks the file up. A lock may derive from LockBase
 // (locks/lock_base.hpp: retry loop, round-trip count, validity deadline) or
 // implement Lock directly; a user's lock registers the same way at run time.
+// The CP locks (etcd-*, zk-*) say so in `topology`: they need an etcd or
+// ZooKeeper topology, and every Redis scenario refuses (run) or skips
+// (sweep) them.
 #pragma once
 
 #include <functional>
@@ -29,6 +32,11 @@ namespace locksim::locks {
 
 using LockFactory = std::function<std::unique_ptr<Lock>(Runtime&, const LockConfig&)>;
 
+// The service a lock is built on: Redis masters, an etcd cluster or a
+// ZooKeeper ensemble. A lock runs only on a scenario of its topology.
+enum class Topology : std::uint8_t { Redis, Etcd, ZooKeeper };
+const char* topology_name(Topology t);
+
 struct LockInfo {
   std::string name;              // CLI name, e.g. "naive-del"
   std::string description;       // one line for `locksim list`
@@ -38,7 +46,11 @@ struct LockInfo {
   bool fencing = false;          // leases carry a fencing token
   bool tracks_validity = false;  // leases carry valid_until by default
   LockFactory factory;
+  Topology topology = Topology::Redis;
 };
+
+// Why `lock` cannot run on a scenario of topology `scenario`, or nullopt.
+std::optional<std::string> topology_mismatch(const LockInfo& lock, Topology scenario);
 
 // Adds or replaces (same name) a lock. False if the info is unusable
 // (empty name or no factory).

@@ -1,4 +1,4 @@
-// The two interfaces every lock algorithm is written against (DESIGN.md,
+// The interfaces every lock algorithm is written against (DESIGN.md,
 // "One lock implementation, two runtimes"): RedisConn sends the exact argv a
 // Redis client sends; Runtime is the client's view of the world (its local
 // clocks, sleeps, tokens, connections). SimRuntime implements them over the
@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "locks/cp_client.hpp"
 #include "sim/redis/reply.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
@@ -58,6 +59,12 @@ class Runtime {
   // a finished or unknown id does nothing.
   virtual std::uint64_t spawn(Task<void> task) = 0;
   virtual void cancel(std::uint64_t id) = 0;
+
+  // The client's connection to an etcd cluster or a ZooKeeper ensemble
+  // (locks/cp_client.hpp) on a CP topology; nullptr elsewhere. Redis locks
+  // never call them; a CP lock refuses to acquire without one.
+  virtual EtcdConn* etcd() { return nullptr; }
+  virtual ZkConn* zk() { return nullptr; }
 };
 
 }  // namespace locksim::locks

@@ -106,6 +106,7 @@ void build_clients(RunContext& ctx) {
 }
 
 std::optional<std::string> unsupported(const Scenario& s, const locks::LockInfo& lock) {
+  if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return why;
   if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
     return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
            s.name + " has " + std::to_string(s.redis.masters);

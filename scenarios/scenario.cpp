@@ -654,6 +654,8 @@ void Parser::check_lock_fits(const Section& at, std::string_view key, const std:
   const auto info = locks::find_lock(kind);
   if (!info) {
     fail(line, at.field(key), "unknown lock kind " + in_quotes(kind) + " (known: " + known_locks() + ")");
+  } else if (auto why = locks::topology_mismatch(*info, locks::Topology::Redis)) {
+    fail(line, at.field(key), *why);
   } else if (info->min_nodes > static_cast<std::size_t>(sc_.redis.masters)) {
     fail(line, at.field(key),
          in_quotes(kind) + " needs at least " + std::to_string(info->min_nodes) + " Redis masters; [redis] masters = " +

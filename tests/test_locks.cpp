@@ -196,7 +196,7 @@ LockWorldSpec spec_for(const LockInfo& info) { return {info.min_nodes, 3, info.n
 // Runs one contract for every registered lock on a backend.
 void for_every_lock(Contract contract, const Backend& backend = engine_backend()) {
   for (const LockInfo& info : locks::all_locks()) {
-    if (!backend.supports(spec_for(info))) continue;
+    if (info.topology != locks::Topology::Redis || !backend.supports(spec_for(info))) continue;
     DYNAMIC_SECTION(info.name << " on " << backend.name) {
       const std::int64_t frames = sim::live_task_frames();
       contract(backend, info);

@@ -1,0 +1,105 @@
+// zk-lock: Curator's InterProcessMutex recipe over a ZooKeeper session (the
+// algorithm, its source, claims and assumptions: locks/zk_mutex.hpp). No
+// fencing token: a holder whose session expired during a pause still
+// writes, and the storage cannot tell.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "locks/registry.hpp"
+#include "locks/zk_mutex.hpp"
+
+namespace locksim::locks {
+
+ZkMutexLock::ZkMutexLock(Runtime& rt, LockConfig config, bool fenced)
+    : rt_(rt), config_(std::move(config)), fenced_(fenced) {}
+
+std::string ZkMutexLock::base_path() const {
+  return config_.key.starts_with("/") ? config_.key : "/" + config_.key;
+}
+
+Task<std::optional<Lease>> ZkMutexLock::try_acquire() {
+  ZkConn* zk = rt_.zk();
+  if (!zk) co_return std::nullopt;  // not on a ZooKeeper topology
+  const LocalInstant deadline = rt_.monotonic_now() + config_.acquire_timeout;
+  while (rt_.monotonic_now() < deadline) {
+    ++round_trips_;
+    if (!(co_await zk->start(config_.ttl)).ok() || zk->state() == ZkState::Expired) co_return std::nullopt;
+    // creatingParentContainersIfNeeded: the base node, then our child.
+    ++round_trips_;
+    (void)co_await zk->create(base_path(), "", "persistent");
+    ++round_trips_;
+    const ZkCreated ours = co_await zk->create(base_path() + "/lock-", "", "ephemeral_sequential");
+    if (ours.ok()) {
+      if (co_await wait_for_turn(*zk, ours.path, deadline)) {
+        Lease lease{ours.path, ours.path, std::nullopt, std::nullopt, 0};
+        if (fenced_) lease.fencing_token = ours.czxid;
+        co_return lease;
+      }
+      ++round_trips_;
+      (void)co_await zk->remove(ours.path, -1);  // deleteOurPath
+    }
+    if (rt_.monotonic_now() >= deadline) break;
+    co_await rt_.sleep(config_.retry);
+  }
+  co_return std::nullopt;
+}
+
+Task<bool> ZkMutexLock::wait_for_turn(ZkConn& zk, const std::string& our_path, LocalInstant deadline) {
+  const std::string name = our_path.substr(our_path.rfind('/') + 1);
+  const Duration slice = std::max<Duration>(config_.ttl / 3, std::chrono::milliseconds(1));
+  for (;;) {
+    ++round_trips_;
+    ZkChildren children = co_await zk.get_children(base_path());
+    if (!children.ok()) co_return false;
+    // getSortedChildren: every child is lock-<10 digits>, so names sort by sequence.
+    std::sort(children.names.begin(), children.names.end());
+    const auto ours = std::find(children.names.begin(), children.names.end(), name);
+    if (ours == children.names.end()) co_return false;  // our node is gone (the session expired)
+    if (ours == children.names.begin()) co_return true;
+    const std::string previous = base_path() + "/" + *(ours - 1);
+    for (;;) {
+      const LocalInstant now = rt_.monotonic_now();
+      if (now >= deadline) co_return false;
+      ++round_trips_;
+      const CpStatus w = co_await zk.wait_delete(previous, std::min(slice, deadline - now));
+      if (w.ok() || w.error == kZkNoNode) break;  // the predecessor went: look again
+      if (w.error != kZkWaitTimedOut || zk.state() != ZkState::Connected) co_return false;
+    }
+  }
+}
+
+Task<bool> ZkMutexLock::release(Lease& lease) {
+  ZkConn* zk = rt_.zk();
+  if (!zk) co_return false;
+  ++round_trips_;
+  co_return (co_await zk->remove(lease.key, -1)).ok();
+}
+
+// No lease to renew: the client library's pings keep the session alive.
+Task<bool> ZkMutexLock::extend(Lease& lease) {
+  (void)lease;
+  ZkConn* zk = rt_.zk();
+  co_return zk && zk->state() == ZkState::Connected;
+}
+
+bool ZkMutexLock::still_valid(const Lease& lease) {
+  (void)lease;
+  ZkConn* zk = rt_.zk();
+  return !config_.track_validity || (zk && zk->state() == ZkState::Connected);
+}
+
+LockInfo lock_info_zk_lock() {
+  LockInfo info{"zk-lock",
+                "ZooKeeper lock recipe (Curator InterProcessMutex): ephemeral sequential child, watch the predecessor",
+                "Apache Curator InterProcessMutex / LockInternals; ZooKeeper recipes \"Locks\"",
+                1,
+                false,
+                false,
+                false,
+                [](Runtime& rt, const LockConfig& c) { return std::make_unique<ZkMutexLock>(rt, c, false); }};
+  info.topology = Topology::ZooKeeper;
+  return info;
+}
+
+}  // namespace locksim::locks

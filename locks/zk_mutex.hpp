@@ -1,0 +1,58 @@
+// ZkMutexLock: the ZooKeeper lock recipe as Apache Curator's
+// InterProcessMutex implements it, shared by `zk-lock` and `zk-fenced` (the
+// same, with the lock node's czxid as the fencing token).
+//
+// Source: Curator recipes/locks (InterProcessMutex, LockInternals.attemptLock
+// and internalLockLoop, StandardLockInternalsDriver) and the ZooKeeper
+// recipe "Locks" (zookeeperTutorial / recipes.html):
+//  - the client's session (ZkConn.start) uses the lock TTL as its session
+//    timeout; the client library keeps it alive with pings;
+//  - create base/lock- as EPHEMERAL_SEQUENTIAL (creating base if needed);
+//  - loop: getChildren(base) sorted by sequence; if ours is first, the lock
+//    is held; else set a watch on the node just before ours (getData with a
+//    watcher) and wait for it to go (NoNode: look again at once). A watcher
+//    also wakes on a connection event, so the wait here is cut into slices
+//    of TTL/3 and a handle that is no longer Connected fails the attempt
+//    (Curator's getChildren then throws ConnectionLoss);
+//  - on a timeout or an error, delete our node (deleteOurPath);
+//  - release: delete our node, any version.
+// As in Curator, losing the session (the ephemeral node vanishes) does not
+// end the holder's belief; with `track_validity` the lease is valid only
+// while the handle is Connected (Curator's advice: treat SUSPENDED as lost).
+// Claims: mutual exclusion while no holder's session expires while it
+// believes; with fencing, no stale write reaches a fencing storage (czxid
+// grows with every create). Assumes a majority of the ensemble up and
+// connected. The lock key becomes the base path "/<key>".
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "locks/lock.hpp"
+
+namespace locksim::locks {
+
+class ZkMutexLock final : public Lock {
+ public:
+  ZkMutexLock(Runtime& rt, LockConfig config, bool fenced);
+
+  Task<std::optional<Lease>> try_acquire() override;
+  Task<bool> release(Lease& lease) override;
+  Task<bool> extend(Lease& lease) override;
+  bool still_valid(const Lease& lease) override;
+  std::uint64_t round_trips() const override { return round_trips_; }
+
+ private:
+  // LockInternals.internalLockLoop: true once our node is first.
+  Task<bool> wait_for_turn(ZkConn& zk, const std::string& our_path, LocalInstant deadline);
+  std::string base_path() const;
+
+  Runtime& rt_;
+  LockConfig config_;
+  bool fenced_;
+  std::atomic<std::uint64_t> round_trips_{0};
+};
+
+}  // namespace locksim::locks
