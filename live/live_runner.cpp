@@ -190,6 +190,11 @@ class LiveSession final : public LiveWorld {
     return c;
   }
   void lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt);
+  // The real time client c's own (drifting) clock takes to show d, as a
+  // simulated client's work runs on its host's clock.
+  Clock::duration on_client_clock(std::size_t c, sim::Duration d) const {
+    return std::chrono::duration_cast<Clock::duration>(client_clocks_[c]->real_for(d));
+  }
   void gate_attempt(std::size_t c, locks::Runtime& rt);
   void reach(std::size_t c, std::string_view event, int write_index = 0);
   void begin_attempt(std::size_t c);
@@ -440,7 +445,7 @@ void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtim
   reach(c, "acquired");
   bool abandoned = false;
   for (int i = 1; i <= spec.writes && !stopping(); ++i) {
-    work_until(c, entered + std::chrono::duration_cast<Clock::duration>(spec.work * i / (spec.writes + 1)));
+    work_until(c, entered + on_client_clock(c, spec.work * i / (spec.writes + 1)));
     if (lease->valid_until && !lock.still_valid(*lease)) {
       abandoned = true;
       break;
@@ -449,7 +454,7 @@ void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtim
     storage_write(c, grant, *lease, i);
     pause_point(c);
   }
-  work_until(c, abandoned ? Clock::now() : entered + std::chrono::duration_cast<Clock::duration>(spec.work));
+  work_until(c, abandoned ? Clock::now() : entered + on_client_clock(c, spec.work));
   end_belief(c, abandoned ? "abandon" : "release");
   (void)sim::sync_wait(lock.release(*lease));
   (void)rt;
