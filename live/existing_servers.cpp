@@ -82,8 +82,6 @@ std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s,
            std::to_string(endpoints);
   if (s.redis.replicas > 0)
     return "scenario " + s.name + " has replicas: --redis cannot set up replication on servers it does not run";
-  if (s.redis.background_writes_per_second > 0)
-    return "scenario " + s.name + " has a background write load: refused with --redis (it would write to your servers)";
   for (const auto& f : s.faults)
     if (needs_process_control(f))
       return "fault (line " + std::to_string(f.line) + ") " + std::string(scenarios::fault_kind_name(f.kind)) + " " +
@@ -94,6 +92,8 @@ std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s,
                k == FaultKind::ClockDrift || k == FaultKind::FsyncStall;
       }))
     return "[nemesis] may crash, pause, restart, stall or change the clock of a server: refused with --redis";
+  if (s.redis.background_writes_per_second > 0)
+    return "scenario " + s.name + " has a background write load: refused with --redis (it would write to your servers)";
   return std::nullopt;
 }
 
