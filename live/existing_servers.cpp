@@ -28,7 +28,10 @@ bool is_loopback(const std::string& host) {
 
 bool needs_process_control(const scenarios::FaultSpec& f) {
   switch (f.kind) {
-    case FaultKind::Pause: return f.target.rfind("redis-", 0) == 0;
+    case FaultKind::Pause:
+    case FaultKind::ClockJump:   // a server's clock is set through the preload of a server we start
+    case FaultKind::ClockDrift: return f.target.rfind("redis-", 0) == 0;
+    case FaultKind::FsyncStall:
     case FaultKind::Crash:
     case FaultKind::PowerLoss:
     case FaultKind::Restart:
@@ -85,9 +88,12 @@ std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s,
              f.target + ": needs process control of the server, refused with --redis";
   if (s.nemesis && std::any_of(s.nemesis->kinds.begin(), s.nemesis->kinds.end(), [](FaultKind k) {
         return k == FaultKind::Crash || k == FaultKind::PowerLoss || k == FaultKind::Restart ||
-               k == FaultKind::Failover || k == FaultKind::Pause;
+               k == FaultKind::Failover || k == FaultKind::Pause || k == FaultKind::ClockJump ||
+               k == FaultKind::ClockDrift || k == FaultKind::FsyncStall;
       }))
-    return "[nemesis] may crash, pause or restart a server: refused with --redis";
+    return "[nemesis] may crash, pause, restart, stall or change the clock of a server: refused with --redis";
+  if (s.redis.background_writes_per_second > 0)
+    return "scenario " + s.name + " has a background write load: refused with --redis (it would write to your servers)";
   return std::nullopt;
 }
 

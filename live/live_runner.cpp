@@ -2,8 +2,8 @@
 // on real threads, the fault schedule on the main thread, the storage as an
 // in-process service with the same fencing rule as scenarios/storage.cpp.
 //
-// Threads: the main thread owns the cluster, runs due faults and AOF
-// snapshot ticks from a time-ordered queue, watches for servers that die and
+// Threads: the main thread owns the cluster, runs due faults from a
+// time-ordered queue, watches for servers that die and
 // for SIGINT/SIGTERM, and ends the run; each client runs on its own thread
 // and arms triggered faults (`after = "A:acquired"`) into the same queue.
 // One mutex guards the History, the queue and the pause windows.
@@ -77,7 +77,8 @@ sim::Duration scale(sim::Duration d, std::int64_t ppm) { return d * ppm / 1'000'
 std::string fault_text(const FaultSpec& f) {
   const std::string kind(scenarios::fault_kind_name(f.kind));
   switch (f.kind) {
-    case FaultKind::Pause: return kind + " " + f.target + " " + sim::format_duration(f.duration);
+    case FaultKind::Pause:
+    case FaultKind::FsyncStall: return kind + " " + f.target + " " + sim::format_duration(f.duration);
     case FaultKind::Delay: return kind + " " + f.from + "->" + f.to + " " + sim::format_duration(f.duration);
     case FaultKind::Partition: {
       std::string s = kind;
@@ -190,6 +191,11 @@ class LiveSession final : public LiveWorld {
     return c;
   }
   void lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt);
+  // The real time client c's own (drifting) clock takes to show d, as a
+  // simulated client's work runs on its host's clock.
+  Clock::duration on_client_clock(std::size_t c, sim::Duration d) const {
+    return std::chrono::duration_cast<Clock::duration>(client_clocks_[c]->real_for(d));
+  }
   void gate_attempt(std::size_t c, locks::Runtime& rt);
   void reach(std::size_t c, std::string_view event, int write_index = 0);
   void begin_attempt(std::size_t c);
@@ -211,9 +217,10 @@ class LiveSession final : public LiveWorld {
   std::uint64_t arm(const FaultSpec& f, Clock::time_point at);  // requires mutex_
   void apply(const FaultSpec& f);
   void crash_node(const FaultSpec& f, std::size_t node, bool power_loss);
+  void note_power_cut(const std::string& node, const std::vector<PowerCut>& cuts);
   void restart_node(std::size_t node);
   void promote_shard(int shard);
-  void schedule_snapshots();
+  void change_clock(const FaultSpec& f, std::optional<std::size_t> node);
   void note_fault(const FaultSpec& f, std::optional<sim::Duration> until);
   void fail(LiveError e);
   void finish_entries();
@@ -230,6 +237,7 @@ class LiveSession final : public LiveWorld {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::vector<ClientState> clients_;
+  std::vector<std::unique_ptr<ClientClock>> client_clocks_;  // per client, across its restarts
   scenarios::History history_;
   scenarios::RunSummary stats_;
   std::vector<std::string> notes_;
@@ -256,7 +264,10 @@ void LiveSession::record_entry(std::size_t c, std::size_t node, std::optional<Ki
                                bool present_before, ServerStamp stamp) {
   std::lock_guard lk(mutex_);
   if (stop_.load()) return;
-  const auto real = std::chrono::microseconds(stamp.time_us) - origin_wall_;
+  // TIME shows the node's own wall clock (stepped or drifting under a clock
+  // fault): take its offset off to place the command in real time.
+  const auto real = std::chrono::microseconds(stamp.time_us) - origin_wall_ -
+                    std::chrono::duration_cast<std::chrono::microseconds>(cluster_.wall_offset(node));
   const sim::TrueInstant at{std::max(sim::Duration{0}, std::chrono::duration_cast<sim::Duration>(real)) * 1'000'000 / ppm_};
   if (kind)
     history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), static_cast<sim::HostId>(node), c, false,
@@ -435,7 +446,7 @@ void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtim
   reach(c, "acquired");
   bool abandoned = false;
   for (int i = 1; i <= spec.writes && !stopping(); ++i) {
-    work_until(c, entered + std::chrono::duration_cast<Clock::duration>(spec.work * i / (spec.writes + 1)));
+    work_until(c, entered + on_client_clock(c, spec.work * i / (spec.writes + 1)));
     if (lease->valid_until && !lock.still_valid(*lease)) {
       abandoned = true;
       break;
@@ -444,7 +455,7 @@ void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtim
     storage_write(c, grant, *lease, i);
     pause_point(c);
   }
-  work_until(c, abandoned ? Clock::now() : entered + std::chrono::duration_cast<Clock::duration>(spec.work));
+  work_until(c, abandoned ? Clock::now() : entered + on_client_clock(c, spec.work));
   end_belief(c, abandoned ? "abandon" : "release");
   (void)sim::sync_wait(lock.release(*lease));
   (void)rt;
@@ -506,7 +517,7 @@ void LiveSession::client_main(std::size_t c) {
 
 void LiveSession::run_incarnation(std::size_t c) {
   const scenarios::ClientSpec& spec = *clients_[c].spec;
-  LiveRuntime rt(*this, late_, cluster_, c, spec.name, s_.lock.key);
+  LiveRuntime rt(*this, late_, cluster_, c, spec.name, s_.lock.key, *client_clocks_[c]);
   if (s_.workload == scenarios::WorkloadKind::Gate) {
     if (clients_[c].iterations_done == 0) gate_attempt(c, rt);
     clients_[c].iterations_done = 1;
@@ -614,9 +625,33 @@ void LiveSession::apply(const FaultSpec& f) {
       note_fault(f, std::nullopt);
       partition({}, std::nullopt);
       return;
+    case FaultKind::ClockJump:
+    case FaultKind::ClockDrift:
+      note_fault(f, std::nullopt);
+      change_clock(f, node);
+      return;
+    case FaultKind::FsyncStall:  // the server's fsyncs really wait (the preload)
+      if (!node) return;
+      note_fault(f, f.duration);
+      cluster_.stall_fsync(*node, f.duration);
+      return;
     default:
       return;  // refused before the run (live_unsupported)
   }
+}
+
+// A server's wall clock through its preload control block (real: the
+// redis-server reads it); a client's through its runtime's ClientClock.
+void LiveSession::change_clock(const FaultSpec& f, std::optional<std::size_t> node) {
+  const bool jump = f.kind == FaultKind::ClockJump;
+  if (node) {
+    if (jump) cluster_.step_clock(*node, f.by);
+    else cluster_.set_clock_drift(*node, f.ppm);
+    return;
+  }
+  ClientClock& clock = *client_clocks_[client_index(f.target)];
+  if (jump) clock.step(f.by);
+  else clock.set_drift(f.ppm);
 }
 
 void LiveSession::note_restart(const std::string& host) {
@@ -676,9 +711,8 @@ void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_lo
   // First, before the kill and its reaping: the lag may be under a ms.
   for (const auto& source : cluster_.proxy(node).sources())
     if (cluster_.find(source)) cluster_.proxy(node).reset(source);
-  cluster_.kill9(node);
-  if (power_loss && s_.redis.appendonly && s_.redis.appendfsync != sim::redis::Fsync::Always)
-    cluster_.restore_aof_snapshot(node);
+  if (power_loss) note_power_cut(cluster_.node(node).name, cluster_.power_loss(node));
+  else cluster_.kill9(node);
   std::lock_guard lk(mutex_);
   fire_trigger(f.target, "crash", 0);
   if (f.restart_after)
@@ -749,21 +783,15 @@ void LiveSession::emulate_replication_lag() {
   }
 }
 
-// The power-loss emulation: a copy of each node's AOF at every fsync boundary.
-// Only when a power-loss may come: the copies cost the main thread time that
-// other faults' timing needs.
-void LiveSession::schedule_snapshots() {
-  if (!s_.redis.appendonly || s_.redis.appendfsync == sim::redis::Fsync::Always) return;
-  if (std::none_of(s_.faults.begin(), s_.faults.end(), [](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; }))
-    return;
-  const auto period = std::chrono::duration_cast<Clock::duration>(
-      scale(s_.redis.appendfsync == sim::redis::Fsync::Everysec ? sim::Duration{1s} : sim::Duration{30s}, ppm_));
-  const auto end = origin_ + std::chrono::duration_cast<Clock::duration>(s_.duration);
+// What a power loss cut, as observed from the server's own fsyncs.
+void LiveSession::note_power_cut(const std::string& node, const std::vector<PowerCut>& cuts) {
+  std::string text = "power-loss " + node + " observed: ";
+  if (cuts.empty()) text += "every AOF byte was fsynced, nothing lost";
+  for (std::size_t i = 0; i < cuts.size(); ++i)
+    text += (i ? ", " : "") + cuts[i].file + " cut from " + std::to_string(cuts[i].written) + " to " +
+            std::to_string(cuts[i].kept) + " bytes";
   std::lock_guard lk(mutex_);
-  for (std::size_t n = 0; n < cluster_.node_count(); ++n) {
-    cluster_.snapshot_aof(n);
-    for (auto t = origin_ + period; t < end; t += period) schedule(t, [this, n] { cluster_.snapshot_aof(n); });
-  }
+  notes_.push_back(text);
 }
 
 void LiveSession::fail(LiveError e) {
@@ -796,9 +824,12 @@ Result<bool, LiveError> LiveSession::run() {
   for (std::size_t n = 0; n < cluster_.node_count(); ++n) history_.nodes.push_back(cluster_.node(n).name);
   for (std::size_t c = 0; c < s_.clients.size(); ++c) {
     clients_.emplace_back().spec = &s_.clients[c];
+    client_clocks_.push_back(std::make_unique<ClientClock>(s_.clients[c].clock_drift_ppm));
     history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
   }
   emulate_replication_lag();
+  if (s_.redis.background_writes_per_second > 0)
+    cluster_.start_background_load(scale(sim::Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
   origin_ = Clock::now();
   origin_wall_ = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::system_clock::now().time_since_epoch());
@@ -808,7 +839,6 @@ Result<bool, LiveError> LiveSession::run() {
     for (const FaultSpec& f : s_.faults)
       if (!f.after) arm(f, origin_ + std::chrono::duration_cast<Clock::duration>(f.at));
   }
-  schedule_snapshots();
   std::vector<std::thread> threads;
   for (std::size_t c = 0; c < clients_.size(); ++c) threads.emplace_back([this, c] { client_main(c); });
   std::optional<LiveError> error;
@@ -881,21 +911,13 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
     return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
            s.name + " has " + std::to_string(s.redis.masters);
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
-  if (s.nemesis)
-    for (FaultKind k : s.nemesis->kinds)
-      if (k == FaultKind::ClockJump || k == FaultKind::ClockDrift)
-        return "[nemesis] kind " + std::string(scenarios::fault_kind_name(k)) +
-               ": unsupported in live mode (changing a server's clock needs privileges; never faked)";
-  for (const auto& c : s.clients)
-    if (c.clock_drift_ppm != 0) return "client " + c.name + ": clock_drift_ppm is unsupported in live mode (real clocks)";
   for (const FaultSpec& f : s.faults) {
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
                                           : "[nemesis] fault at " + sim::format_duration(f.at) + " ") +
                               std::string(scenarios::fault_kind_name(f.kind));
     switch (f.kind) {
-      case FaultKind::ClockJump:
-      case FaultKind::ClockDrift:
-        return where + ": unsupported in live mode (changing a server's clock needs privileges; never faked)";
+      case FaultKind::FsyncStall:
+        break;  // the parser checked that it names a Redis node
       case FaultKind::Delay:
         if (auto why = unroutable_link(s, f.from, f.to)) return where + " " + f.from + "->" + f.to + ": " + *why;
         break;
@@ -909,7 +931,7 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
         break;
       case FaultKind::Failover:
         break;  // the parser checked that it names a master
-      default: {  // pause, crash, power-loss, restart
+      default: {  // pause, crash, power-loss, restart, clock-jump, clock-drift
         const bool client = std::any_of(s.clients.begin(), s.clients.end(),
                                         [&](const auto& c) { return c.name == f.target; });
         if (f.target.rfind("redis-", 0) != 0 && !client)
@@ -918,6 +940,27 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
     }
   }
   return std::nullopt;
+}
+
+// How live mode produced the scenario's power-loss, clock and fsync-stall
+// faults (said in the output, one line per mechanism).
+std::vector<std::string> fault_mechanism_notes(const Scenario& s) {
+  auto has = [&](auto pred) { return std::any_of(s.faults.begin(), s.faults.end(), pred); };
+  auto on_node = [](const FaultSpec& f) { return f.target.rfind("redis-", 0) == 0; };
+  std::vector<std::string> notes;
+  if (has([](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; }))
+    notes.push_back("power-loss is observed: SIGKILL, then every AOF file cut back to the length the server's own "
+                    "fsync/fdatasync calls made durable (recorded by liblocksim_preload), then a restart");
+  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && on_node(f); }))
+    notes.push_back("server clock faults are real: liblocksim_preload steps or skews the redis-server's wall clock "
+                    "(CLOCK_REALTIME, gettimeofday, time) while it runs; its monotonic clock is untouched");
+  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && !on_node(f); }) ||
+      std::any_of(s.clients.begin(), s.clients.end(), [](const auto& c) { return c.clock_drift_ppm != 0; }))
+    notes.push_back("client clock faults act on the client runtime's clocks (its wall and monotonic readings and "
+                    "sleeps), not on the machine's");
+  if (has([](const FaultSpec& f) { return f.kind == FaultKind::FsyncStall; }))
+    notes.push_back("fsync-stall is real: liblocksim_preload holds the redis-server's fsync calls until it ends");
+  return notes;
 }
 
 Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
@@ -939,6 +982,7 @@ Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
   for (auto& f : s.faults) {
     sc(f.at);
     sc(f.duration);
+    sc(f.by);
     if (f.restart_after) sc(*f.restart_after);
   }
   return s;
@@ -964,7 +1008,9 @@ int min_replicas_max_lag_s(std::int64_t ppm) {
 Result<std::unique_ptr<RedisCluster>, LiveError> start_cluster(const Scenario& scenario, const LiveOptions& options) {
   auto binary = locate_redis_server(options.redis_server);
   if (!binary) return failure(binary.error());
-  ClusterSpec spec{*binary, scenario.redis.masters, scenario.redis.replicas, scenario.redis.appendonly,
+  auto preload = locate_preload_library({});
+  if (!preload) return failure(preload.error());
+  ClusterSpec spec{*binary, *preload, scenario.redis.masters, scenario.redis.replicas, scenario.redis.appendonly,
                    scenario.redis.appendfsync == sim::redis::Fsync::Always  ? "always"
                    : scenario.redis.appendfsync == sim::redis::Fsync::No ? "no"
                                                                            : "everysec"};
@@ -1050,12 +1096,8 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   if (existing)
     out.notes.push_back("existing servers: every key was under the prefix " + prefix +
                         "; the run's keys were deleted at the end");
-  for (const FaultSpec& f : scenario.faults)
-    if (f.kind == FaultKind::PowerLoss) {
-      out.notes.push_back("power-loss is emulated: SIGKILL, then restart from a copy of the AOF taken at the last "
-                          "fsync boundary (everysec = every scaled second)");
-      break;
-    }
+  for (const std::string& note : fault_mechanism_notes(scenario)) out.notes.push_back(note);
+  for (std::string& note : run.notes()) out.notes.push_back(std::move(note));
   if (scenario.redis.replicas > 0)
     out.notes.push_back("replication lag is emulated: the proxy on each master -> replica link delays every byte by " +
                         sim::format_duration(scenario.redis.replication_lag));

@@ -136,14 +136,50 @@ std::vector<std::string> endpoints(const RedisCluster& cluster) {
 }
 }  // namespace
 
+ClientClock::ClientClock(std::int64_t drift_ppm) : base_(std::chrono::steady_clock::now()), ppm_(drift_ppm) {}
+
+std::chrono::nanoseconds ClientClock::drift_locked(std::chrono::steady_clock::time_point now) const {
+  const auto since = std::chrono::duration_cast<std::chrono::nanoseconds>(now - base_);
+  return drifted_ + std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<__int128>(since.count()) * ppm_ / 1'000'000));
+}
+
+void ClientClock::step(std::chrono::nanoseconds by) {
+  std::lock_guard lk(mutex_);
+  stepped_ += by;
+}
+
+void ClientClock::set_drift(std::int64_t ppm) {
+  std::lock_guard lk(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  drifted_ = drift_locked(now);
+  base_ = now;
+  ppm_ = ppm;
+}
+
+std::chrono::nanoseconds ClientClock::monotonic_offset() const {
+  std::lock_guard lk(mutex_);
+  return drift_locked(std::chrono::steady_clock::now());
+}
+
+std::chrono::nanoseconds ClientClock::wall_offset() const {
+  std::lock_guard lk(mutex_);
+  return drift_locked(std::chrono::steady_clock::now()) + stepped_;
+}
+
+std::chrono::nanoseconds ClientClock::real_for(std::chrono::nanoseconds d) const {
+  std::lock_guard lk(mutex_);
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<__int128>(d.count()) * 1'000'000 / (1'000'000 + ppm_)));
+}
+
 LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
-                         std::string client_name, std::string lock_key)
+                         std::string client_name, std::string lock_key, const ClientClock& clock)
     : world_(world),
       late_(late),
       cluster_(cluster),
       client_(client),
       client_name_(std::move(client_name)),
-      lock_key_(std::move(lock_key)) {
+      lock_key_(std::move(lock_key)),
+      clock_(clock) {
   real_ = std::make_unique<locks::RealRuntime>(endpoints(cluster));  // its own connections stay unused
   for (int s = 0; s < cluster.shards(); ++s) conns_.push_back(std::make_unique<ShardConn>(*this, s));
 }
@@ -151,18 +187,18 @@ LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster
 LiveRuntime::~LiveRuntime() { real_.reset(); }  // join spawned tasks before their connections go
 
 locks::LocalInstant LiveRuntime::monotonic_now() {
-  const auto now = real_->monotonic_now();
+  const auto now = real_->monotonic_now() + clock_.monotonic_offset();
   return world_.stopping() ? now + kLeapAfterEnd : now;
 }
 
 locks::LocalInstant LiveRuntime::wall_now() {
-  const auto now = real_->wall_now();
+  const auto now = real_->wall_now() + clock_.wall_offset();
   return world_.stopping() ? now + kLeapAfterEnd : now;
 }
 
 locks::Task<void> LiveRuntime::sleep(locks::Duration d) {
   if (world_.stopping()) co_return;
-  co_await real_->sleep(d);
+  co_await real_->sleep(clock_.real_for(d));  // a fast clock wakes early in real time
   world_.pause_point(client_);
 }
 

@@ -16,6 +16,10 @@
 //    recorded then, as Expired — late); a command whose EXEC reply is lost
 //    (timeout, killed server) records nothing although it may have run;
 //    writes replicated to replicas are not recorded;
+//  - the client's own clocks (ClientClock): drift (clock_drift_ppm, a
+//    clock-drift fault) moves its monotonic and wall readings and stretches
+//    its sleeps, a clock-jump steps its wall clock, as the simulator's
+//    HostClock does; the machine's clocks are never touched;
 //  - GC pauses: the client stops at its next step (before a command, after
 //    a reply, after a sleep) while a pause covers the present;
 //  - the end of the run: sleeps end, commands fail at once and the
@@ -44,6 +48,28 @@ namespace locksim::live {
 struct ServerStamp {
   std::int64_t time_us = 0;
   std::int64_t order = 0;
+};
+
+// One live client's clocks over the machine's: drift since the last change
+// (both clocks), plus wall steps; kept across the client's restarts.
+// Thread-safe (the main thread applies faults, client threads read).
+class ClientClock {
+ public:
+  explicit ClientClock(std::int64_t drift_ppm = 0);
+  void step(std::chrono::nanoseconds by);
+  void set_drift(std::int64_t ppm);  // continuous: the drift so far is kept
+  std::chrono::nanoseconds monotonic_offset() const;
+  std::chrono::nanoseconds wall_offset() const;
+  // The real duration of a local sleep of d.
+  std::chrono::nanoseconds real_for(std::chrono::nanoseconds d) const;
+
+ private:
+  std::chrono::nanoseconds drift_locked(std::chrono::steady_clock::time_point now) const;
+  mutable std::mutex mutex_;
+  std::chrono::steady_clock::time_point base_;
+  std::chrono::nanoseconds drifted_{0};  // up to base_
+  std::chrono::nanoseconds stepped_{0};
+  std::int64_t ppm_ = 0;
 };
 
 // Thrown on a crashed client's thread at its next step (LiveWorld::pause_point).
@@ -102,7 +128,7 @@ class LateReplies {
 class LiveRuntime final : public locks::Runtime {
  public:
   LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
-              std::string client_name, std::string lock_key);
+              std::string client_name, std::string lock_key, const ClientClock& clock);
   ~LiveRuntime() override;
 
   locks::LocalInstant monotonic_now() override;
@@ -124,6 +150,7 @@ class LiveRuntime final : public locks::Runtime {
   std::size_t client_;
   std::string client_name_;  // its links on the proxies
   std::string lock_key_;
+  const ClientClock& clock_;
   std::unique_ptr<locks::RealRuntime> real_;  // clocks, sleeps, tokens, spawn
   std::vector<std::unique_ptr<ShardConn>> conns_;
 };

@@ -20,6 +20,12 @@
 #include <sstream>
 #include <thread>
 
+#include "live/preload/preload_control.h"
+#include "locks/hiredis/hiredis_conn.hpp"
+#include "sim/task.hpp"
+
+extern char** environ;
+
 namespace locksim::live {
 
 namespace fs = std::filesystem;
@@ -101,7 +107,32 @@ Result<fs::path, LiveError> locate_redis_server(const fs::path& requested) {
   return failure(LiveError{2, "redis-server not found on PATH (install it or pass --redis-server PATH)"});
 }
 
+Result<fs::path, LiveError> locate_preload_library(const fs::path& requested) {
+  constexpr const char* kName = "liblocksim_preload.so";
+  if (!requested.empty()) {
+    if (fs::is_regular_file(requested)) return requested;
+    return failure(LiveError{2, requested.string() + ": no " + kName + " there"});
+  }
+  std::vector<fs::path> tried;
+#ifdef LOCKSIM_PRELOAD_PATH
+  tried.emplace_back(LOCKSIM_PRELOAD_PATH);
+#endif
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) tried.push_back(self.parent_path() / kName);
+  std::string where;
+  for (const auto& p : tried) {
+    if (fs::is_regular_file(p, ec)) return p;
+    where += (where.empty() ? "" : ", ") + p.string();
+  }
+  return failure(LiveError{2, std::string("live mode needs ") + kName +
+                                  " (the fsync recorder and server clocks redis-server loads): not found at " + where +
+                                  "; build the locksim_preload target"});
+}
+
 Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const ClusterSpec& spec) {
+  if (spec.preload.empty())
+    return failure(LiveError{2, "live mode needs liblocksim_preload.so for the servers it starts (locate_preload_library)"});
   std::unique_ptr<RedisCluster> cluster(new RedisCluster(spec));
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = std::string(base && *base ? base : "/tmp") + "/locksim-live-XXXXXX";
@@ -115,6 +146,10 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
       node.name = "redis-" + std::to_string(m + 1) + (r ? "-replica-" + std::to_string(r) : "");
       node.dir = cluster->dir_ / node.name;
       fs::create_directories(node.dir);
+      std::string why;
+      auto clock = ServerClock::create(node.dir / "clock.ctl", &why);
+      if (!clock) return failure(LiveError{3, node.name + ": " + why});
+      cluster->clocks_.push_back(std::move(clock));
       cluster->nodes_.push_back(node);
     }
     cluster->shard_master_.push_back(cluster->nodes_.size() - static_cast<std::size_t>(spec.replicas) - 1);
@@ -210,11 +245,46 @@ std::vector<std::string> RedisCluster::arguments(const RedisNodeProcess& node) c
   return args;
 }
 
+// The environment a server starts with: ours, plus the preload library, its
+// control block and its fsync log.
+std::vector<std::string> RedisCluster::environment(const RedisNodeProcess& node) const {
+  std::vector<std::string> env;
+  std::string preload = "LD_PRELOAD=" + spec_.preload.string();
+  for (char** e = environ; *e; ++e) {
+    const std::string var(*e);
+    if (var.rfind("LD_PRELOAD=", 0) == 0) preload += ":" + var.substr(11);  // keep the user's (e.g. ASan's)
+    else if (var.rfind("LOCKSIM_PRELOAD_", 0) != 0) env.push_back(var);
+  }
+  env.push_back(preload);
+  env.push_back(std::string(LOCKSIM_PRELOAD_CONTROL_ENV) + "=" + (node.dir / "clock.ctl").string());
+  env.push_back(std::string(LOCKSIM_PRELOAD_LOG_ENV) + "=" + (node.dir / "fsync.log").string());
+  return env;
+}
+
+namespace {
+
+// Whether a redis-server process started since the log had `before` hello
+// lines loaded the library (a wrapper script's shell says hello too; on
+// Debian redis-server is a symlink to redis-check-rdb, the name /proc shows).
+bool loaded_preload(const fs::path& log, std::size_t before) {
+  const FsyncLog read = read_fsync_log(log);
+  for (std::size_t i = before; i < read.loaded_by.size(); ++i)
+    if (fs::path(read.loaded_by[i]).filename().string().rfind("redis", 0) == 0) return true;  // Debian: redis-check-rdb
+  return false;
+}
+
+}  // namespace
+
 bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
   std::vector<std::string> args = arguments(node);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_text = environment(node);
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const std::size_t hellos_before = read_fsync_log(node.dir / "fsync.log").loaded_by.size();
   const std::string out_path = (node.dir / "stdout.log").string();
   const pid_t parent = ::getpid();
   const long max_fd = std::min(::sysconf(_SC_OPEN_MAX), 65536L);
@@ -235,7 +305,7 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
     if (out >= 0) ::dup2(out, 1), ::dup2(out, 2);
     if (in >= 0) ::dup2(in, 0);
     for (long fd = 3; fd < max_fd; ++fd) ::close(static_cast<int>(fd));
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here: no race with the first signal
@@ -249,8 +319,15 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
       return false;
     }
     if (roundtrip(node.port, "PING\r\n").rfind("+PONG", 0) == 0 &&
-        (!replica || roundtrip(node.port, "INFO replication\r\n").find("master_link_status:up") != std::string::npos))
-      return true;
+        (!replica || roundtrip(node.port, "INFO replication\r\n").find("master_link_status:up") != std::string::npos)) {
+      if (loaded_preload(node.dir / "fsync.log", hellos_before)) return true;
+      preload_error_ = LiveError{2, node.name + ": " + spec_.binary.string() + " did not load " +
+                                        spec_.preload.string() +
+                                        " (LD_PRELOAD ignored: a setuid or static binary?); live mode cannot observe "
+                                        "its fsyncs or set its clock"};
+      stop_node(node);
+      return false;
+    }
     std::this_thread::sleep_for(5ms);
   }
   stop_node(node);
@@ -262,6 +339,7 @@ Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fr
     if (fresh_port) node.port = free_loopback_port();
     if (node.port == 0) return failure(LiveError{3, "cannot find a free loopback port"});
     if (spawn_and_wait(node)) return true;
+    if (preload_error_) return failure(*preload_error_);
     if (interrupted()) return false;
   }
   return failure(LiveError{3, node.name + " (redis-server on 127.0.0.1:" + std::to_string(node.port) +
@@ -322,25 +400,47 @@ Result<bool, LiveError> RedisCluster::promote(std::size_t replica) {
   return true;
 }
 
-void RedisCluster::snapshot_aof(std::size_t i) {
-  const fs::path live_dir = nodes_[i].dir / "appendonlydir";
-  const fs::path tmp = nodes_[i].dir / "aof-snapshot.tmp";
-  const fs::path snap = nodes_[i].dir / "aof-snapshot";
-  std::error_code ec;
-  if (!fs::exists(live_dir, ec)) return;
-  fs::remove_all(tmp, ec);
-  fs::copy(live_dir, tmp, fs::copy_options::recursive, ec);
-  if (ec) return;  // a file rotated under us: keep the previous snapshot
-  fs::remove_all(snap, ec);
-  fs::rename(tmp, snap, ec);
+std::vector<PowerCut> RedisCluster::power_loss(std::size_t i) {
+  kill9(i);  // the kernel's page cache dies with the machine: keep only what was fsynced
+  return cut_to_durable(nodes_[i].dir / "appendonlydir", read_fsync_log(nodes_[i].dir / "fsync.log"));
 }
 
-void RedisCluster::restore_aof_snapshot(std::size_t i) {
-  const fs::path live_dir = nodes_[i].dir / "appendonlydir";
-  const fs::path snap = nodes_[i].dir / "aof-snapshot";
-  std::error_code ec;
-  fs::remove_all(live_dir, ec);
-  if (fs::exists(snap, ec)) fs::copy(snap, live_dir, fs::copy_options::recursive, ec);
+void RedisCluster::step_clock(std::size_t i, std::chrono::nanoseconds by) {
+  if (i < clocks_.size()) clocks_[i]->step(by);
+}
+
+void RedisCluster::set_clock_drift(std::size_t i, std::int64_t ppm) {
+  if (i < clocks_.size()) clocks_[i]->set_drift(ppm);
+}
+
+void RedisCluster::stall_fsync(std::size_t i, std::chrono::nanoseconds d) {
+  if (i < clocks_.size()) clocks_[i]->stall_fsync(d);
+}
+
+void RedisCluster::end_fsync_stall(std::size_t i) {
+  if (i < clocks_.size()) clocks_[i]->end_fsync_stall();
+}
+
+std::chrono::nanoseconds RedisCluster::wall_offset(std::size_t i) const {
+  return i < clocks_.size() ? clocks_[i]->wall_offset() : std::chrono::nanoseconds{0};
+}
+
+void RedisCluster::start_background_load(std::chrono::nanoseconds gap) {
+  load_ = std::thread([this, gap] {
+    std::vector<std::unique_ptr<locks::HiredisConn>> conns;
+    for (int m = 0; m < spec_.masters; ++m) conns.push_back(nullptr);
+    std::uint64_t n = 0;
+    for (auto next = std::chrono::steady_clock::now(); !load_stop_.load(); next += gap) {
+      std::this_thread::sleep_until(next);
+      for (int m = 0; m < spec_.masters; ++m) {
+        const RedisNodeProcess& node = nodes_[master_of(m)];
+        auto& conn = conns[static_cast<std::size_t>(m)];
+        if (!conn || conn->options().port != node.port)  // a failover moved the shard
+          conn = std::make_unique<locks::HiredisConn>(locks::HiredisOptions{node.host, node.port, 100ms, 100ms});
+        (void)sim::sync_wait(conn->command({"SET", "locksim:background-load", std::to_string(++n)}));
+      }
+    }
+  });
 }
 
 std::optional<std::string> RedisCluster::died_unexpectedly() {
@@ -358,6 +458,8 @@ std::optional<std::string> RedisCluster::died_unexpectedly() {
 // Replicas first: a master given SIGTERM waits for its replicas to catch up
 // (shutdown-timeout), which a paused or broken link turns into our grace.
 void RedisCluster::stop_all() {
+  load_stop_.store(true);
+  if (load_.joinable()) load_.join();
   for (auto& proxy : proxies_) proxy->stop();  // first: a held replication link must not delay a shutdown
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) stop_node(*it);
 }

@@ -7,7 +7,14 @@
 // Why its own file and not tests/support/redis_server: the product must not
 // depend on test code, and live mode needs more than one server: process
 // faults (SIGKILL, SIGSTOP/SIGCONT, restart on the same port and AOF),
-// AOF snapshots for the power-loss emulation, and promotion of a replica.
+// observed power loss, per-server wall clocks, and promotion of a replica.
+//
+// Every server it starts loads liblocksim_preload.so (LD_PRELOAD; see
+// live/server_preload.hpp): its fsync log makes a power loss observed
+// (SIGKILL, then each AOF file cut back to what the server's own fsyncs
+// made durable, then a restart), and its control block gives each server a
+// wall clock live mode steps and skews while it runs. A server that did not
+// load it is refused (exit 2), never run without it.
 //
 // Robustness contract: every wait has a deadline; a server that does not
 // come up, dies unexpectedly or loses a port race is an error value with one
@@ -39,8 +46,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "live/server_preload.hpp"
 #include "live/tcp_proxy.hpp"
 #include "sim/result.hpp"
 
@@ -48,6 +57,7 @@ namespace locksim::live {
 
 struct ClusterSpec {
   std::filesystem::path binary;      // redis-server
+  std::filesystem::path preload;     // liblocksim_preload.so (locate_preload_library)
   int masters = 1;
   int replicas = 0;                  // per master
   bool appendonly = true;
@@ -81,6 +91,11 @@ struct RedisNodeProcess {
 // The redis-server to use: `requested` if given (must be executable), else
 // PATH, /usr/sbin, /usr/bin, /usr/local/bin. Error exit 2 when none.
 Result<std::filesystem::path, LiveError> locate_redis_server(const std::filesystem::path& requested);
+
+// liblocksim_preload.so: `requested` if given, else the one this build made
+// (LOCKSIM_PRELOAD_PATH), else next to the running executable. Exit 2 when
+// none is there.
+Result<std::filesystem::path, LiveError> locate_preload_library(const std::filesystem::path& requested);
 
 // A loopback port the kernel says is free right now (bind to port 0, then
 // release it; another process may still win it: callers retry), or 0.
@@ -118,9 +133,23 @@ class RedisCluster {
   void resume(std::size_t i);
   Result<bool, LiveError> restart(std::size_t i);  // on the same port and dir
   Result<bool, LiveError> promote(std::size_t replica);  // REPLICAOF NO ONE, redirect its shard
-  // Power-loss emulation: copy of appendonlydir at the last fsync boundary.
-  void snapshot_aof(std::size_t i);
-  void restore_aof_snapshot(std::size_t i);
+  // A machine's power loss, observed: SIGKILL, then every file of the
+  // node's AOF directory cut back to the length its last fsync made
+  // durable (the preload's log). Returns the files it shortened.
+  std::vector<PowerCut> power_loss(std::size_t i);
+  // The node's own wall clock (kept across its restarts).
+  void step_clock(std::size_t i, std::chrono::nanoseconds by);
+  void set_clock_drift(std::size_t i, std::int64_t ppm);
+  // Its disk holds fsyncs for d (real time).
+  void stall_fsync(std::size_t i, std::chrono::nanoseconds d);
+  void end_fsync_stall(std::size_t i);
+  // How far node i's wall clock is ahead of the real one now (0 for an
+  // existing server: its clock is its own).
+  std::chrono::nanoseconds wall_offset(std::size_t i) const;
+  // Other clients' writes ([redis] background_writes_per_second): one SET
+  // of an unrelated key on every node serving a shard, each `gap` (real
+  // time), straight to the server (no proxy), on one thread until stop_all.
+  void start_background_load(std::chrono::nanoseconds gap);
 
   // A node that exited although no fault crashed it, if any.
   std::optional<std::string> died_unexpectedly();
@@ -133,6 +162,7 @@ class RedisCluster {
   bool spawn_and_wait(RedisNodeProcess& node);
   Result<bool, LiveError> start_proxy(std::size_t i);
   std::vector<std::string> arguments(const RedisNodeProcess& node) const;
+  std::vector<std::string> environment(const RedisNodeProcess& node) const;
   void stop_node(RedisNodeProcess& node);
   bool interrupted() const { return spec_.interrupted && spec_.interrupted->load() != 0; }
 
@@ -140,6 +170,10 @@ class RedisCluster {
   std::filesystem::path dir_;
   std::vector<RedisNodeProcess> nodes_;
   std::vector<std::unique_ptr<TcpProxy>> proxies_;  // per node
+  std::vector<std::unique_ptr<ServerClock>> clocks_;  // per node (none when attached)
+  std::optional<LiveError> preload_error_;            // a server that did not load the library
+  std::atomic<bool> load_stop_{false};
+  std::thread load_;                                  // the background write load, if any
   bool external_ = false;
   mutable std::mutex mutex_;         // guards shard_master_ and generation_
   std::vector<std::size_t> shard_master_;

@@ -132,6 +132,7 @@ std::string fault_words(scenarios::FaultKind kind) {
     case FaultKind::Failover: return "failovers";
     case FaultKind::Partition: return "partitions";
     case FaultKind::Heal: return "";
+    case FaultKind::FsyncStall: return "fsync stalls";
   }
   return "";
 }

@@ -128,6 +128,12 @@ void apply_fault(RunContext& ctx, const FaultSpec& f) {
       record(ctx, f, "heal");
       ctx.world.network().heal();
       return;
+    case FaultKind::FsyncStall:
+      if (sim::redis::RedisNode* node = ctx.node_by_name(f.target)) {
+        record(ctx, f, "fsync-stall " + f.target + " " + sim::format_duration(f.duration), now + f.duration);
+        node->stall_fsync(f.duration);
+      }
+      return;
   }
 }
 
@@ -186,6 +192,10 @@ std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, s
         break;
       }
       case FaultKind::Heal: break;
+      case FaultKind::FsyncStall:
+        f.target = pick(nodes);
+        f.duration = span(n.max_duration);
+        break;
     }
     out.push_back(std::move(f));
   }

@@ -38,7 +38,8 @@ sim::redis::NodeConfig node_config(const Scenario& s, const locks::LockInfo& loc
   sim::redis::NodeConfig c;
   c.appendonly = s.redis.appendonly;
   c.appendfsync = s.redis.appendfsync;
-  c.fsync_stall_per_mille = s.redis.fsync_stall_per_mille;
+  c.fsync_duration = s.redis.fsync_duration;
+  c.background_writes_per_second = s.redis.background_writes_per_second;
   c.replication_lag = s.redis.replication_lag;
   c.min_replicas_to_write = s.redis.min_replicas_to_write;
   // A lock that needs Redis 8.4 gets it: the scenario is about its faults.

@@ -40,6 +40,7 @@ constexpr FaultKindName kFaultKindNames[] = {
     {FaultKind::Crash, "crash"},         {FaultKind::PowerLoss, "power-loss"},
     {FaultKind::Restart, "restart"},     {FaultKind::Failover, "failover"},
     {FaultKind::Partition, "partition"}, {FaultKind::Heal, "heal"},
+    {FaultKind::FsyncStall, "fsync-stall"},
 };
 
 template <class Range>
@@ -595,7 +596,7 @@ void Parser::read_redis(Section& root) {
   auto s = root.sub("redis");
   if (!s) return;
   if (!s->check_keys({"masters", "replicas", "replication_lag", "appendonly", "appendfsync", "failover_after",
-                      "redis84", "min_replicas_to_write", "fsync_stall_per_mille"}))
+                      "redis84", "min_replicas_to_write", "fsync_duration", "background_writes_per_second"}))
     return;
   RedisSpec& r = sc_.redis;
   if (auto v = s->integer("masters", 1, kMaxMasters)) r.masters = static_cast<int>(*v);
@@ -609,7 +610,9 @@ void Parser::read_redis(Section& root) {
   if (auto v = s->duration("failover_after", Sign::NonNegative)) r.failover_after = *v;
   if (auto v = s->boolean("redis84")) r.redis84 = *v;
   if (auto v = s->integer("min_replicas_to_write", 0, kMaxReplicas)) r.min_replicas_to_write = static_cast<int>(*v);
-  if (auto v = s->integer("fsync_stall_per_mille", 0, 1000)) r.fsync_stall_per_mille = static_cast<std::uint32_t>(*v);
+  if (auto v = s->duration("fsync_duration", Sign::NonNegative)) r.fsync_duration = *v;
+  if (auto v = s->integer("background_writes_per_second", 0, kMaxBackgroundWritesPerSecond))
+    r.background_writes_per_second = static_cast<std::uint32_t>(*v);
   if (!failed() && r.min_replicas_to_write > r.replicas)
     s->fail_value("min_replicas_to_write", "is " + std::to_string(r.min_replicas_to_write) +
                                                " but each master has only " + std::to_string(r.replicas) +
@@ -807,6 +810,7 @@ const FaultShape& shape_of(FaultKind kind) {
       {FaultKind::Failover, {"target"}, {}},
       {FaultKind::Partition, {"groups"}, {"duration", "mode"}},
       {FaultKind::Heal, {}, {}},
+      {FaultKind::FsyncStall, {"target", "duration"}, {}},
   };
   for (const auto& s : shapes)
     if (s.kind == kind) return s;
@@ -904,6 +908,7 @@ void Parser::read_fault_hosts(Section& f, FaultSpec& fault) {
       break;
     case FaultKind::Partition:
     case FaultKind::Heal: break;
+    case FaultKind::FsyncStall: fault.target = read_host(f, "target", "redis").value_or(""); break;
   }
 }
 
@@ -926,6 +931,10 @@ std::optional<std::string> Parser::read_host(Section& s, std::string_view key, s
   }
   if (role == "process" && !hosts_.is_client(*h) && !hosts_.is_redis(*h)) {
     s.fail_value(key, in_quotes(*h) + " cannot crash or restart: expected a client or a Redis node");
+    return std::nullopt;
+  }
+  if (role == "redis" && !hosts_.is_redis(*h)) {
+    s.fail_value(key, in_quotes(*h) + " has no AOF to stall: expected a Redis node");
     return std::nullopt;
   }
   if (role == "master" && !hosts_.is_master(*h)) {

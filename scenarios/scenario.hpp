@@ -23,12 +23,15 @@
 //    target+by; clock-drift: target+ppm; delay: from+to+duration;
 //    crash/power-loss: target, optional restart_after (absent = stays down);
 //    restart/failover: target; partition: groups, optional duration (0 or
-//    absent = until a heal) and mode; heal: nothing). [nemesis] needs `kinds`.
+//    absent = until a heal) and mode; heal: nothing; fsync-stall: a Redis
+//    node as target + duration). [nemesis] needs `kinds`.
 //  - Bounds: duration, ttl (>= 1ms: PX takes milliseconds), retry, timeout,
 //    liveness, mean_interval, max_duration, pause/delay durations are > 0;
 //    other durations >= 0. masters 1..kMaxMasters, replicas 0..kMaxReplicas,
 //    writes 0..kMaxWrites, iterations 1..kMaxIterations, |ppm| <= kMaxPpm,
-//    per-mille values 0..1000, min_replicas_to_write <= replicas, and a
+//    per-mille values 0..1000, background_writes_per_second
+//    0..kMaxBackgroundWritesPerSecond, fsync_duration >= 0,
+//    min_replicas_to_write <= replicas, and a
 //    nemesis may not average more than kMaxNemesisFaults faults per run.
 //  - Hosts: client names use letters, digits, '_', '-', '.' (they appear in
 //    triggers "A:write#2"), are unique, and may not be "storage", "sentinel"
@@ -84,7 +87,8 @@ struct DurationRange {
 enum class WorkloadKind : std::uint8_t { Lock, Gate };
 
 enum class FaultKind : std::uint8_t {
-  Pause, ClockJump, ClockDrift, Delay, Crash, PowerLoss, Restart, Failover, Partition, Heal
+  Pause, ClockJump, ClockDrift, Delay, Crash, PowerLoss, Restart, Failover, Partition, Heal,
+  FsyncStall  // a Redis node's disk holds its AOF fsyncs for `duration`
 };
 std::string_view fault_kind_name(FaultKind kind);            // "pause", "clock-jump", ...
 std::optional<FaultKind> fault_kind_from_name(std::string_view name);
@@ -136,7 +140,8 @@ struct RedisSpec {
   Duration replication_lag{std::chrono::milliseconds(5)};
   bool appendonly = true;
   sim::redis::Fsync appendfsync = sim::redis::Fsync::Everysec;
-  std::uint32_t fsync_stall_per_mille = 0;
+  Duration fsync_duration{std::chrono::milliseconds(3)};  // one background fsync
+  std::uint32_t background_writes_per_second = 0;  // unrelated keys: a busy server
   Duration failover_after{0};  // 0 = never automatically
   int min_replicas_to_write = 0;
   bool redis84 = false;  // DELEX / SET IFEQ
@@ -200,6 +205,7 @@ struct ScenarioError {
 inline constexpr std::int64_t kMaxMasters = 99;
 inline constexpr std::int64_t kMaxReplicas = 9;
 inline constexpr std::int64_t kMaxWrites = 10'000;
+inline constexpr std::int64_t kMaxBackgroundWritesPerSecond = 1'000;
 inline constexpr std::int64_t kMaxIterations = 1'000'000;
 inline constexpr std::int64_t kMaxPpm = 999'999;
 inline constexpr std::int64_t kMaxTailShift = 20;

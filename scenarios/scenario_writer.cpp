@@ -57,8 +57,9 @@ toml::table redis_table(const RedisSpec& r) {
   if (r.replication_lag != d.replication_lag) t.insert("replication_lag", duration_text(r.replication_lag));
   if (r.appendonly != d.appendonly) t.insert("appendonly", r.appendonly);
   if (r.appendfsync != d.appendfsync) t.insert("appendfsync", fsync_name(r.appendfsync));
-  if (r.fsync_stall_per_mille != d.fsync_stall_per_mille)
-    t.insert("fsync_stall_per_mille", std::int64_t{r.fsync_stall_per_mille});
+  if (r.fsync_duration != d.fsync_duration) t.insert("fsync_duration", duration_text(r.fsync_duration));
+  if (r.background_writes_per_second != d.background_writes_per_second)
+    t.insert("background_writes_per_second", std::int64_t{r.background_writes_per_second});
   if (r.failover_after != d.failover_after) t.insert("failover_after", duration_text(r.failover_after));
   if (r.min_replicas_to_write != d.min_replicas_to_write)
     t.insert("min_replicas_to_write", std::int64_t{r.min_replicas_to_write});
@@ -138,6 +139,7 @@ toml::table fault_table(const FaultSpec& f) {
       break;
     }
     case FaultKind::Heal: break;
+    case FaultKind::FsyncStall: t.insert("target", f.target); t.insert("duration", duration_text(f.duration)); break;
   }
   if (f.after) t.insert("after", f.after->text());
   if (f.at != Duration::zero() || !f.after) t.insert("at", duration_text(f.at));
@@ -247,7 +249,8 @@ void diff_topology(Diff& d, const Scenario& a, const Scenario& b) {
   d.eq("redis.masters", x.masters, y.masters).eq("redis.replicas", x.replicas, y.replicas);
   d.eq("redis.replication_lag", x.replication_lag, y.replication_lag).eq("redis.appendonly", x.appendonly, y.appendonly);
   d.eq("redis.appendfsync", x.appendfsync, y.appendfsync);
-  d.eq("redis.fsync_stall_per_mille", x.fsync_stall_per_mille, y.fsync_stall_per_mille);
+  d.eq("redis.fsync_duration", x.fsync_duration, y.fsync_duration);
+  d.eq("redis.background_writes_per_second", x.background_writes_per_second, y.background_writes_per_second);
   d.eq("redis.failover_after", x.failover_after, y.failover_after);
   d.eq("redis.min_replicas_to_write", x.min_replicas_to_write, y.min_replicas_to_write);
   d.eq("redis.redis84", x.redis84, y.redis84);

@@ -1,6 +1,6 @@
 // The simulated redis-server around the engine: AOF persistence, crashes vs
 // power loss, replication lag, failover, WAIT, min-replicas-to-write, expiry
-// on the node's own wall clock (REDIS-SEMANTICS.md).
+// on the node's own wall clock, and the AOF on 7.0's everysec schedule.
 #include <catch2/catch.hpp>
 
 #include "sim/redis/node.hpp"
@@ -53,36 +53,153 @@ struct RedisWorld {
   void advance(Duration d) { w.scheduler().run_until(w.now() + d); }
 };
 
+// Runs the world to true instant `t` (the node's wall clock shows a whole
+// second at 0: its boot second is [0 s, 1 s) while no clock is changed).
+void run_to(RedisWorld& rw, Duration t) { rw.w.scheduler().run_until(TrueInstant{} + t); }
+
+NodeConfig everysec() {
+  return config([](NodeConfig& c) { c.appendonly = true; c.appendfsync = Fsync::Everysec; });
+}
+
+bool survives(RedisWorld& rw, RedisNode& node, const std::string& key, bool power_loss) {
+  if (power_loss) node.power_loss();
+  else node.host().crash();
+  node.host().restart();
+  rw.advance(10ms);
+  return !rw.call(node, {"GET", key}).is_nil();
+}
+
 }  // namespace
 
-TEST_CASE("a process crash keeps written AOF data but a power loss keeps only the fsynced", "[redis]") {
+TEST_CASE("a write in the node's boot second waits for the next second's catch-up fsync", "[redis]") {
   for (bool power_loss : {false, true}) {
     RedisWorld rw;
-    RedisNode& node = rw.add_node("redis-1", config([](NodeConfig& c) { c.appendonly = true; c.appendfsync = Fsync::Everysec; }));
-    rw.advance(1100ms);  // just after the first fsync
+    RedisNode& node = rw.add_node("redis-1", everysec());
+    run_to(rw, 200ms);
     REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
-    CHECK(node.aof_written() == 1);
-    CHECK(node.aof_fsynced() == 0);
-    if (power_loss) node.power_loss();
-    else node.host().crash();
-    node.host().restart();
-    rw.advance(10ms);
-    const Reply got = rw.call(node, {"GET", "lock"});
-    if (power_loss) CHECK(got.is_nil());
-    else CHECK(got == Reply::bulk("A"));
+    CHECK(node.aof_written() == 1);  // written before the reply
+    run_to(rw, 900ms);
+    CHECK(node.aof_fsynced() == 0);  // aof_last_fsync is the boot second
+    // A process crash keeps what was written; a power loss keeps only the fsynced.
+    CHECK(survives(rw, node, "lock", power_loss) == !power_loss);
+  }
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1", everysec());
+  run_to(rw, 200ms);
+  REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
+  run_to(rw, 1003ms);  // serverCron at 1.001 s starts it, it takes 3 ms
+  CHECK(node.aof_fsynced() == 0);
+  run_to(rw, 1005ms);
+  CHECK(node.aof_fsynced() == 1);
+}
+
+TEST_CASE("on an idle node the first write of a second is durable milliseconds later", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1", everysec());
+  run_to(rw, 2200ms);
+  REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
+  CHECK(node.aof_fsynced() == 0);  // the fsync runs in the background
+  rw.advance(5ms);
+  CHECK(node.aof_fsynced() == 1);
+  CHECK(survives(rw, node, "lock", true));
+}
+
+TEST_CASE("a second write in the same second waits for the first cron tick of the next", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = rw.add_node("redis-1", everysec());
+  run_to(rw, 2200ms);
+  REQUIRE(rw.call(node, {"SET", "a", "1"}).is_ok());
+  run_to(rw, 2500ms);
+  REQUIRE(rw.call(node, {"SET", "b", "1"}).is_ok());
+  run_to(rw, 2990ms);
+  CHECK(node.aof_written() == 2);
+  CHECK(node.aof_fsynced() == 1);
+  run_to(rw, 3010ms);  // tick at 3.001 s, fsync done at 3.004 s
+  CHECK(node.aof_fsynced() == 2);
+  // A power loss inside the window keeps the first write only.
+  RedisWorld lost;
+  RedisNode& n2 = lost.add_node("redis-1", everysec());
+  run_to(lost, 2200ms);
+  REQUIRE(lost.call(n2, {"SET", "a", "1"}).is_ok());
+  run_to(lost, 2500ms);
+  REQUIRE(lost.call(n2, {"SET", "b", "1"}).is_ok());
+  run_to(lost, 2900ms);
+  n2.power_loss();
+  n2.host().restart();
+  lost.advance(10ms);
+  CHECK(lost.call(n2, {"GET", "a"}) == Reply::bulk("1"));
+  CHECK(lost.call(n2, {"GET", "b"}).is_nil());
+}
+
+// The disk stalls from 2.1 s until 7.1 s; `a` (2.1 s) is written and its
+// fsync hangs; `b` (3.2 s) is acknowledged but postponed in aof_buf.
+RedisNode& node_with_postponed_write(RedisWorld& rw) {
+  RedisNode& node = rw.add_node("redis-1", everysec());
+  run_to(rw, 2100ms);
+  node.stall_fsync(5s);
+  REQUIRE(rw.call(node, {"SET", "a", "1"}).is_ok());
+  run_to(rw, 3200ms);
+  REQUIRE(rw.call(node, {"SET", "b", "1"}).is_ok());
+  return node;
+}
+
+TEST_CASE("a write while an fsync is in flight is postponed: even a process crash loses it", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = node_with_postponed_write(rw);
+  CHECK(node.aof_buffered() == 1);
+  CHECK(node.aof_written() == 1);
+  run_to(rw, 3500ms);
+  node.host().crash();
+  node.host().restart();
+  rw.advance(10ms);
+  CHECK(rw.call(node, {"GET", "a"}) == Reply::bulk("1"));
+  CHECK(rw.call(node, {"GET", "b"}).is_nil());
+}
+
+TEST_CASE("after 2 s of postponement the write goes out without waiting for the fsync", "[redis]") {
+  RedisWorld rw;
+  RedisNode& node = node_with_postponed_write(rw);  // b postponed in second 3
+  run_to(rw, 4950ms);
+  CHECK(node.aof_buffered() == 1);
+  run_to(rw, 5050ms);  // the tick at 5.001 s: 5 - 3 >= 2
+  CHECK(node.aof_buffered() == 0);
+  CHECK(node.aof_written() == 2);
+  CHECK(node.aof_delayed_fsyncs() == 1);
+  CHECK(node.aof_fsynced() == 0);  // nothing durable while the disk stalls
+  run_to(rw, 7100ms + 500us);  // the stalled fsync of `a` ends at 7.1 s, covering `a` only
+  CHECK(node.aof_fsynced() == 1);
+  run_to(rw, 7200ms);  // the catch-up fsync of `b` starts at the 7.101 s cron tick
+  CHECK(node.aof_fsynced() == 2);
+}
+
+TEST_CASE("a busy node keeps a write un-fsynced until the next second", "[redis]") {
+  for (bool busy : {false, true}) {
+    RedisWorld rw;
+    RedisNode& node = rw.add_node("redis-1", config([busy](NodeConfig& c) {
+      c.appendonly = true;
+      c.appendfsync = Fsync::Everysec;
+      c.background_writes_per_second = busy ? 20 : 0;
+    }));
+    run_to(rw, 2200ms);
+    REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
+    run_to(rw, 2700ms);
+    // Busy: the second's fsync already ran for an earlier background write.
+    CHECK(survives(rw, node, "lock", true) == !busy);
   }
 }
 
-TEST_CASE("an everysec fsync makes earlier writes survive a power loss", "[redis]") {
+TEST_CASE("the fsync schedule runs on the node's wall clock: a step back holds it", "[redis]") {
   RedisWorld rw;
-  RedisNode& node = rw.add_node("redis-1", config([](NodeConfig& c) { c.appendonly = true; c.appendfsync = Fsync::Everysec; }));
-  REQUIRE(rw.call(node, {"SET", "lock", "A", "PX", "30000"}).is_ok());
-  rw.advance(1100ms);
+  RedisNode& node = rw.add_node("redis-1", everysec());
+  run_to(rw, 2200ms);
+  REQUIRE(rw.call(node, {"SET", "a", "1"}).is_ok());  // aof_last_fsync = second 2
+  node.host().clock().step(-3s);                        // now wall second -1
+  run_to(rw, 2400ms);
+  REQUIRE(rw.call(node, {"SET", "b", "1"}).is_ok());
+  run_to(rw, 5950ms);  // wall second 2 still
   CHECK(node.aof_fsynced() == 1);
-  node.power_loss();
-  node.host().restart();
-  rw.advance(10ms);
-  CHECK(rw.call(node, {"GET", "lock"}) == Reply::bulk("A"));
+  run_to(rw, 6110ms);  // wall second 3 from true 6 s: a cron tick fsyncs
+  CHECK(node.aof_fsynced() == 2);
 }
 
 TEST_CASE("appendfsync always loses no acknowledged write in a power loss", "[redis]") {

@@ -133,7 +133,8 @@ appendfsync = "always"
 failover_after = "2s"
 redis84 = true
 min_replicas_to_write = 1
-fsync_stall_per_mille = 25
+fsync_duration = "8ms"
+background_writes_per_second = 40
 
 [network]
 latency = "1ms..3ms"
@@ -227,7 +228,8 @@ naive-del = ["wrong-owner-release"]
   CHECK(s.redis.failover_after == 2s);
   CHECK(s.redis.redis84);
   CHECK(s.redis.min_replicas_to_write == 1);
-  CHECK(s.redis.fsync_stall_per_mille == 25);
+  CHECK(s.redis.fsync_duration == 8ms);
+  CHECK(s.redis.background_writes_per_second == 40);
   CHECK(s.network.latency.min == 1ms);
   CHECK(s.network.latency.max == 3ms);
   CHECK(s.network.timeout == 2s);
@@ -256,7 +258,7 @@ naive-del = ["wrong-owner-release"]
   CHECK(s.faults[0].after->text() == "A:write#2");
   CHECK(s.faults[0].at == 100ms);
   CHECK(s.faults[0].duration == 35s);
-  CHECK(s.faults[0].line == 59);
+  CHECK(s.faults[0].line == 60);
   CHECK(s.faults[1].kind == FaultKind::ClockJump);
   CHECK(s.faults[1].by == -5s);
   CHECK_FALSE(s.faults[1].after);
@@ -397,8 +399,11 @@ TEST_CASE("negative and zero values are refused where they make no sense", "[sce
   CHECK(outcome(kHead + "[redis]\nmasters = 0\n") == "t.toml:6: redis.masters: must be between 1 and 99");
   CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\niterations = 0\n") ==
         "t.toml:4: client[1].iterations: must be between 1 and 1000000");
-  CHECK(outcome(kHead + "[redis]\nfsync_stall_per_mille = 1001\n") ==
-        "t.toml:6: redis.fsync_stall_per_mille: must be between 0 and 1000");
+  CHECK(outcome(kHead + "[redis]\nbackground_writes_per_second = 1001\n") ==
+        "t.toml:6: redis.background_writes_per_second: must be between 0 and 1000");
+  CHECK(outcome(kHead + "[redis]\nfsync_duration = \"-1ms\"\n") == "t.toml:6: redis.fsync_duration: must not be negative");
+  CHECK(outcome(kHead + "[redis]\nfsync_duration = 3\n").rfind("t.toml:6: redis.fsync_duration: ", 0) == 0);
+  CHECK(outcome(kHead + "[redis]\nfsync_stall_per_mille = 5\n").rfind("t.toml:6: redis.fsync_stall_per_mille: ", 0) == 0);
   CHECK(outcome(kHead + "[redis]\nmin_replicas_to_write = 1\n") ==
         "t.toml:6: redis.min_replicas_to_write: is 1 but each master has only 0 replicas: every write would fail");
 }
@@ -494,10 +499,10 @@ TEST_CASE("something scheduled after the run ends is an error, not silence", "[s
 TEST_CASE("an unknown fault kind lists the known ones", "[scenarios]") {
   CHECK(outcome(kHead + "[[fault]]\nkind = \"meteor\"\n") ==
         "t.toml:6: fault[1].kind: unknown fault kind \"meteor\" (known: pause, clock-jump, clock-drift, delay, "
-        "crash, power-loss, restart, failover, partition, heal)");
+        "crash, power-loss, restart, failover, partition, heal, fsync-stall)");
   CHECK(outcome(kHead + "[nemesis]\nkinds = [\"pause\", \"meteor\"]\n") ==
         "t.toml:6: nemesis.kinds: unknown fault kind \"meteor\" (known: pause, clock-jump, clock-drift, delay, "
-        "crash, power-loss, restart, failover, partition, heal)");
+        "crash, power-loss, restart, failover, partition, heal, fsync-stall)");
 }
 
 TEST_CASE("each fault kind needs its fields and refuses the others", "[scenarios]") {
@@ -552,6 +557,13 @@ TEST_CASE("fault hosts must exist and fit the fault", "[scenarios]") {
         "t.toml:7: fault[1].target: \"storage\" cannot crash or restart: expected a client or a Redis node");
   CHECK(outcome(f + "kind = \"failover\"\ntarget = \"A\"\n") ==
         "t.toml:7: fault[1].target: \"A\" is not a Redis master (redis-1 .. redis-1)");
+  CHECK(outcome(f + "kind = \"fsync-stall\"\ntarget = \"A\"\nduration = \"3s\"\n") ==
+        "t.toml:7: fault[1].target: \"A\" has no AOF to stall: expected a Redis node");
+  CHECK(outcome(f + "kind = \"fsync-stall\"\ntarget = \"redis-1\"\n") ==
+        "t.toml:5: fault[1].duration: missing (a \"fsync-stall\" fault needs target and duration)");
+  CHECK(outcome(f + "kind = \"fsync-stall\"\ntarget = \"redis-1\"\nduration = \"0\"\n") ==
+        "t.toml:8: fault[1].duration: must be positive");
+  CHECK(outcome(f + "kind = \"fsync-stall\"\ntarget = \"redis-1\"\nduration = \"3s\"\n") == "OK");
   CHECK(outcome(kHead + "[nemesis]\nkinds = [\"pause\"]\ntargets = [\"A\", \"Z\"]\n") ==
         "t.toml:7: nemesis.targets: unknown host \"Z\" " + hosts);
   // With replicas there is a sentinel host, and replicas are hosts.
@@ -646,7 +658,8 @@ TEST_CASE("the catalog is sorted and holds the scenarios of the source articles"
   CHECK(std::is_sorted(names.begin(), names.end()));
   for (const char* wanted :
        {"baseline", "daily-report-cron", "gc-pause", "delayed-packet", "redlock-clock-jump-bare-majority",
-        "redlock-clock-jump-four-held", "aof-everysec-power-loss", "aof-everysec-process-crash", "replica-failover",
+        "redlock-clock-jump-four-held", "aof-everysec-power-loss", "aof-everysec-process-crash",
+        "aof-everysec-idle-power-loss", "aof-everysec-fsync-stall", "replica-failover",
         "flash-sale-gate", "setnx-expire-crash", "get-then-del-pause", "thread-id-collision", "fencing-gc-pause",
         "redlock-pause-after-acquire", "random-nemesis"}) {
     INFO(wanted);
@@ -747,7 +760,7 @@ const std::map<std::string, std::vector<std::string>>& field_names() {
         "renew_interval"}},
       {"redis",
        {"masters", "replicas", "replication_lag", "appendonly", "appendfsync", "failover_after", "redis84",
-        "min_replicas_to_write", "fsync_stall_per_mille"}},
+        "min_replicas_to_write", "fsync_duration", "background_writes_per_second"}},
       {"network", {"latency", "timeout", "tail_per_mille", "tail_max_shift"}},
       {"storage", {"fencing"}},
       {"check", {"liveness"}},
@@ -815,13 +828,13 @@ void insert_typed_value(toml::table& t, const std::string& key) {
   using S = std::string;
   if (one_of(key, {"duration", "ttl", "retry", "acquire_timeout", "node_timeout", "retry_jitter", "renew_interval",
                    "replication_lag", "failover_after", "timeout", "liveness", "mean_interval", "max_duration",
-                   "start", "work", "at", "restart_after"}))
+                   "start", "work", "at", "restart_after", "fsync_duration"}))
     t.insert_or_assign(key, pick<S>({"1s", "30s", "150ms", "0", "2m", "1.5s", "-1s", "500us"}));
   else if (key == "latency") t.insert_or_assign(key, pick<S>({"1ms..3ms", "2ms", "0..1ms"}));
   else if (key == "by") t.insert_or_assign(key, pick<S>({"+20s", "-5s", "5s"}));
   else if (one_of(key, {"masters", "replicas", "writes", "iterations", "tail_max_shift", "min_replicas_to_write"}))
     t.insert_or_assign(key, pick<std::int64_t>({0, 1, 2, 3, 5}));
-  else if (one_of(key, {"ppm", "clock_drift_ppm", "tail_per_mille", "fsync_stall_per_mille", "counter_node"}))
+  else if (one_of(key, {"ppm", "clock_drift_ppm", "tail_per_mille", "background_writes_per_second", "counter_node"}))
     t.insert_or_assign(key, pick<std::int64_t>({-1, 0, 10, 500}));
   else if (one_of(key, {"fencing", "appendonly", "redis84", "track_validity", "check_validity_after_acquire"}))
     t.insert_or_assign(key, *rc::gen::arbitrary<bool>());

@@ -1,4 +1,41 @@
 // The simulated redis-server: requests, AOF, replication, WAIT, expiry cycle.
+//
+// The AOF follows Redis 7.0.15 src/aof.c flushAppendOnlyFile, which Redis
+// calls from beforeSleep (server.c) on every event-loop turn, i.e. after
+// each command and before its reply, and from serverCron (hz 10) while a
+// flush is postponed:
+//  - the AOF buffer is written with write(2); then with everysec, if the
+//    wall-clock second server.unixtime (refreshed per command by call() and
+//    per serverCron by updateCachedTime) is later than aof_last_fsync, a
+//    background fsync starts at once (aof_background_fsync ->
+//    bioCreateFsyncJob) and aof_last_fsync = that second;
+//  - with an empty buffer it still starts that fsync when the written size
+//    passed the last fsync's (aof_last_incr_fsync_offset): the catch-up at
+//    the first event-loop turn of a later second;
+//  - while an fsync is in flight (aofFsyncInProgress) a write is postponed
+//    (aof_flush_postponed_start) and retried at every serverCron, for less
+//    than 2 s; then it is written anyway (aof_delayed_fsync) and that turn
+//    starts no fsync (sync_in_progress) but still sets aof_last_fsync;
+//  - aof_last_fsync starts as time(NULL) at boot (server.c initServerConfig).
+// Remaining simplifications:
+//  - the buffer holds whole effects; a write(2) is never short or failing
+//    (no aof_last_write_status error path), and fsync never fails;
+//  - the fsync covers exactly what was written when it started, and a power
+//    loss while it runs keeps none of it (a disk might keep part);
+//  - every fsync takes `fsync_duration` (longer only under a stall); a stall
+//    holds every fsync until it ends, a real slow disk varies;
+//  - serverCron ticks every 100 ms on the monotonic clock from 1 ms after
+//    boot (initServer's first timer) without its own processing time, and
+//    only while a catch-up or a postponed flush is pending (an idle tick
+//    changes nothing);
+//  - event-loop turns happen only for commands and cron ticks (one command
+//    per turn: no batching of several clients' commands into one write);
+//  - appendfsync no: the kernel flushes every 30 s from boot (Linux's
+//    dirty_expire_centisecs writeback, simplified to a fixed period);
+//  - a restart treats the whole loaded AOF as durable, and a full sync's
+//    rewritten AOF is durable at once; no AOF rewrite, no multi-part files;
+//  - the background write load is evenly spaced `SET` of one unrelated key,
+//    applied by the node itself (not seen by checkers or the trace).
 #include "sim/redis/node.hpp"
 
 #include <algorithm>
@@ -28,7 +65,7 @@ const Argv kActiveExpire{"(active-expire)"};
 }  // namespace
 
 RedisNode::RedisNode(Host& host, NodeConfig config)
-    : host_(host), config_(config), engine_(config.engine), rng_(host.rng().fork("redis-node")) {
+    : host_(host), config_(config), engine_(config.engine) {
   host_.world().network().register_service(host_.id(), this);
   host_.set_main([this](Host&) { return main(); });
   host_.on_crash([this] { on_crash(); });
@@ -60,6 +97,9 @@ Task<void> RedisNode::main() {
     dataset_log_ = aof_;
     aof_fsynced_ = aof_.size();  // what survived is on disk now
   }
+  aof_fsync_offset_ = aof_.size();
+  aof_last_fsync_ = wall_second();  // initServerConfig: time(NULL)
+  boot_monotonic_ = host_.monotonic_now();
   offset_ = 0;
   // A restarted master has a new replication id: its replicas resync fully.
   for (ReplicaLink& r : replicas_) {
@@ -69,7 +109,8 @@ Task<void> RedisNode::main() {
   }
   if (master_ && master_->host().up()) full_sync_from(*master_);
   running_ = true;
-  host_.spawn(fsync_loop());
+  if (config_.appendonly && config_.appendfsync == Fsync::No) host_.spawn(os_flush_loop());
+  if (config_.background_writes_per_second > 0) host_.spawn(background_write_loop());
   if (master_ && !acking_) host_.spawn(replica_ack_loop());
   co_await active_expiry_loop();
 }
@@ -81,12 +122,20 @@ void RedisNode::on_crash() {
   dataset_log_.clear();
   outbox_.clear();
   waits_.clear();
+  aof_buf_.clear();  // acknowledged but postponed writes die with the process
+  aof_flush_postponed_start_.reset();
+  fsync_in_flight_ = false;
+  aof_cron_running_ = false;
   if (!config_.appendonly) aof_.clear();
 }
 
 void RedisNode::power_loss() {
   aof_.resize(aof_fsynced_);  // what was written but not fsynced is gone
   host_.crash();
+}
+
+void RedisNode::stall_fsync(Duration d) {
+  fsync_stall_until_ = std::max(fsync_stall_until_, host_.world().now() + d);
 }
 
 Task<void> RedisNode::active_expiry_loop() {
@@ -101,21 +150,115 @@ Task<void> RedisNode::active_expiry_loop() {
   }
 }
 
-Task<void> RedisNode::fsync_loop() {
-  if (!config_.appendonly || config_.appendfsync == Fsync::Always) co_return;
-  const Duration period = config_.appendfsync == Fsync::Everysec ? Duration(std::chrono::seconds(1))
-                                                                 : Duration(std::chrono::seconds(30));
-  for (;;) {
-    co_await host_.sleep(period);
-    // An everysec fsync may stall (slow disk); Redis then postpones the
-    // write for up to 2 s: model it as skipping one cycle.
-    if (config_.appendfsync == Fsync::Everysec && !fsync_stalled_ &&
-        config_.fsync_stall_per_mille > 0 && rng_.chance(config_.fsync_stall_per_mille, 1000)) {
-      fsync_stalled_ = true;
-      continue;
+// ---- AOF (src/aof.c flushAppendOnlyFile) -------------------------------------
+
+std::int64_t RedisNode::wall_second() const {
+  const std::int64_t ms = now_ms();
+  return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);  // floor, as time(NULL) counts
+}
+
+void RedisNode::flush_aof() {
+  if (!config_.appendonly) return;
+  const bool everysec = config_.appendfsync == Fsync::Everysec;
+  if (aof_buf_.empty()) {
+    // The empty-buffer catch-up: fsync what earlier writes left behind.
+    if (everysec && aof_fsync_offset_ != aof_.size() && wall_second() > aof_last_fsync_ && !fsync_in_flight_)
+      try_fsync(false);
+    return;
+  }
+  const bool sync_in_progress = everysec && fsync_in_flight_;
+  if (sync_in_progress) {
+    if (!aof_flush_postponed_start_) {
+      aof_flush_postponed_start_ = wall_second();
+      ensure_aof_cron();
+      return;
     }
-    fsync_stalled_ = false;
+    if (wall_second() - *aof_flush_postponed_start_ < 2) return;
+    ++delayed_fsyncs_;  // "Asynchronous AOF fsync is taking too long"
+  }
+  aof_.insert(aof_.end(), std::make_move_iterator(aof_buf_.begin()), std::make_move_iterator(aof_buf_.end()));
+  aof_buf_.clear();
+  aof_flush_postponed_start_.reset();
+  try_fsync(sync_in_progress);
+}
+
+void RedisNode::try_fsync(bool sync_in_progress) {
+  if (config_.appendfsync == Fsync::Always) {
+    aof_fsynced_ = aof_.size();  // redis_fsync before the replies go out
+    aof_fsync_offset_ = aof_.size();
+    aof_last_fsync_ = wall_second();
+  } else if (config_.appendfsync == Fsync::Everysec && wall_second() > aof_last_fsync_) {
+    if (!sync_in_progress) start_background_fsync();
+    aof_last_fsync_ = wall_second();
+  }
+  if (aof_catch_up_pending()) ensure_aof_cron();
+}
+
+void RedisNode::start_background_fsync() {
+  fsync_in_flight_ = true;
+  fsync_target_ = aof_.size();
+  aof_fsync_offset_ = aof_.size();
+  Scheduler& sched = host_.world().scheduler();
+  const TrueInstant done = std::max(sched.now() + config_.fsync_duration, fsync_stall_until_);
+  // Host-bound: a crash ends the bio thread; its fsync no longer matters.
+  sched.schedule(done, &RedisNode::on_fsync_done, this, ++fsync_generation_, host_.id());
+}
+
+void RedisNode::on_fsync_done(void* ctx, std::uint64_t generation) {
+  auto& self = *static_cast<RedisNode*>(ctx);
+  if (!self.fsync_in_flight_ || generation != self.fsync_generation_) return;
+  Scheduler& sched = self.host_.world().scheduler();
+  if (sched.now() < self.fsync_stall_until_) {  // a stall that began while it ran
+    sched.schedule(self.fsync_stall_until_, &RedisNode::on_fsync_done, ctx, generation, self.host_.id());
+    return;
+  }
+  self.fsync_in_flight_ = false;
+  self.aof_fsynced_ = std::max(self.aof_fsynced_, std::min(self.fsync_target_, self.aof_.size()));
+}
+
+// serverCron has work only when a postponed flush or a catch-up fsync waits.
+bool RedisNode::aof_catch_up_pending() const {
+  if (!config_.appendonly || config_.appendfsync != Fsync::Everysec) return false;
+  return aof_flush_postponed_start_.has_value() || aof_fsync_offset_ != aof_.size();
+}
+
+void RedisNode::ensure_aof_cron() {
+  if (aof_cron_running_ || !running_) return;
+  aof_cron_running_ = true;
+  host_.spawn(aof_cron_loop());
+}
+
+// serverCron's AOF part at hz 10, ticking 1 ms + k x 100 ms after boot on
+// the monotonic clock; beforeSleep after each tick flushes too.
+Task<void> RedisNode::aof_cron_loop() {
+  constexpr Duration kFirst = std::chrono::milliseconds(1);
+  constexpr Duration kPeriod = std::chrono::milliseconds(100);
+  while (aof_catch_up_pending()) {
+    const Duration since_first = host_.monotonic_now() - (boot_monotonic_ + kFirst);
+    const std::int64_t ticks = since_first < Duration{0} ? 0 : since_first / kPeriod + 1;
+    co_await host_.sleep(boot_monotonic_ + kFirst + ticks * kPeriod - host_.monotonic_now());
+    flush_aof();
+  }
+  aof_cron_running_ = false;
+}
+
+// appendfsync no: Redis never fsyncs; the kernel writes dirty pages back.
+Task<void> RedisNode::os_flush_loop() {
+  for (;;) {
+    co_await host_.sleep(std::chrono::seconds(30));
     aof_fsynced_ = aof_.size();
+  }
+}
+
+// Other clients' writes to an unrelated key, evenly spaced, on a master.
+Task<void> RedisNode::background_write_loop() {
+  const Duration gap = Duration(std::chrono::seconds(1)) / config_.background_writes_per_second;
+  static const std::string kKey = "locksim:background-load";
+  for (;;) {
+    co_await host_.sleep(gap);
+    if (engine_.role() != Role::Master) continue;
+    (void)engine_.execute({"SET", kKey, std::to_string(++background_writes_)}, now_ms());
+    record_effects(kNoHost);
   }
 }
 
@@ -179,10 +322,9 @@ void RedisNode::record_effects(HostId origin) {
   if (effects.empty()) return;
   for (const Argv& e : effects) {
     dataset_log_.push_back(e);
-    if (config_.appendonly) aof_.push_back(e);
+    if (config_.appendonly) aof_buf_.push_back(e);
   }
-  // appendfsync always: fsync before the reply is sent.
-  if (config_.appendonly && config_.appendfsync == Fsync::Always) aof_fsynced_ = aof_.size();
+  flush_aof();  // beforeSleep: the AOF write (and an fsync) before the reply
   const std::uint64_t first = offset_ + 1;
   offset_ += effects.size();
   if (!replicas_.empty()) replicate({std::move(effects), origin, first});
@@ -229,10 +371,8 @@ void RedisNode::apply_stream(const Argv& message) {
   engine_.apply(argv, now_ms());
   (void)engine_.take_effects();
   dataset_log_.push_back(argv);
-  if (config_.appendonly) {
-    aof_.push_back(argv);
-    if (config_.appendfsync == Fsync::Always) aof_fsynced_ = aof_.size();
-  }
+  if (config_.appendonly) aof_buf_.push_back(argv);
+  flush_aof();  // a replica feeds its own AOF the same way
   offset_ = offset;
   notify(origin, true, argv, Reply::ok());
   host_.world().network().send_message(host_.id(), master_->id(), {"ACK", std::to_string(offset_)});
@@ -278,7 +418,9 @@ void RedisNode::full_sync_from(const RedisNode& master) {
   dataset_log_ = master.dataset_log_;
   if (config_.appendonly) {
     aof_ = dataset_log_;  // the replica rewrites its AOF after a full sync
+    aof_buf_.clear();
     aof_fsynced_ = aof_.size();
+    aof_fsync_offset_ = aof_.size();
   }
   offset_ = master.offset_;
 }

@@ -1,13 +1,16 @@
 // RedisNode: one simulated redis-server process on a host.
 //
 // Wraps an Engine (keyspace, commands, Lua) with what a real server adds
-// around it, per REDIS-SEMANTICS.md:
+// around it, as redis-server 7.0 does:
 //  - the network: commands arrive as requests and are answered in order;
-//  - the AOF: every effect is written (write(2)) before the reply and
-//    fsynced per `appendfsync` (always | everysec | no). A process crash keeps
-//    what was written (the OS page cache survives); a power loss keeps only
-//    what was fsynced. Restart replays the AOF; without it the node restarts
-//    empty;
+//  - the AOF: effects go to an AOF buffer, written (write(2)) before the
+//    reply and fsynced per `appendfsync` (always | everysec | no), everysec
+//    on Redis 7.0's schedule (src/aof.c flushAppendOnlyFile; see node.cpp):
+//    a background fsync on the first write of each wall-clock second,
+//    postponed writes while one is in flight (a process crash loses those),
+//    a catch-up at the next second. A process crash keeps what was written
+//    (the OS page cache survives); a power loss keeps only what was fsynced.
+//    Restart replays the AOF; without it the node restarts empty;
 //  - asynchronous replication: effects wait `replication_lag` in the
 //    master's buffer, then stream to replicas, which apply them and ack. A
 //    master that crashes loses what it had not sent. WAIT counts acks;
@@ -20,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,9 +38,12 @@ enum class Fsync : std::uint8_t { Always, Everysec, No };
 struct NodeConfig {
   bool appendonly = true;
   Fsync appendfsync = Fsync::Everysec;
-  // Chance (per mille) that an everysec fsync stalls and is postponed a
-  // cycle, so a power loss can cost up to 2 s of writes.
-  std::uint32_t fsync_stall_per_mille = 0;
+  // How long one background fsync (fdatasync of the AOF) takes on the disk.
+  Duration fsync_duration = std::chrono::milliseconds(3);
+  // Writes per second of unrelated keys from other clients (a busy server):
+  // they keep the first-write-of-the-second fsync early in each second, so
+  // later writes wait up to a second to become durable.
+  std::uint32_t background_writes_per_second = 0;
   Duration replication_lag = std::chrono::milliseconds(5);
   int min_replicas_to_write = 0;
   Duration min_replicas_max_lag = std::chrono::seconds(10);
@@ -89,9 +96,17 @@ class RedisNode : public Service {
   // process crash: written data survives.)
   void power_loss();
 
-  // AOF state, for tests and timelines.
+  // A slow disk: every fsync that runs before now + d ends no earlier than
+  // then (one in flight is held too). Writes meanwhile are postponed up to
+  // 2 s, then written without waiting (Redis's aof_delayed_fsync).
+  void stall_fsync(Duration d);
+
+  // AOF state, for tests and timelines: effects acknowledged but still in
+  // aof_buf, written with write(2), made durable by a completed fsync.
+  std::size_t aof_buffered() const { return aof_buf_.size(); }
   std::size_t aof_written() const { return aof_.size(); }
   std::size_t aof_fsynced() const { return aof_fsynced_; }
+  std::uint64_t aof_delayed_fsyncs() const { return delayed_fsyncs_; }
 
   std::optional<Reply> on_request(const Request& request) override;
   void on_message(HostId from, const Argv& message) override;
@@ -111,7 +126,16 @@ class RedisNode : public Service {
 
   Task<void> main();
   Task<void> active_expiry_loop();
-  Task<void> fsync_loop();
+  Task<void> os_flush_loop();
+  Task<void> aof_cron_loop();
+  Task<void> background_write_loop();
+  std::int64_t wall_second() const;
+  void flush_aof();
+  void try_fsync(bool sync_in_progress);
+  void start_background_fsync();
+  static void on_fsync_done(void* ctx, std::uint64_t generation);
+  bool aof_catch_up_pending() const;
+  void ensure_aof_cron();
   Task<void> replica_ack_loop();
   void on_crash();
   std::int64_t now_ms() const { return to_ms(host_.wall_now()); }
@@ -141,9 +165,24 @@ class RedisNode : public Service {
   // A log whose replay rebuilds the current dataset: what a full sync (RDB
   // transfer) hands a new replica.
   std::vector<Argv> dataset_log_;
+  // The AOF, after Redis's names (server.h): aof_buf, the written file, the
+  // durable prefix; aof_last_fsync (a wall second), the size the last
+  // fsync covers (aof_last_incr_fsync_offset), aof_flush_postponed_start.
+  std::vector<Argv> aof_buf_;
   std::vector<Argv> aof_;
   std::size_t aof_fsynced_ = 0;
-  bool fsync_stalled_ = false;
+  std::int64_t aof_last_fsync_ = 0;
+  std::size_t aof_fsync_offset_ = 0;
+  std::optional<std::int64_t> aof_flush_postponed_start_;
+  std::uint64_t delayed_fsyncs_ = 0;
+  // The bio thread's fsync job: in flight, what it covers, when a stall ends.
+  bool fsync_in_flight_ = false;
+  std::size_t fsync_target_ = 0;
+  std::uint64_t fsync_generation_ = 0;
+  TrueInstant fsync_stall_until_{};
+  bool aof_cron_running_ = false;
+  LocalInstant boot_monotonic_{};
+  std::uint64_t background_writes_ = 0;
   std::uint64_t offset_ = 0;
   bool running_ = false;  // main() has run since the last start/crash
   bool acking_ = false;   // replica_ack_loop is alive
@@ -155,7 +194,6 @@ class RedisNode : public Service {
   std::vector<PendingWait> waits_;
   std::uint64_t next_wait_ = 0;
   std::vector<NodeObserver*> observers_;
-  Rng rng_;
 };
 
 }  // namespace locksim::sim::redis

@@ -1,0 +1,42 @@
+/* The shared layout between `locksim live` and liblocksim_preload.so (the
+ * library redis-server processes load with LD_PRELOAD, redis_preload.c).
+ *
+ * Why a file and not a socket or signals: the library must not allocate,
+ * lock or call dlsym (Debian's redis-server links jemalloc, which calls the
+ * clocks during its own init), so live mode writes a small control block
+ * that every redis-server thread reads with plain loads, under a seqlock:
+ * `seq` is odd while live mode writes, and a reader retries until it read
+ * the same even value before and after.
+ *
+ * The wall clock a preloaded process sees (CLOCK_REALTIME*, gettimeofday,
+ * time) is
+ *   real_realtime + step_ns + drift_ppm * (monotonic - drift_base_mono_ns) / 10^6
+ * and its monotonic clocks are untouched, as after an NTP step or a bad
+ * oscillator correction. fsync/fdatasync started before
+ * fsync_stall_until_mono_ns (CLOCK_MONOTONIC) wait until then: a slow disk.
+ *
+ * The fsync log (LOCKSIM_PRELOAD_LOG) gets one line per process start
+ *   hello <pid> <executable>
+ * and one per successful fsync/fdatasync of a regular file
+ *   sync <pid> <st_dev> <st_ino> <size before the call> <path>
+ * so the last `sync` line of an inode gives the length a power loss keeps
+ * (renames keep the inode; Redis renames its fsynced temp manifest). */
+#ifndef LOCKSIM_PRELOAD_CONTROL_H
+#define LOCKSIM_PRELOAD_CONTROL_H
+
+#include <stdint.h>
+
+#define LOCKSIM_PRELOAD_MAGIC 0x6c6f636b73696d31ULL /* "locksim1" */
+#define LOCKSIM_PRELOAD_CONTROL_ENV "LOCKSIM_PRELOAD_CONTROL"
+#define LOCKSIM_PRELOAD_LOG_ENV "LOCKSIM_PRELOAD_LOG"
+
+struct locksim_preload_control {
+  uint64_t magic;
+  uint64_t seq;
+  int64_t step_ns;
+  int64_t drift_ppm;
+  int64_t drift_base_mono_ns;
+  int64_t fsync_stall_until_mono_ns;
+};
+
+#endif
