@@ -45,7 +45,7 @@ Task<std::optional<Lease>> RedlockLock::attempt() {
     if (r.is_ok()) ++granted;
   }
   bool ok = granted >= quorum() && co_await after_grant(lease);
-  const Duration validity = config_.ttl - (clock_now() - t1) - drift();
+  const Duration validity = validity_after(clock_now() - t1);
   if (ok && config_.check_validity_after_acquire && validity <= Duration::zero()) ok = false;
   if (!ok) {
     (void)co_await unlock_all(lease.key, lease.token);
@@ -77,7 +77,7 @@ Task<bool> RedlockLock::extend(Lease& lease) {
                                   lease.key, lease.token, ms_arg(config_.ttl));
     if (r.is_integer(1)) ++extended;
   }
-  const Duration validity = config_.ttl - (clock_now() - t1) - drift();
+  const Duration validity = validity_after(clock_now() - t1);
   if (extended < quorum() || validity <= Duration::zero()) co_return false;
   lease.valid_until = rt_.monotonic_now() + validity;
   co_return true;

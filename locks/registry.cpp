@@ -17,7 +17,13 @@
   X(redlock)                     \
   X(fenced)                      \
   X(redlock_fenced)              \
-  X(watchdog)
+  X(watchdog)                    \
+  X(watchdog_fixed)              \
+  X(redisson_watchdog_3194)      \
+  X(redlock_py)                  \
+  X(redlock_py_pr3)              \
+  X(shedlock_redis)              \
+  X(shedlock_redis_safe)
 
 namespace locksim::locks {
 
@@ -43,6 +49,10 @@ std::map<std::string, LockInfo>& table() {
 }
 
 }  // namespace
+
+std::string reproduction_label(const Reproduction& r) {
+  return r.library + " " + r.version + ", " + r.report + "; fixed: " + r.fixed_by;
+}
 
 bool register_lock(LockInfo info) {
   if (info.name.empty() || !info.factory) return false;

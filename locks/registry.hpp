@@ -29,6 +29,19 @@ namespace locksim::locks {
 
 using LockFactory = std::function<std::unique_ptr<Lock>(Runtime&, const LockConfig&)>;
 
+// A lock that reproduces a safety bug a shipped client library had
+// (docs/reproductions.md): which library, version and report, the lock that
+// behaves as the fix does, and the violation the report is about. Listings
+// mark these locks and reports sort them apart from the recommended ones;
+// `locksim hunt` counts only runs where the fixed lock does not show it.
+struct Reproduction {
+  std::string library;   // "redlock-py"
+  std::string version;   // "1.0.x at 8b5989d (before PR #3)"
+  std::string report;    // "PR #3"
+  std::string fixed_by;  // a registered lock with the fix
+  std::string violation; // what the report is about, e.g. "mutual-exclusion"
+};
+
 struct LockInfo {
   std::string name;              // CLI name, e.g. "naive-del"
   std::string description;       // one line for `locksim list`
@@ -38,7 +51,16 @@ struct LockInfo {
   bool fencing = false;          // leases carry a fencing token
   bool tracks_validity = false;  // leases carry valid_until by default
   LockFactory factory;
+  std::optional<Reproduction> reproduces = std::nullopt;  // set for reproductions of shipped bugs
+  // Generated hunts draw jobs longer than the TTL (up to 3 TTLs) for this
+  // lock: it renews its lease in the background or trusts a validity
+  // deadline, and its bug only shows on a job that outlives one TTL.
+  bool long_jobs = false;
 };
+
+// "redlock-py 1.0.x at 8b5989d, PR #3; fixed: redlock-py": the line
+// `locksim list` and reports print for a reproduction.
+std::string reproduction_label(const Reproduction& r);
 
 // Adds or replaces (same name) a lock. False if the info is unusable
 // (empty name or no factory).
