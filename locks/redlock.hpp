@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "locks/lock_base.hpp"
+#include "locks/registry.hpp"
 
 namespace locksim::locks {
 
@@ -57,5 +58,15 @@ class RedlockLock : public LockBase {
 
   std::vector<std::size_t> nodes_;
 };
+
+// Indexes of every node of the runtime: a Redlock over all of them.
+std::vector<std::size_t> every_node(const Runtime& rt);
+
+// The LockInfo of a Redlock-family client over every node: `make(rt,
+// config, nodes)` builds it; no Redis 8.4 commands, no fencing token.
+using EveryNodeMaker =
+    std::function<std::unique_ptr<Lock>(Runtime&, const LockConfig&, std::vector<std::size_t>)>;
+LockInfo every_node_lock_info(std::string name, std::string description, std::string source,
+                              std::size_t min_nodes, bool tracks_validity, EveryNodeMaker make);
 
 }  // namespace locksim::locks

@@ -83,6 +83,18 @@ Task<bool> RedlockLock::extend(Lease& lease) {
   co_return true;
 }
 
+std::vector<std::size_t> every_node(const Runtime& rt) {
+  std::vector<std::size_t> nodes(rt.node_count());
+  std::iota(nodes.begin(), nodes.end(), std::size_t{0});
+  return nodes;
+}
+
+LockInfo every_node_lock_info(std::string name, std::string description, std::string source,
+                              std::size_t min_nodes, bool tracks_validity, EveryNodeMaker make) {
+  return {std::move(name), std::move(description), std::move(source), min_nodes, false, false, tracks_validity,
+          [make = std::move(make)](Runtime& rt, const LockConfig& c) { return make(rt, c, every_node(rt)); }};
+}
+
 LockInfo lock_info_redlock() {
   return {"redlock",
           "Redlock over N independent masters: SET NX PX on each, quorum N/2+1, validity "

@@ -60,9 +60,7 @@ Duration RedlockPyLock::validity_after(Duration elapsed) const {
 
 LockFactory redlock_py_factory(RedlockPyHistory history) {
   return [history](Runtime& rt, const LockConfig& c) {
-    std::vector<std::size_t> nodes(rt.node_count());
-    std::iota(nodes.begin(), nodes.end(), std::size_t{0});
-    return std::make_unique<RedlockPyLock>(rt, c, std::move(nodes), history);
+    return std::make_unique<RedlockPyLock>(rt, c, every_node(rt), history);
   };
 }
 
@@ -77,6 +75,8 @@ LockInfo lock_info_redlock_py() {
                 redlock_py_factory({.true_division_quorum = true, .drift_added = false})};
   info.reproduces = Reproduction{"redlock-py", "1.0.x under Python 3 (f5254b1..c731c03)",
                                  "wall-clock validity, len/2+1 quorum", "redlock", "mutual-exclusion"};
+  info.long_jobs = true;
+  info.wall_clock_validity = true;
   return info;
 }
 

@@ -22,6 +22,10 @@
   X(redisson_watchdog_3194)      \
   X(redlock_py)                  \
   X(redlock_py_pr3)              \
+  X(node_redlock_169)            \
+  X(node_redlock_fixed)          \
+  X(redlock_net_48)              \
+  X(redlock_net_fixed)           \
   X(shedlock_redis)              \
   X(shedlock_redis_safe)
 

@@ -56,6 +56,9 @@ struct LockInfo {
   // lock: it renews its lease in the background or trusts a validity
   // deadline, and its bug only shows on a job that outlives one TTL.
   bool long_jobs = false;
+  // Measures a grant's validity on the wall clock: generated hunts aim clock
+  // steps inside its acquires (scenarios::GenLimits::acquiring_trigger).
+  bool wall_clock_validity = false;
 };
 
 // "redlock-py 1.0.x at 8b5989d, PR #3; fixed: redlock-py": the line

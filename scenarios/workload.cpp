@@ -93,6 +93,7 @@ Task<void> lock_iteration(RunContext& ctx, std::size_t c, locks::Lock& lock) {
   ClientState& client = ctx.clients[c];
   const ClientSpec& spec = *client.spec;
   begin_attempt(ctx, c);
+  co_await reach(ctx, c, "acquiring");  // e.g. a clock step while the first SETs are in flight
   std::optional<locks::Lease> lease = co_await lock.try_acquire();
   end_attempt(ctx, c, lease.has_value());
   if (!lease) {
