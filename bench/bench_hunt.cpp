@@ -1,7 +1,9 @@
 // Hunting and property-testing throughput: how long `hunt` takes to find
 // and shrink the naive-del counterexample (in process, and as a cold
-// `locksim hunt` process), and how many generated property cases (draw a
-// scenario + run it + judge it) run per second on one core.
+// `locksim hunt` process), how long the default hunt of each reproduction
+// of a shipped client bug takes to find it blind (docs/reproductions.md),
+// and how many generated property cases (draw a scenario + run it + judge
+// it) run per second on one core.
 //
 // The reference point is a Python Hypothesis + fakeredis harness at
 // about 500 examples/s and 0.3 s for the same hunt. Figures are printed,
@@ -13,6 +15,7 @@
 #include <filesystem>
 #include <string>
 
+#include "locks/registry.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/schedule_gen.hpp"
 
@@ -77,6 +80,43 @@ void BM_HuntNaiveDelColdProcess(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_HuntNaiveDelColdProcess)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
+
+// `locksim hunt --lock <reproduction>` with its defaults, in process: the
+// search (counted against the fixed lock) and the shrink. Counters: cases
+// until found, shrink runs, found (1 = found within `budget`: the default
+// 1000, or what docs/reproductions.md says the lock needs).
+void BM_HuntReproduction(benchmark::State& state, const std::string& lock, std::uint64_t budget) {
+  const auto info = locksim::locks::find_lock(lock);
+  if (!info) {
+    state.SkipWithError("no such lock");
+    return;
+  }
+  std::uint64_t cases = 0, shrink_runs = 0, found = 0;
+  for (auto _ : state) {
+    HuntOptions options = default_hunt_options(*info);
+    options.budget = budget;
+    const HuntResult r = hunt(options);
+    cases += r.cases;
+    shrink_runs += r.shrink.runs;
+    found += r.found;
+  }
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["cases"] = static_cast<double>(cases) / n;
+  state.counters["shrink_runs"] = static_cast<double>(shrink_runs) / n;
+  state.counters["found"] = static_cast<double>(found) / n;
+}
+BENCHMARK_CAPTURE(BM_HuntReproduction, shedlock_redis, std::string("shedlock-redis"), 1000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_py_pr3, std::string("redlock-py-pr3"), 1000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HuntReproduction, redisson_watchdog_3194, std::string("redisson-watchdog-3194"), 1000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HuntReproduction, node_redlock_169, std::string("node-redlock-169"), 1000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_net_48, std::string("redlock-net-48"), 5000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_py, std::string("redlock-py"), 10000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 // One property case = draw a scenario with faults + run it + check it.
 void property_cases(benchmark::State& state, const std::string& lock, std::vector<FaultKind> kinds) {

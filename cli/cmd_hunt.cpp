@@ -3,7 +3,10 @@
 // Draws fault schedules (scenarios/schedule_gen.hpp) on a base scenario's
 // topology and workload (--scenario) or on generated ones, runs each with
 // the lock, and shrinks the first run that shows a violation to a minimal
-// scenario. Prints that scenario as ready-to-run TOML (--out writes it), its
+// scenario. For a reproduction of a shipped bug (locks::LockInfo::
+// reproduces) only the reported violation counts, in runs where the fixed
+// lock does not show it, and jobs may outlive the TTL where the lock asks
+// for it (long_jobs). Prints that scenario as ready-to-run TOML (--out writes it), its
 // `locksim run` command and the text verdict of the minimal run. Exit 1 when
 // it found one, 0 when the budget ran out clean, 2 on bad input. For a given
 // --seed and --budget the search and the result are the same on any machine
@@ -74,12 +77,11 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   const auto lock = locks::find_lock(a.lock);
   if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
   if (auto why = locks::topology_mismatch(*lock, locks::Topology::Redis)) throw InputError("hunt: --lock: " + *why);
-  scenarios::HuntOptions o;
-  o.lock_kind = a.lock;
+  scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
-  o.limits.kinds = fault_kinds(a.faults);
+  if (!a.faults.empty()) o.limits.kinds = fault_kinds(a.faults);
   if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});
-  else o.budget = a.time.empty() ? kDefaultBudget : std::numeric_limits<std::uint64_t>::max();
+  else if (!a.time.empty()) o.budget = std::numeric_limits<std::uint64_t>::max();
   if (!a.violation.empty()) {
     const auto& names = scenarios::violation_names();
     if (std::find(names.begin(), names.end(), a.violation) == names.end())
@@ -141,6 +143,9 @@ scenarios::Scenario named_minimal(const HuntArgs& a, const scenarios::HuntResult
   s.description = "Found by `" + hunt_command(a) + "` (case " + std::to_string(r.case_index + 1) + ", " +
                   std::to_string(r.original.faults.size()) + " faults and " + std::to_string(r.original.clients.size()) +
                   " clients before shrinking): " + a.lock + " shows " + r.violation + ".";
+  if (const auto lock = locks::find_lock(a.lock); lock && lock->reproduces)
+    s.description += " " + lock->reproduces->fixed_by + " (the fix) does not: this is " +
+                     locks::reproduction_label(*lock->reproduces) + ".";
   return s;
 }
 
@@ -176,8 +181,10 @@ int run_hunt(const HuntArgs& a, bool budget_given) {
   const scenarios::HuntResult result = scenarios::hunt(options);
   progress.finish();
   if (result.found) return report_found(a, result);
-  std::cout << "hunt      " << a.lock << ": no violation in " << result.cases << " case(s) (seed " << a.seed
-            << ")\n";
+  std::cout << "hunt      " << a.lock << ": no violation in " << result.cases << " case(s) (seed " << a.seed << ")";
+  if (const auto lock = locks::find_lock(a.lock); lock && lock->reproduces)
+    std::cout << " that " << lock->reproduces->fixed_by << " does not show too";
+  std::cout << "\n";
   return kMatched;
 }
 

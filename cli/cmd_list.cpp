@@ -20,7 +20,7 @@ int print_json() {
                               {"file", entry.file}});
   }
   j["locks"] = nlohmann::ordered_json::array();
-  for (const auto& lock : locks::all_locks())
+  for (const auto& lock : locks::all_locks()) {
     j["locks"].push_back({{"name", lock.name},
                           {"description", lock.description},
                           {"source", lock.source},
@@ -28,11 +28,26 @@ int print_json() {
                           {"fencing", lock.fencing},
                           {"tracks_validity", lock.tracks_validity},
                           {"topology", locks::topology_name(lock.topology)}});
+    if (const auto& r = lock.reproduces)  // added field: only reproductions of shipped bugs carry it
+      j["locks"].back()["reproduces"] = {{"library", r->library},   {"version", r->version},
+                                         {"report", r->report},     {"fixed_by", r->fixed_by},
+                                         {"violation", r->violation}};
+  }
   j["faults"] = nlohmann::ordered_json::array();
   for (auto kind : scenarios::all_fault_kinds()) j["faults"].push_back(std::string(scenarios::fault_kind_name(kind)));
   j["violations"] = scenarios::violation_names();
   std::cout << j.dump(2) << "\n";
   return kMatched;
+}
+
+void print_lock_line(const locks::LockInfo& lock) {
+  std::cout << "  " << lock.name << std::string(lock.name.size() < 16 ? 16 - lock.name.size() : 1, ' ')
+            << lock.description
+            << (lock.topology == locks::Topology::Redis
+                    ? std::string()
+                    : std::string("  [needs a CP topology: ") + locks::topology_name(lock.topology) + "]")
+            << "\n";
+  if (lock.reproduces) std::cout << "  " << std::string(16, ' ') << "reproduces " << reproduction_label(*lock.reproduces) << "\n";
 }
 
 int print_text() {
@@ -43,12 +58,10 @@ int print_text() {
   }
   std::cout << "\nLock kinds (--lock NAME):\n";
   for (const auto& lock : locks::all_locks())
-    std::cout << "  " << lock.name << std::string(lock.name.size() < 16 ? 16 - lock.name.size() : 1, ' ')
-              << lock.description
-              << (lock.topology == locks::Topology::Redis
-                      ? std::string()
-                      : std::string("  [needs a CP topology: ") + locks::topology_name(lock.topology) + "]")
-              << "\n";
+    if (!lock.reproduces) print_lock_line(lock);
+  std::cout << "\nReproductions of shipped client bugs (--lock NAME; docs/reproductions.md):\n";
+  for (const auto& lock : locks::all_locks())
+    if (lock.reproduces) print_lock_line(lock);
   std::cout << "\nFault kinds ([[fault]] kind = ...):\n ";
   for (auto kind : scenarios::all_fault_kinds()) std::cout << " " << scenarios::fault_kind_name(kind);
   std::cout << "\n\nViolations checked:\n ";

@@ -438,6 +438,7 @@ void LiveSession::reach(std::size_t c, std::string_view event, int write_index) 
 void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt) {
   const scenarios::ClientSpec& spec = *clients_[c].spec;
   begin_attempt(c);
+  reach(c, "acquiring");
   std::optional<locks::Lease> lease = sim::sync_wait(lock.try_acquire());
   end_attempt(c, lease.has_value());
   if (!lease || stopping()) return;
@@ -447,7 +448,7 @@ void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtim
   bool abandoned = false;
   for (int i = 1; i <= spec.writes && !stopping(); ++i) {
     work_until(c, entered + on_client_clock(c, spec.work * i / (spec.writes + 1)));
-    if (lease->valid_until && !lock.still_valid(*lease)) {
+    if (!lock.still_valid(*lease)) {  // as the simulated workload: a lock may know it lost the lease
       abandoned = true;
       break;
     }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "locks/lock_base.hpp"
+#include "locks/registry.hpp"
 
 namespace locksim::locks {
 
@@ -36,7 +37,8 @@ class RedlockLock : public LockBase {
   Task<bool> release(Lease& lease) override;
   Task<bool> extend(Lease& lease) override;
 
-  std::size_t quorum() const { return nodes_.size() / 2 + 1; }
+  // Nodes that must say OK: N/2+1 (integer division).
+  virtual std::size_t quorum() const { return nodes_.size() / 2 + 1; }
   Duration node_timeout() const;
   Duration drift() const;  // ttl/100 + 2 ms, in whole milliseconds
 
@@ -46,6 +48,9 @@ class RedlockLock : public LockBase {
   // Runs after a quorum said OK, before T2 (so it counts against validity).
   // False = treat the attempt as failed. redlock-fenced takes its token here.
   virtual Task<bool> after_grant(Lease& lease);
+  // The validity of a grant (or extend) whose SETs took `elapsed`:
+  // ttl − elapsed − drift. Reproductions of shipped clients override it.
+  virtual Duration validity_after(Duration elapsed) const { return config_.ttl - elapsed - drift(); }
 
   // Compare-and-delete on every lock node; how many removed an entry.
   Task<std::size_t> unlock_all(const std::string& key, const std::string& token);
@@ -53,5 +58,15 @@ class RedlockLock : public LockBase {
 
   std::vector<std::size_t> nodes_;
 };
+
+// Indexes of every node of the runtime: a Redlock over all of them.
+std::vector<std::size_t> every_node(const Runtime& rt);
+
+// The LockInfo of a Redlock-family client over every node: `make(rt,
+// config, nodes)` builds it; no Redis 8.4 commands, no fencing token.
+using EveryNodeMaker =
+    std::function<std::unique_ptr<Lock>(Runtime&, const LockConfig&, std::vector<std::size_t>)>;
+LockInfo every_node_lock_info(std::string name, std::string description, std::string source,
+                              std::size_t min_nodes, bool tracks_validity, EveryNodeMaker make);
 
 }  // namespace locksim::locks

@@ -45,7 +45,7 @@ Task<std::optional<Lease>> RedlockLock::attempt() {
     if (r.is_ok()) ++granted;
   }
   bool ok = granted >= quorum() && co_await after_grant(lease);
-  const Duration validity = config_.ttl - (clock_now() - t1) - drift();
+  const Duration validity = validity_after(clock_now() - t1);
   if (ok && config_.check_validity_after_acquire && validity <= Duration::zero()) ok = false;
   if (!ok) {
     (void)co_await unlock_all(lease.key, lease.token);
@@ -77,10 +77,22 @@ Task<bool> RedlockLock::extend(Lease& lease) {
                                   lease.key, lease.token, ms_arg(config_.ttl));
     if (r.is_integer(1)) ++extended;
   }
-  const Duration validity = config_.ttl - (clock_now() - t1) - drift();
+  const Duration validity = validity_after(clock_now() - t1);
   if (extended < quorum() || validity <= Duration::zero()) co_return false;
   lease.valid_until = rt_.monotonic_now() + validity;
   co_return true;
+}
+
+std::vector<std::size_t> every_node(const Runtime& rt) {
+  std::vector<std::size_t> nodes(rt.node_count());
+  std::iota(nodes.begin(), nodes.end(), std::size_t{0});
+  return nodes;
+}
+
+LockInfo every_node_lock_info(std::string name, std::string description, std::string source,
+                              std::size_t min_nodes, bool tracks_validity, EveryNodeMaker make) {
+  return {std::move(name), std::move(description), std::move(source), min_nodes, false, false, tracks_validity,
+          [make = std::move(make)](Runtime& rt, const LockConfig& c) { return make(rt, c, every_node(rt)); }};
 }
 
 LockInfo lock_info_redlock() {

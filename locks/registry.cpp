@@ -3,8 +3,6 @@
 // Not thread-safe to register while other threads read: register at startup.
 #include "locks/registry.hpp"
 
-#include "sim/spelling.hpp"
-
 #include <map>
 
 // One line per built-in lock: X(suffix) refers to `LockInfo lock_info_<suffix>()`.
@@ -23,7 +21,17 @@
   X(etcd_mutex)                  \
   X(etcd_fenced)                 \
   X(zk_lock)                     \
-  X(zk_fenced)
+  X(zk_fenced)                   \
+  X(watchdog_fixed)              \
+  X(redisson_watchdog_3194)      \
+  X(redlock_py)                  \
+  X(redlock_py_pr3)              \
+  X(node_redlock_169)            \
+  X(node_redlock_fixed)          \
+  X(redlock_net_48)              \
+  X(redlock_net_fixed)           \
+  X(shedlock_redis)              \
+  X(shedlock_redis_safe)
 
 namespace locksim::locks {
 
@@ -65,6 +73,10 @@ std::optional<std::string> topology_mismatch(const LockInfo& lock, Topology scen
          topology_name(lock.topology) + "]); the scenario has [" + topology_name(scenario) + "]";
 }
 
+std::string reproduction_label(const Reproduction& r) {
+  return r.library + " " + r.version + ", " + r.report + "; fixed: " + r.fixed_by;
+}
+
 bool register_lock(LockInfo info) {
   if (info.name.empty() || !info.factory) return false;
   std::string name = info.name;
@@ -82,12 +94,6 @@ std::optional<LockInfo> find_lock(const std::string& name) {
   auto it = table().find(name);
   if (it == table().end()) return std::nullopt;
   return it->second;
-}
-
-std::string unknown_lock_message(const std::string& name) {
-  std::vector<std::string> names;
-  for (const auto& info : all_locks()) names.push_back(info.name);
-  return "unknown lock kind '" + name + "'" + sim::did_you_mean(name, names) + " (see `locksim list`)";
 }
 
 std::unique_ptr<Lock> make_lock(const std::string& name, Runtime& rt, const LockConfig& config) {

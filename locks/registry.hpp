@@ -37,6 +37,19 @@ using LockFactory = std::function<std::unique_ptr<Lock>(Runtime&, const LockConf
 enum class Topology : std::uint8_t { Redis, Etcd, ZooKeeper };
 const char* topology_name(Topology t);
 
+// A lock that reproduces a safety bug a shipped client library had
+// (docs/reproductions.md): which library, version and report, the lock that
+// behaves as the fix does, and the violation the report is about. Listings
+// mark these locks and reports sort them apart from the recommended ones;
+// `locksim hunt` counts only runs where the fixed lock does not show it.
+struct Reproduction {
+  std::string library;   // "redlock-py"
+  std::string version;   // "1.0.x at 8b5989d (before PR #3)"
+  std::string report;    // "PR #3"
+  std::string fixed_by;  // a registered lock with the fix
+  std::string violation; // what the report is about, e.g. "mutual-exclusion"
+};
+
 struct LockInfo {
   std::string name;              // CLI name, e.g. "naive-del"
   std::string description;       // one line for `locksim list`
@@ -47,10 +60,22 @@ struct LockInfo {
   bool tracks_validity = false;  // leases carry valid_until by default
   LockFactory factory;
   Topology topology = Topology::Redis;
+  std::optional<Reproduction> reproduces = std::nullopt;  // set for reproductions of shipped bugs
+  // Generated hunts draw jobs longer than the TTL (up to 3 TTLs) for this
+  // lock: it renews its lease in the background or trusts a validity
+  // deadline, and its bug only shows on a job that outlives one TTL.
+  bool long_jobs = false;
+  // Measures a grant's validity on the wall clock: generated hunts aim clock
+  // steps inside its acquires (scenarios::GenLimits::acquiring_trigger).
+  bool wall_clock_validity = false;
 };
 
 // Why `lock` cannot run on a scenario of topology `scenario`, or nullopt.
 std::optional<std::string> topology_mismatch(const LockInfo& lock, Topology scenario);
+
+// "redlock-py 1.0.x at 8b5989d, PR #3; fixed: redlock-py": the line
+// `locksim list` and reports print for a reproduction.
+std::string reproduction_label(const Reproduction& r);
 
 // Adds or replaces (same name) a lock. False if the info is unusable
 // (empty name or no factory).

@@ -29,6 +29,7 @@
 
 #include "locks/lock_base.hpp"
 #include "locks/registry.hpp"
+#include "locks/watchdog.hpp"
 
 namespace locksim::locks {
 namespace {
@@ -52,8 +53,8 @@ const char* const kRenewScript =
 
 class WatchdogLock final : public LockBase {
  public:
-  WatchdogLock(Runtime& rt, const LockConfig& config)
-      : LockBase(rt, config), field_(rt.random_token() + ":" + config.thread_name) {}
+  WatchdogLock(Runtime& rt, const LockConfig& config, WatchdogOnError on_error)
+      : LockBase(rt, config), on_error_(on_error), field_(rt.random_token() + ":" + config.thread_name) {}
   ~WatchdogLock() override { stop_watchdog(); }
   WatchdogLock(const WatchdogLock&) = delete;
   WatchdogLock& operator=(const WatchdogLock&) = delete;
@@ -96,16 +97,23 @@ class WatchdogLock final : public LockBase {
   }
 
   Task<bool> renew(const std::string& key, const std::string& field) {
-    Reply r = co_await cmd(0, "EVAL", kRenewScript, "1", key, ms_arg(config_.ttl), field);
-    co_return r.is_integer(1);
+    co_return (co_await renew_reply(key, field)).is_integer(1);
   }
 
-  // The background task: renew every interval until a renewal fails.
+  Task<Reply> renew_reply(const std::string& key, const std::string& field) {
+    co_return co_await cmd(0, "EVAL", kRenewScript, "1", key, ms_arg(config_.ttl), field);
+  }
+
+  // The background task: renew every interval until a renewal fails (with
+  // WatchdogOnError::KeepRenewing an error reply — a timeout, a reset — only
+  // skips to the next interval; a 0, "not ours", still ends it).
   Task<void> renew_loop(std::string key) {
     for (;;) {
       co_await rt_.sleep(interval());
       const LocalInstant t1 = rt_.monotonic_now();
-      if (!co_await renew(key, field_)) break;
+      const Reply r = co_await renew_reply(key, field_);
+      if (r.is_error() && on_error_ == WatchdogOnError::KeepRenewing) continue;
+      if (!r.is_integer(1)) break;
       renewed_until_ns_ = (t1 + config_.ttl).time_since_epoch().count();
     }
     renewal_ended_ = true;  // ended on its own: the next grant starts a new one
@@ -125,6 +133,7 @@ class WatchdogLock final : public LockBase {
     if (const std::uint64_t id = watchdog_.exchange(0); id != 0) rt_.cancel(id);
   }
 
+  WatchdogOnError on_error_;
   std::string field_;
   // Atomics: on RealRuntime the renewal task runs on its own thread.
   std::atomic<std::uint64_t> watchdog_{0};
@@ -134,6 +143,10 @@ class WatchdogLock final : public LockBase {
 
 }  // namespace
 
+std::unique_ptr<Lock> make_watchdog_lock(Runtime& rt, const LockConfig& config, WatchdogOnError on_error) {
+  return std::make_unique<WatchdogLock>(rt, config, on_error);
+}
+
 LockInfo lock_info_watchdog() {
   return {"watchdog",
           "Redisson RLock: re-entrant hash lock renewed every ttl/3 by a background watchdog",
@@ -142,7 +155,7 @@ LockInfo lock_info_watchdog() {
           false,
           false,
           false,
-          [](Runtime& rt, const LockConfig& c) { return std::make_unique<WatchdogLock>(rt, c); }};
+          [](Runtime& rt, const LockConfig& c) { return make_watchdog_lock(rt, c, WatchdogOnError::Stop); }};
 }
 
 }  // namespace locksim::locks

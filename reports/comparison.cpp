@@ -3,6 +3,8 @@
 // per-lock verdicts generated from the violations the runs found.
 #include "reports/comparison.hpp"
 
+#include "locks/registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -331,10 +333,17 @@ std::vector<std::string> Comparison::scenarios() const {
   return {names.begin(), names.end()};
 }
 
+// Recommended and textbook locks first, then the reproductions of shipped
+// client bugs (locks::LockInfo::reproduces), each group by name.
 std::vector<std::string> Comparison::locks() const {
-  std::set<std::string> names;
-  for (const auto& [key, cell] : cells_) names.insert(key.second);
-  return {names.begin(), names.end()};
+  std::set<std::pair<bool, std::string>> names;
+  for (const auto& [key, cell] : cells_) {
+    const auto info = locks::find_lock(key.second);
+    names.insert({info && info->reproduces, key.second});
+  }
+  std::vector<std::string> out;
+  for (const auto& [reproduction, name] : names) out.push_back(name);
+  return out;
 }
 
 std::string Comparison::sources_label() const {

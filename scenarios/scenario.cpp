@@ -968,13 +968,13 @@ std::optional<Trigger> Parser::read_trigger(Section& f, std::string_view key) {
   }
   t.event = event;
   if (!hosts_.known(t.host)) return bad("unknown host " + in_quotes(t.host) + " " + hosts_hint());
-  if (event == "acquired" || event == "write" || event == "released") {
+  if (event == "acquiring" || event == "acquired" || event == "write" || event == "released") {
     if (!hosts_.is_client(t.host)) return bad(in_quotes(t.host) + " is not a client (only clients " + event + ")");
   } else if (event == "crash" || event == "restart") {
     if (!hosts_.is_client(t.host) && !hosts_.is_redis(t.host))
       return bad(in_quotes(t.host) + " never crashes or restarts (only clients and Redis nodes do)");
   } else {
-    return bad("unknown event " + in_quotes(event) + " (expected acquired, write, write#N, released, crash or restart)");
+    return bad("unknown event " + in_quotes(event) + " (expected acquiring, acquired, write, write#N, released, crash or restart)");
   }
   if (event == "write") {
     const auto& c = *std::find_if(sc_.clients.begin(), sc_.clients.end(),

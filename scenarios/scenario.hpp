@@ -95,10 +95,11 @@ std::optional<FaultKind> fault_kind_from_name(std::string_view name);
 const std::vector<FaultKind>& all_fault_kinds();
 
 // `after = "A:acquired"`: a point in the run that starts a fault's clock.
-// Events: acquired, write (write 1) or write#N, released, crash, restart.
+// Events: acquiring (a client starts an acquire), acquired, write (write 1) or
+// write#N, released, crash, restart.
 struct Trigger {
   std::string host;   // a client, or a Redis node for crash/restart
-  std::string event;  // "acquired" | "write" | "released" | "crash" | "restart"
+  std::string event;  // "acquiring" | "acquired" | "write" | "released" | "crash" | "restart"
   int write_index = 1;  // for "write#N"
   std::string text() const;  // as written: "A:write#2"
 };

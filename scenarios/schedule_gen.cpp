@@ -91,9 +91,22 @@ Duration span_part(Duration ttl, std::uint32_t per_mille) {
   return ms(span_ms * std::min(per_mille, kPerMille) / kPerMille);
 }
 
-void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s) {
+// Within an acquire: 1 ms (after the first clock read) up to one round trip
+// to every master at the highest latency.
+Duration acquire_window_part(const Scenario& s, std::uint32_t per_mille) {
+  const std::int64_t window_ms = 2 * whole_ms(s.network.latency.max) * s.redis.masters;
+  return ms(1 + window_ms * std::min(per_mille, kPerMille) / kPerMille);
+}
+
+void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s, std::uint32_t triggers) {
   const ClientSpec& c = s.clients[d.trigger_client % s.clients.size()];
-  std::uint32_t event = d.trigger % 4;
+  std::uint32_t event = d.trigger % triggers;
+  if (event == 4) {
+    f.after = Trigger{c.name, "acquiring", 1};
+    f.at = acquire_window_part(s, d.at_pm);
+    if (f.kind == FaultKind::ClockJump) f.target = c.name;  // the acquiring client's clock steps
+    return;
+  }
   if (event == 2 && c.writes < 1) event = 1;
   static constexpr const char* kEvents[] = {"", "acquired", "write", "released"};
   f.after = Trigger{c.name, kEvents[event], 1};
@@ -157,7 +170,8 @@ std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, cons
     case FaultKind::Heal: break;
     case FaultKind::FsyncStall: f.target = pick(who, d.target); f.duration = length; break;
   }
-  if (d.trigger % 4 != 0) set_trigger(f, d, s);
+  const std::uint32_t triggers = limits.acquiring_trigger ? 5 : 4;
+  if (d.trigger % triggers != 0) set_trigger(f, d, s, triggers);
   else f.at = std::min(span_part(s.lock.ttl, d.at_pm), s.duration - ms(1));
   return f;
 }
@@ -172,13 +186,18 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
   const int n = std::clamp(limits.min_clients + static_cast<int>(std::min(d.extra_clients, 8U)), 1,
                            std::max(limits.min_clients, limits.max_clients));
   const int iterations = 1 + static_cast<int>(std::min(d.extra_iterations, kMaxExtraIterations));
-  const Duration work = s.lock.ttl * (20 + std::min(d.work_pct, kMaxWorkPct)) / 100;
+  const std::uint32_t work_scale = limits.long_jobs ? 5 : 1;  // long jobs: up to 320% of the TTL
+  const Duration work = s.lock.ttl * (20 + std::min(d.work_pct, kMaxWorkPct) * work_scale) / 100;
   const Duration stagger = std::min(ms(d.stagger_ms), s.lock.ttl);
   for (int i = 0; i < n; ++i)
     s.clients.push_back({std::string(1, static_cast<char>('A' + i)), stagger * i, work,
                          1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites)), iterations, 0});
   s.lock.acquire_timeout = s.lock.ttl * (2 + n * iterations);
   s.duration = stagger * (n - 1) + s.lock.ttl * (4 + n * iterations);
+  if (work > s.lock.ttl) {  // long jobs: everyone waits for everyone's whole job
+    s.lock.acquire_timeout = s.lock.ttl * 2 + work * (n * iterations);
+    s.duration = stagger * (n - 1) + s.lock.ttl * 4 + work * (n * iterations);
+  }
   s.redis.masters = info.min_nodes <= 1 ? 1 : static_cast<int>(info.min_nodes + std::min(d.extra_masters, kMaxExtraMasters));
   s.redis.replicas = limits.allow_replicas ? static_cast<int>(std::min(d.replicas, 1U)) : 0;
   static constexpr sim::redis::Fsync kFsync[] = {sim::redis::Fsync::Everysec, sim::redis::Fsync::Always,
@@ -222,7 +241,7 @@ ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits) {
     f.kind = limits.kinds[rng.below(limits.kinds.size())];
     f.target = upto(7);
     f.peer = static_cast<std::uint32_t>(rng.next());
-    f.trigger = upto(3);
+    f.trigger = upto(limits.acquiring_trigger ? 4 : 3);
     f.trigger_client = upto(3);
     f.at_pm = upto(kPerMille);
     f.length_pm = upto(kPerMille);
@@ -516,6 +535,12 @@ ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t se
   };
 }
 
+ScenarioPredicate shows_violation_unlike(const std::string& lock_kind, const std::string& baseline,
+                                         std::uint64_t seed, const std::string& kind) {
+  return [shows = shows_violation(lock_kind, seed, kind), fixed = shows_violation(baseline, seed, kind)](
+             const Scenario& s) { return shows(s) && !fixed(s); };
+}
+
 // ---------------------------------------------------------------------------
 // Hunting
 
@@ -549,20 +574,37 @@ HuntResult hunt(const HuntOptions& o) {
     options.seed = o.seed;
     const auto run = run_scenario(s, options);
     result.cases = i + 1;
-    const std::string kind = run ? violation_to_shrink(*run, o.violation) : std::string();
+    std::string kind = run ? violation_to_shrink(*run, o.violation) : std::string();
+    if (!kind.empty() && !o.baseline_lock.empty() && shows_violation(o.baseline_lock, o.seed, kind)(s)) kind.clear();
     if (!kind.empty()) {
       result.found = true;
       result.case_index = i;
       result.violation = kind;
       result.original = s;
-      result.minimal = shrink_scenario(std::move(s), shows_violation(o.lock_kind, o.seed, kind), o.shrink_runs,
-                                       &result.shrink);
+      const ScenarioPredicate still_fails = o.baseline_lock.empty()
+                                                ? shows_violation(o.lock_kind, o.seed, kind)
+                                                : shows_violation_unlike(o.lock_kind, o.baseline_lock, o.seed, kind);
+      result.minimal = shrink_scenario(std::move(s), still_fails, o.shrink_runs, &result.shrink);
       if (o.keep_going) o.keep_going(result.cases, true);
       return result;
     }
     if (o.keep_going && !o.keep_going(result.cases, false)) break;
   }
   return result;
+}
+
+HuntOptions default_hunt_options(const locks::LockInfo& lock) {
+  HuntOptions o;
+  o.lock_kind = lock.name;
+  o.limits.kinds = default_hunt_kinds();
+  o.limits.long_jobs = lock.long_jobs;
+  o.limits.acquiring_trigger = lock.wall_clock_validity;
+  if (const auto& r = lock.reproduces) {
+    // Hunt for the reported violation, in runs its fix survives.
+    o.baseline_lock = r->fixed_by;
+    o.violation = r->violation;
+  }
+  return o;
 }
 
 }  // namespace locksim::scenarios

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "locks/registry.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/rng.hpp"
@@ -48,6 +49,14 @@ struct GenLimits {
   bool minority_nodes_only = false; // faults hit only the first (masters-1)/2 masters (nodes only)
   bool nodes_only = false;          // faults hit Redis nodes only, never a client
   bool restart_after_ttl = false;   // crash/power-loss: restart only after more than a TTL (or stay down)
+  // Generated jobs run up to 3.2 TTLs instead of 0.8 (locks::LockInfo::
+  // long_jobs: locks that renew in the background or trust a validity
+  // deadline only meet their bugs on a job that outlives one TTL).
+  bool long_jobs = false;
+  // Faults may also trigger at "C:acquiring", within a few round trips of it
+  // (locks::LockInfo::wall_clock_validity: a clock step only matters between
+  // the two clock reads of an acquire), a clock jump then on C itself.
+  bool acquiring_trigger = false;
 };
 
 // One fault as numbers; build_scenario maps them onto a scenario's hosts.
@@ -56,6 +65,7 @@ struct FaultDraw {
   std::uint32_t target = 0;          // index into the hosts this kind may hit (wraps)
   std::uint32_t peer = 0;            // delay: the receiving host; partition: which hosts are cut off
   std::uint32_t trigger = 0;         // 0: at a true time; 1: C:acquired, 2: C:write, 3: C:released
+                                     // (4: C:acquiring, with GenLimits::acquiring_trigger)
   std::uint32_t trigger_client = 0;  // C (wraps over the clients)
   // Per mille (0..1000) of the fault span, kFaultSpanTtls x ttl (of one ttl after a trigger):
   std::uint32_t at_pm = 0;           // the true time, or the offset after the trigger
@@ -120,6 +130,9 @@ Scenario shrink_scenario(Scenario failing, const ScenarioPredicate& still_fails,
 // The predicate `hunt` shrinks with: a run of lock_kind with `seed` shows a
 // violation of `kind`.
 ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t seed, const std::string& kind);
+// ... and a run of `baseline` (the fixed lock) on the same scenario does not.
+ScenarioPredicate shows_violation_unlike(const std::string& lock_kind, const std::string& baseline,
+                                         std::uint64_t seed, const std::string& kind);
 
 // --- Hunting ------------------------------------------------------------------
 
@@ -130,6 +143,10 @@ struct HuntOptions {
   std::uint64_t seed = 1;
   std::uint64_t budget = 1000;    // generated cases at most
   std::string violation;          // only this kind counts; empty: any kind
+  // A reproduction's fixed lock: a case counts only when this lock, on the
+  // same scenario and seed, does not show the violation (so the hunt finds
+  // the reported bug, not a weakness both versions share). Empty: none.
+  std::string baseline_lock;
   std::size_t shrink_runs = 1500;
   // Called after every case with (cases run, found); false stops the search
   // (the CLI's --time and progress line live there, not in scenarios/).
@@ -148,6 +165,12 @@ struct HuntResult {
 };
 
 HuntResult hunt(const HuntOptions& options);
+
+// What `locksim hunt --lock NAME` searches with no other option: the default
+// fault kinds and budget (1000 cases); for a reproduction of a shipped bug
+// the reported violation, against its fixed lock; long jobs where the lock
+// asks for them.
+HuntOptions default_hunt_options(const locks::LockInfo& lock);
 
 // The default fault kinds of a hunt: every kind but heal (a drawn partition
 // heals after its duration). A failover is left out where there are no replicas.

@@ -3,9 +3,9 @@
 // lock: for each iteration, acquire (the lock retries until its
 // acquire_timeout; giving up is not a violation), then the critical section
 // of `work` on the client's local clock with `writes` storage writes at
-// work·i/(n+1), then release. A lock whose leases carry a validity deadline
-// is asked `still_valid()` before each write; past it, the client abandons
-// the section and releases. gate: every client tries `SET key name NX PX
+// work·i/(n+1), then release. The lock is asked `still_valid()` before each
+// write (past a lease's validity deadline, or once a lock knows it lost the
+// lease, it says no); then the client abandons the section and releases. gate: every client tries `SET key name NX PX
 // ttl` once; a winner believes it won until the end of the run.
 //
 // Trigger points (`after = "A:acquired"` ...) fire here; when a fault is
@@ -93,6 +93,7 @@ Task<void> lock_iteration(RunContext& ctx, std::size_t c, locks::Lock& lock) {
   ClientState& client = ctx.clients[c];
   const ClientSpec& spec = *client.spec;
   begin_attempt(ctx, c);
+  co_await reach(ctx, c, "acquiring");  // e.g. a clock step while the first SETs are in flight
   std::optional<locks::Lease> lease = co_await lock.try_acquire();
   end_attempt(ctx, c, lease.has_value());
   if (!lease) {
@@ -105,7 +106,7 @@ Task<void> lock_iteration(RunContext& ctx, std::size_t c, locks::Lock& lock) {
   bool abandoned = false;
   for (int i = 1; i <= spec.writes; ++i) {
     co_await sleep_until_local(*client.host, entered + spec.work * i / (spec.writes + 1));
-    if (lease->valid_until && !lock.still_valid(*lease)) {
+    if (!lock.still_valid(*lease)) {  // true without a deadline unless the lock knows it lost the lease
       abandoned = true;
       break;
     }

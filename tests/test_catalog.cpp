@@ -4,6 +4,7 @@
 // the CLI's text and JSON output for two scenarios (other tools parse it).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
 #include "sim/task.hpp"
@@ -373,5 +375,48 @@ TEST_CASE("catalog runs keep their pinned digests and stay within their recorded
       const auto limit = then[counter].get<std::uint64_t>() * 11 / 10;
       CHECK(now[counter].get<std::uint64_t>() <= limit);
     }
+  }
+}
+
+TEST_CASE("locksim list marks the reproductions of shipped client bugs with library, version and report",
+          "[catalog]") {
+  auto [text, text_code] = run_cli("list");
+  REQUIRE(text_code == 0);
+  auto [json_text, json_code] = run_cli("list --format json");
+  REQUIRE(json_code == 0);
+  const auto listed = nlohmann::json::parse(json_text);
+  std::size_t reproductions = 0;
+  for (const auto& info : locks::all_locks()) {
+    INFO(info.name);
+    const auto entry = std::find_if(listed["locks"].begin(), listed["locks"].end(),
+                                    [&](const nlohmann::json& l) { return l["name"] == info.name; });
+    REQUIRE(entry != listed["locks"].end());
+    CHECK(entry->contains("reproduces") == info.reproduces.has_value());
+    if (!info.reproduces) continue;
+    ++reproductions;
+    const auto& r = *info.reproduces;
+    CHECK((*entry)["reproduces"]["report"] == r.report);
+    CHECK(text.find("reproduces " + locks::reproduction_label(r)) != std::string::npos);
+    CHECK(locks::find_lock(r.fixed_by).has_value());
+    CHECK(r.fixed_by != info.name);  // the fix may be a reproduction of a later bug (redlock-py-pr3 -> redlock-py)
+  }
+  CHECK(reproductions >= 4);
+}
+
+TEST_CASE("every reproduction has a catalog scenario where it breaks and its fix holds", "[catalog]") {
+  for (const auto& info : locks::all_locks()) {
+    if (!info.reproduces) continue;
+    bool shown = false;
+    for (const auto& entry : catalog()) {
+      auto scenario = load_catalog_scenario(entry.name);
+      REQUIRE(scenario.ok());
+      const auto broken = scenario->expect_by_lock.find(info.name);
+      const auto fixed = scenario->expect_by_lock.find(info.reproduces->fixed_by);
+      if (broken == scenario->expect_by_lock.end() || fixed == scenario->expect_by_lock.end()) continue;
+      if (broken->second.count(info.reproduces->violation) && !fixed->second.count(info.reproduces->violation))
+        shown = true;
+    }
+    INFO(info.name);
+    CHECK(shown);
   }
 }

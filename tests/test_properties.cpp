@@ -15,6 +15,8 @@
 #include <rapidcheck/catch.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -403,4 +405,33 @@ TEST_CASE("the same hunt seed and budget find the same minimal scenario", "[prop
   REQUIRE(a.found);
   CHECK(a.case_index == b.case_index);
   CHECK(scenario_to_toml(a.minimal) == scenario_to_toml(b.minimal));
+}
+
+// --- reproductions of shipped client bugs (docs/reproductions.md) ----------------
+
+// `locksim hunt --lock X` with its defaults finds each reproduced bug without
+// being given its catalog scenario, and the minimal scenario breaks the
+// shipped version while the fix holds. Two need more than the default 1000
+// cases (docs/reproductions.md has the figures): RedLock.net's stale write
+// after a re-created key, and redlock-py's wall-clock step inside an acquire.
+TEST_CASE("locksim hunt finds each reproduced client bug blind, in a run its fix survives", "[property][hunt]") {
+  const std::map<std::string, std::uint64_t> budget = {
+      {"shedlock-redis", 1000}, {"redlock-py-pr3", 1000}, {"redisson-watchdog-3194", 1000},
+      {"node-redlock-169", 1000}, {"redlock-net-48", 5000}, {"redlock-py", 10000}};
+  std::size_t hunted = 0;
+  for (const auto& info : locks::all_locks()) {
+    if (!info.reproduces) continue;
+    INFO(info.name);
+    REQUIRE(budget.count(info.name) == 1);  // a new reproduction states the budget its hunt needs
+    HuntOptions options = default_hunt_options(info);
+    options.budget = budget.at(info.name);
+    const HuntResult r = hunt(options);
+    REQUIRE(r.found);
+    CHECK(r.violation == info.reproduces->violation);
+    INFO(repro_note(r.minimal, info.name, 1, "reproduction-" + info.name));
+    CHECK(run_once(r.minimal, info.name, 1).violation_kinds().count(r.violation) == 1);
+    CHECK(run_once(r.minimal, info.reproduces->fixed_by, 1).violation_kinds().count(r.violation) == 0);
+    ++hunted;
+  }
+  CHECK(hunted == budget.size());
 }

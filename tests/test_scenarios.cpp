@@ -576,11 +576,12 @@ TEST_CASE("triggers are HOST:EVENT with a known host and event", "[scenarios]") 
   CHECK(outcome(f + "after = \"A:acquired\"\n") == "OK");
   CHECK(outcome(f + "after = \"A:write#2\"\n") == "OK");
   CHECK(outcome(f + "after = \"A:released\"\n") == "OK");
+  CHECK(outcome(f + "after = \"A:acquiring\"\n") == "OK");
   CHECK(outcome(f + "after = \"redis-1:crash\"\n") == "OK");
   CHECK(outcome(f + "after = \"redis-1:restart\"\n") == "OK");
   CHECK(outcome(f + "after = \"A:aquired\"\n") ==
-        "t.toml:7: fault[1].after: bad trigger \"A:aquired\": unknown event \"aquired\" (expected acquired, write, "
-        "write#N, released, crash or restart)");
+        "t.toml:7: fault[1].after: bad trigger \"A:aquired\": unknown event \"aquired\" (expected acquiring, acquired, "
+        "write, write#N, released, crash or restart)");
   CHECK(outcome(f + "after = \"A\"\n") ==
         "t.toml:7: fault[1].after: bad trigger \"A\": expected HOST:EVENT with EVENT acquired, write, write#N, "
         "released, crash or restart");
