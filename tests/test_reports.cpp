@@ -322,7 +322,7 @@ TEST_CASE("lease deadlines are drawn: the holder's and the key's on the node", "
   CHECK(svg.find("validity deadline for grant 1 \xC2\xB7 token 33: 9990ms") != std::string::npos);
 }
 
-// The x of the first write marker of `client` at `ms`, from its tooltip.
+// The x of the write marker whose tooltip starts with `tip` (as escaped in the SVG).
 int write_x(const std::string& svg, const std::string& tip) {
   const auto at_tip = svg.find(tip);
   REQUIRE(at_tip != std::string::npos);
@@ -334,8 +334,8 @@ TEST_CASE("two writes 4 ms apart in a minute-long run are drawn apart", "[report
   RunResult run = gc_pause_run();
   run.history.writes.push_back({at(16024ms), kA, 0, 33, true, 2});  // 4 ms after A's first write
   const std::string svg = reports::render_timeline_svg(run);
-  const int first = write_x(svg, "storage accepted A's write 1 (grant 1, fencing token 33) at 16020ms");
-  const int second = write_x(svg, "storage accepted A's write 2 (grant 1, fencing token 33) at 16024ms");
+  const int first = write_x(svg, "storage accepted A&apos;s write 1 (grant 1, fencing token 33) at 16020ms");
+  const int second = write_x(svg, "storage accepted A&apos;s write 2 (grant 1, fencing token 33) at 16024ms");
   CHECK(second - first >= 12);  // markers are 12 px wide: both visible
   CHECK(svg.find("data-stretched=\"4000us\"") != std::string::npos);  // and the axis says it is stretched there
 }
