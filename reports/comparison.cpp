@@ -463,7 +463,9 @@ void annotate_faults(Comparison& comparison) {
   for (const auto& [key, cell] : comparison.cells()) sources.emplace(key.first, cell.source);
   for (const auto& [scenario, source] : sources) {
     auto loaded = scenarios::resolve_scenario(source);
-    if (loaded) comparison.scenario_conditions[scenario] = conditions_of(*loaded);
+    if (!loaded) continue;
+    comparison.scenario_conditions[scenario] = conditions_of(*loaded);
+    comparison.scenario_faults[scenario] = scenario_faults_of(*loaded);
   }
 }
 

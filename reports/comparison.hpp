@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "reports/fault_class.hpp"
 #include "sim/result.hpp"
 
 namespace locksim::reports {
@@ -189,6 +190,10 @@ class Comparison {
   // What each scenario injects ("process pauses", "delayed packets"), used
   // to say under which conditions a lock fails. Filled by annotate_faults.
   std::map<std::string, std::vector<std::string>> scenario_conditions;
+  // The same, typed, for the decision table (reports/decision.hpp): each
+  // scenario's fault classes and whether its storage checks fencing tokens.
+  // Filled by annotate_faults; a scenario missing here is "unclassified".
+  std::map<std::string, ScenarioFaults> scenario_faults;
 
   // Every cell of one lock merged (perf over all its runs).
   CellPerf lock_perf(const std::string& lock) const;
@@ -219,7 +224,8 @@ Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, 
 Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& into, std::ostream& warnings);
 
 // Looks each scenario up by its source (catalog name or file) and records
-// the kinds of fault it injects, for the verdicts. Scenarios that cannot be
+// the kinds of fault it injects, for the verdicts and (typed, as fault
+// classes) for the decision table. Scenarios that cannot be
 // loaded any more are left out (their verdict just names them).
 void annotate_faults(Comparison& comparison);
 

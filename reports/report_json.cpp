@@ -8,6 +8,7 @@
 // "time_scales"}; and at the top "live_runs" and "live_only_cells" (live
 // results of cells without simulated runs, in the same shape plus scenario
 // and lock).
+#include "reports/decision.hpp"
 #include "reports/report.hpp"
 
 namespace locksim::reports {
@@ -111,6 +112,7 @@ ordered_json comparison_to_json(const Comparison& c) {
   for (const auto& [key, cell] : c.cells()) j["cells"].push_back(cell_json(c, cell));
   j["live_runs"] = c.live_runs();
   j["live_only_cells"] = live_only_json(c);
+  j["decision"] = decision_to_json(decide(c));  // added after the fields above, which keep their names
   return j;
 }
 

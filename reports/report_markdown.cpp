@@ -1,9 +1,11 @@
-// The Markdown report (a CI job summary) and what every renderer shares:
-// format names, cell summaries, and the dispatch on format.
+// The Markdown report (a CI job summary: the decision table with a sentence
+// per lock, the matrix, perf) and what every renderer shares: format names,
+// cell summaries, and the dispatch on format.
 #include <algorithm>
 #include <map>
 #include <sstream>
 
+#include "reports/decision.hpp"
 #include "reports/report.hpp"
 
 namespace locksim::reports {
@@ -34,10 +36,18 @@ std::string live_mark(const Comparison& c, const std::string& scenario, const st
   return " — real: " + std::string(status == Agreement::Status::NotRunLive ? "not run" : agreement_status_name(status));
 }
 
+// "✓ safe", "SW 100% (as expected)", "✗ SW 75%, ME 50%": a ✓ only where
+// nothing was violated, so it never reads as "OK" over a violation.
+std::string matrix_text(const Cell& cell) {
+  if (!cell.all_matched()) return "✗ " + cell_summary(cell);
+  return cell.violated() ? cell_summary(cell) + " (as expected)" : "✓ " + cell_summary(cell);
+}
+
 void markdown_matrix(std::ostringstream& out, const Comparison& c) {
   const auto locks = c.locks();
   out << "## Matrix\n\nEach cell: the violation kinds found and the share of seeds that found them; "
-         "✓ every run matched its expectation, ✗ some run did not; · not run. "
+         "✓ safe and as expected; (as expected) violated as the scenario documents; ✗ some run did not "
+         "find what its scenario expects; · not run. "
          "ME mutual-exclusion, WOR wrong-owner-release, SW stale-write, LU lock-unavailable.";
   if (c.has_live()) out << " real: confirmed on real Redis (see below).";
   out << "\n\n";
@@ -51,15 +61,52 @@ void markdown_matrix(std::ostringstream& out, const Comparison& c) {
     for (const auto& l : locks) {
       const Cell* cell = c.cell(s, l);
       if (!cell) out << " · |";
-      else out << " " << (cell->all_matched() ? "✓ " : "✗ ") << cell_summary(*cell) << live_mark(c, s, l) << " |";
+      else out << " " << matrix_text(*cell) << live_mark(c, s, l) << " |";
     }
     out << "\n";
   }
 }
 
-void markdown_verdicts(std::ostringstream& out, const Comparison& c) {
-  out << "\n## Verdicts\n\n";
-  for (const auto& l : c.locks()) out << "- **" << md_escape(l) << "**: " << md_escape(c.verdict(l).text) << "\n";
+// Markdown has no colour: a square of the severity's colour says it.
+const char* severity_square(Severity s) {
+  switch (s) {
+    case Severity::Corruption: return "🟥";
+    case Severity::Overlap: return "🟧";
+    case Severity::Unavailable: return "🟦";
+    case Severity::Safe: return "🟩";
+  }
+  return "🟩";
+}
+
+void markdown_decision(std::ostringstream& out, const Comparison& c) {
+  const Decision d = decide(c);
+  out << "## Which lock survives which fault\n\n"
+         "🟥 corrupts data (stale write accepted, another's lock released) · 🟧 two holders at once, no data "
+         "corrupted · 🟦 lock unavailable · 🟩 survives · · not tried. A cell: the worst in any run of the "
+         "scenarios with that kind of fault, and the share of their runs it happened in.\n\n| lock |";
+  for (FaultClass f : d.classes) out << " " << md_escape(std::string(fault_class_name(f))) << " |";
+  out << "\n|---|";
+  for (std::size_t i = 0; i < d.classes.size(); ++i) out << "---|";
+  out << "\n";
+  for (const auto& lock : d.locks) {
+    out << "| **" << md_escape(lock) << "** |";
+    for (FaultClass f : d.classes) {
+      const DecisionCell* cell = d.cell(lock, f);
+      if (!cell) {
+        out << " · |";
+        continue;
+      }
+      const Severity s = cell->severity();
+      out << " " << severity_square(s) << " " << severity_words(s);
+      if (s != Severity::Safe) out << " " << format_rate(cell->share(s));
+      if (cell->unmatched) out << " ✗ " << cell->unmatched << " not as expected";
+      out << " |";
+    }
+    out << "\n";
+  }
+  out << "\n";
+  for (const auto& lock : d.locks) out << "- " << md_escape(d.sentences.at(lock)) << "\n";
+  out << "\n";
 }
 
 void markdown_perf(std::ostringstream& out, const Comparison& c) {
@@ -206,11 +253,12 @@ std::string render_markdown(const Comparison& c) {
       << md_escape(c.sources_label()) << ". ";
   if (c.duplicates()) out << c.duplicates() << " duplicate lines counted once. ";
   if (c.skipped_lines()) out << c.skipped_lines() << " truncated line(s) skipped. ";
-  out << (c.unmatched_runs() == 0 ? "**Every run matched its expectation.**"
-                                  : "**" + std::to_string(c.unmatched_runs()) + " runs did not match their expectation.**")
+  out << (c.unmatched_runs() == 0
+              ? "Every run found what its scenario expects (known breakages included), which says nothing about safety."
+              : "**" + std::to_string(c.unmatched_runs()) + " runs did not find what their scenario expects.**")
       << "\n\n";
+  markdown_decision(out, c);
   markdown_matrix(out, c);
-  markdown_verdicts(out, c);
   if (c.has_live()) out << "\n" << render_agreement_markdown(c);
   markdown_perf(out, c);
   markdown_unmatched(out, c);

@@ -44,6 +44,8 @@ constexpr const char* kRed = "#d62728";
 constexpr const char* kFault = "#b35900";
 constexpr const char* kInk = "#222222";
 constexpr const char* kMuted = "#666666";
+constexpr const char* kStretch = "#e8a317";  // a stretched stretch of the time axis
+constexpr const char* kDeadline = "#3b1f5c";  // lease deadlines
 
 const char* client_colour(std::size_t client) { return kPalette[client % kPaletteSize]; }
 
@@ -181,6 +183,18 @@ std::int64_t run_end_ns(const RunResult& run) {
   return std::max<std::int64_t>(run.sim_time_ms, 0) * kMs;
 }
 
+// Where marks sit that could hide one another: writes, violations, entry
+// changes, faults, crashes.
+void append_mark_times(const RunResult& run, std::vector<std::int64_t>& t) {
+  const History& h = run.history;
+  for (const EntryEvent& e : h.entries) t.push_back(ns(e.at));
+  for (const StorageWrite& w : h.writes) t.push_back(ns(w.at));
+  for (const FaultRecord& f : h.faults) t.push_back(ns(f.at));
+  for (const auto& c : h.clients)
+    for (TrueInstant x : c.crashes) t.push_back(ns(x));
+  for (const Violation& v : run.violations) t.push_back(ns(v.at));
+}
+
 // Every instant something happens at (not the open ends of still-held beliefs).
 std::vector<std::int64_t> event_times(const RunResult& run) {
   const History& h = run.history;
@@ -194,12 +208,7 @@ std::vector<std::int64_t> event_times(const RunResult& run) {
     t.push_back(ns(a.start));
     if (a.end) t.push_back(ns(*a.end));
   }
-  for (const EntryEvent& e : h.entries) t.push_back(ns(e.at));
-  for (const StorageWrite& w : h.writes) t.push_back(ns(w.at));
-  for (const FaultRecord& f : h.faults) t.push_back(ns(f.at));
-  for (const auto& c : h.clients)
-    for (TrueInstant x : c.crashes) t.push_back(ns(x));
-  for (const Violation& v : run.violations) t.push_back(ns(v.at));
+  append_mark_times(run, t);
   return t;
 }
 
@@ -233,21 +242,92 @@ std::string tick_label(std::int64_t t, std::int64_t step) {
   return out;
 }
 
+// True time to x. Linear, except that a gap between two events that would
+// be drawn closer than kMinGapPx is stretched to that width (the rest of the
+// span shrinks to make room): a broken axis, so that no event hides behind
+// another (two writes 4 ms apart in a minute-long run). `knots` are the
+// (time, x) corners of the piecewise-linear map; `stretched` the true-time
+// gaps drawn wider than their share, marked on the axis.
 struct Scale {
+  static constexpr int kMinGapPx = 14;
   std::int64_t start = 0;
   std::int64_t end = 1;
   std::int64_t tick = 1;
   int left = 0;
   int right = 1;
+  std::vector<std::pair<std::int64_t, int>> knots;  // empty: linear
+  std::vector<std::pair<std::int64_t, std::int64_t>> stretched;
 
-  int x(std::int64_t t) const {
+  int linear_x(std::int64_t t) const {
     const std::int64_t span = end - start;
     const std::int64_t q = std::max<std::int64_t>(1, span / 1'000'000'000'000);  // no int64 overflow
     const std::int64_t d = std::clamp(t - start, -span, 2 * span);
     return left + static_cast<int>(d / q * (right - left) / (span / q));
   }
+  int x(std::int64_t t) const {
+    if (knots.size() < 2 || t <= start || t >= end) return linear_x(t);
+    auto hi = std::upper_bound(knots.begin(), knots.end(), t,
+                               [](std::int64_t v, const std::pair<std::int64_t, int>& k) { return v < k.first; });
+    if (hi == knots.end()) return right;
+    auto lo = std::prev(hi);
+    const std::int64_t dt = hi->first - lo->first;
+    return lo->second + static_cast<int>((t - lo->first) * (hi->second - lo->second) / std::max<std::int64_t>(dt, 1));
+  }
   int x(TrueInstant t) const { return x(ns(t)); }
 };
+
+// Marks that could hide one another, sorted, each instant once.
+std::vector<std::int64_t> mark_times(const RunResult& run) {
+  std::vector<std::int64_t> t;
+  append_mark_times(run, t);
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
+// Stretches the gaps between marks that a linear axis would draw closer
+// than kMinGapPx, taking the room from the other gaps. At most half of the
+// width goes to stretched gaps; with too many of them the axis stays linear.
+void stretch_dense_gaps(Scale& s, const std::vector<std::int64_t>& marks) {
+  std::vector<std::int64_t> points{s.start};
+  for (std::int64_t t : marks)
+    if (t > s.start && t < s.end) points.push_back(t);
+  points.push_back(s.end);
+  const std::int64_t width = s.right - s.left;
+  std::vector<bool> dense(points.size() - 1, false);
+  std::int64_t dense_count = 0, dense_time = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::int64_t room = width - dense_count * Scale::kMinGapPx, time = (s.end - s.start) - dense_time;
+    if (room <= width / 2 || time <= 0) return;  // too crowded to help: stay linear
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+      const std::int64_t gap = points[i + 1] - points[i];
+      if (dense[i] || gap <= 0 || gap / 1000 * room / std::max<std::int64_t>(time / 1000, 1) >= Scale::kMinGapPx) continue;
+      dense[i] = true;
+      ++dense_count;
+      dense_time += gap;
+      changed = true;
+    }
+  }
+  if (dense_count == 0) return;
+  const std::int64_t room = width - dense_count * Scale::kMinGapPx, time = (s.end - s.start) - dense_time;
+  std::int64_t x = s.left, linear_time = 0;
+  s.knots.emplace_back(points[0], s.left);
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    const std::int64_t gap = points[i + 1] - points[i];
+    if (dense[i]) {
+      x += Scale::kMinGapPx;
+      s.stretched.emplace_back(points[i], points[i + 1]);
+    } else {
+      linear_time += gap;
+    }
+    // Linear gaps from the running total, so rounding never accumulates.
+    const std::int64_t at = s.left + static_cast<std::int64_t>(s.stretched.size()) * Scale::kMinGapPx +
+                            linear_time / 1000 * room / std::max<std::int64_t>(time / 1000, 1);
+    x = i + 2 == points.size() ? s.right : std::max(x, at);
+    s.knots.emplace_back(points[i + 1], static_cast<int>(x));
+  }
+}
 
 // The interesting span: from the first event to a little after the last one,
 // from 0 when the first event is early anyway; snapped to ticks.
@@ -271,6 +351,7 @@ Scale make_scale(const RunResult& run, const TimelineOptions& o, int left, int r
   s.end = (hi + s.tick - 1) / s.tick * s.tick;
   // Never past the run's end, unless something was recorded after it.
   if (run_end > s.start && s.end > run_end && (times.empty() || *last <= run_end)) s.end = run_end;
+  stretch_dense_gaps(s, mark_times(run));
   return s;
 }
 
@@ -516,8 +597,10 @@ class Renderer {
 
   bool passed() const { return run_.expected ? run_.matched : run_.violations.empty(); }
 
+  // "as expected — 6 violations: ..." / "NOT as expected — ...": matching the
+  // scenario's expectation is said as such, and the count comes with it.
   std::string verdict() const {
-    std::string v = passed() ? "PASS" : "FAIL";
+    std::string v = passed() ? "as expected" : "NOT as expected";
     if (run_.violations.empty()) {
       v += " \xE2\x80\x94 no violations";
     } else {
@@ -527,9 +610,7 @@ class Renderer {
       for (const std::string& k : run_.violation_kinds()) kinds += (kinds.empty() ? "" : ", ") + k;
       v += kinds;
     }
-    if (run_.expected && passed()) {
-      v += run_.violations.empty() ? ", as expected" : " \xE2\x80\x94 as expected";
-    } else if (run_.expected) {
+    if (run_.expected && !passed()) {
       std::string e;
       for (const std::string& k : *run_.expected) e += (e.empty() ? "" : ", ") + k;
       v += " (expected: " + (e.empty() ? std::string("none") : e) + ")";
@@ -537,11 +618,14 @@ class Renderer {
     return v;
   }
 
+  // Green only for good news: no violation and as expected.
+  const char* verdict_colour() const { return passed() && run_.violations.empty() ? kAccepted : kRed; }
+
   void draw_header() {
     const std::string title = run_.scenario + " \xC2\xB7 lock " + run_.lock + " \xC2\xB7 seed " + num_u(run_.seed);
     svg_.text(12, 24, truncated(title, static_cast<std::size_t>(width_ / 10)), font(17, kInk, kBold));
     svg_.text(12, 44, truncated(verdict(), static_cast<std::size_t>(width_ / 8)),
-              font(13, passed() ? kAccepted : kRed, kBold));
+              font(13, verdict_colour(), kBold));
     const std::string run_length = sim::format_duration(sim::Duration(run_end_ns(run_)));
     std::string sub = "true time " + tick_label(scale_.start, scale_.tick) + " \xE2\x80\x93 " +
                       tick_label(scale_.end, scale_.tick) + " of a " + run_length + " run";
@@ -564,12 +648,28 @@ class Renderer {
     const int y = axis_y();
     svg_.line(scale_.left, y, scale_.right, y, attr("stroke", kMuted));
     svg_.text(12, y - 4, "true time \xE2\x86\x92", font(11, kMuted));
+    LabelRow labels(0, width_);  // a stretched axis squeezes ticks elsewhere: skip labels that would touch
     for (std::int64_t t = scale_.start; t <= scale_.end; t += scale_.tick) {
       const int x = scale_.x(t);
       svg_.line(x, y - 4, x, y, attr("stroke", kMuted));
       const std::string label = tick_label(t, scale_.tick);
       const int half = text_width(label, 11) / 2;
-      svg_.text(std::min(x, width_ - 4 - half), y - 7, label, font(11, kMuted, kMiddle));
+      const int cx = std::min(x, width_ - 4 - half);
+      if (labels.claim(cx - half, cx + half)) svg_.text(cx, y - 7, label, font(11, kMuted, kMiddle));
+    }
+    draw_stretched_gaps(y);
+  }
+
+  // The broken axis: each stretched gap as an amber bar on the axis, with
+  // its true length in the tooltip.
+  void draw_stretched_gaps(int y) {
+    for (const auto& [t0, t1] : scale_.stretched) {
+      const int x0 = scale_.x(t0), x1 = scale_.x(t1);
+      svg_.open("g", attr("data-stretched", num((t1 - t0) / 1000) + "us"));
+      svg_.rect(x0, y - 2, std::max(x1 - x0, 2), 5, fill(kStretch),
+                "axis stretched: " + sim::format_duration(sim::Duration(t1 - t0)) + " from " + num(t0 / kMs) +
+                    "ms drawn " + num(x1 - x0) + " px wide, so the events at both ends stay apart");
+      svg_.close("g");
     }
   }
 
@@ -622,6 +722,9 @@ class Renderer {
     }
     for (const Belief& b : h_.beliefs)
       if (b.client == c) draw_belief(lane, b, r);
+    for (const Belief& b : h_.beliefs)
+      if (b.client == c) draw_belief_deadline(lane, b);
+    draw_configured_drift(lane, r);
     for (const FaultRecord& f : h_.faults)
       if (f.target == lane.name && !is_kind(f, {"pause", "crash", "power-loss"})) draw_fault_marker(lane, f, r);
     for (std::int64_t t : crash_times(c)) draw_crash(lane, t, r);
@@ -690,6 +793,22 @@ class Renderer {
     if (r.top.claim(lx, lx + text_width(label, 11))) svg_.text(lx, lane.top + 12, label, font(11, kInk, kBold));
   }
 
+  // A lease deadline: a dark post with a flag, over the bar it ends.
+  void deadline_mark(int x, int y, int h, const std::string& tip) {
+    const std::string d = "M" + num(x) + " " + num(y) + "L" + num(x) + " " + num(y + h) + "M" + num(x) + " " +
+                          num(y) + "L" + num(x + 6) + " " + num(y + 3) + "L" + num(x) + " " + num(y + 6) + "Z";
+    svg_.path(d, attr("stroke", kDeadline) + attr("stroke-width", "2") + fill(kDeadline), tip);
+  }
+
+  // The holder's validity deadline (the lock's own estimate, in true time).
+  void draw_belief_deadline(const Lane& lane, const Belief& b) {
+    if (!b.deadline || ns(*b.deadline) < scale_.start || ns(*b.deadline) > scale_.end) return;
+    svg_.open("g", attr("data-deadline", "holder"));
+    deadline_mark(scale_.x(*b.deadline), lane.top + 13, 23,
+                  h_.clients[b.client].name + "'s validity deadline for " + belief_label(b) + ": " + ms_text(*b.deadline));
+    svg_.close("g");
+  }
+
   void draw_belief_end(const Lane& lane, const Belief& b, int x1, Rows& r) {
     std::string reason = b.end ? b.end_reason : "held at end";
     if (reason.empty() || reason == "crash") return;  // the ✕ says it
@@ -739,11 +858,24 @@ class Renderer {
     return s + ") at " + ms_text(w.at);
   }
 
-  // Accepted: a green disc; rejected: a red square (shape too, not only colour).
+  // A write the checker found stale (a stale-write violation at the write,
+  // naming its client first) that the storage accepted anyway.
+  bool stale_accepted(const StorageWrite& w) const {
+    if (!w.accepted) return false;
+    return std::any_of(run_.violations.begin(), run_.violations.end(), [&](const Violation& v) {
+      return v.kind == "stale-write" && v.at == w.at && !v.clients.empty() && v.clients.front() == client_name(w.client);
+    });
+  }
+
+  // Accepted: a green disc; rejected: a red square (shape too, not only
+  // colour); a stale write accepted: the green disc in a thick red ring.
   void write_marker(int x, int y, const StorageWrite& w) {
-    svg_.open("g", attr("data-write", w.accepted ? "accepted" : "rejected"));
+    const bool stale = stale_accepted(w);
+    svg_.open("g", attr("data-write", w.accepted ? "accepted" : "rejected") + (stale ? attr("data-stale", "1") : ""));
     const std::string style = attr("stroke", "#ffffff") + attr("stroke-width", "1.5");
-    if (w.accepted) svg_.circle(x, y, 6, fill(kAccepted) + style, write_tip(w));
+    if (stale) svg_.circle(x, y, 6, fill(kAccepted) + attr("stroke", kRed) + attr("stroke-width", "3"),
+                           write_tip(w) + ": STALE, accepted although a later holder had written");
+    else if (w.accepted) svg_.circle(x, y, 6, fill(kAccepted) + style, write_tip(w));
     else svg_.rect(x - 6, y - 6, 12, 12, fill(kRed) + style, write_tip(w));
     svg_.close("g");
   }
@@ -752,8 +884,8 @@ class Renderer {
     const int x = scale_.x(w.at);
     draw_late_arrival(lane, w);
     write_marker(x, lane.top + 24, w);
-    const std::string label = write_label(w);
-    const char* colour = w.accepted ? "#1e7a1e" : kRed;
+    const std::string label = write_label(w) + (stale_accepted(w) ? " stale" : "");
+    const char* colour = w.accepted && !stale_accepted(w) ? "#1e7a1e" : kRed;
     if (auto cx = r.bottom.claim_centred(x, text_width(label, 10)))
       svg_.text(*cx, lane.top + 53, label, font(10, colour, kMiddle + kBold));
   }
@@ -862,7 +994,23 @@ class Renderer {
     if (text_width(label, 11) + 6 > x1 - x0) label = client_name(owner);
     if (text_width(label, 11) + 6 <= x1 - x0) svg_.text(x0 + 4, lane.top + 28, label, font(11, kInk, kBold));
     for (const EntryEvent* m : s.modified) draw_entry_change(lane, s, *m, r);
+    draw_entry_deadline(lane, s);
     if (s.ended && s.ended->kind != EntryKind::Created) draw_entry_end(lane, s, x1, r);
+  }
+
+  // The key's deadline on the node after its last change (an extension
+  // moves it), when the entry was still there to reach it or was removed
+  // after it; an expiry ends the bar at it anyway.
+  void draw_entry_deadline(const Lane& lane, const EntrySpan& s) {
+    const EntryEvent* last = s.modified.empty() ? s.created : s.modified.back();
+    if (!last->deadline) return;
+    const std::int64_t t = ns(*last->deadline);
+    if (t < scale_.start || t > scale_.end) return;
+    svg_.open("g", attr("data-deadline", "key"));
+    deadline_mark(scale_.x(t), lane.top + 13, 21,
+                  "the key's deadline on " + lane.name + " (TTL set by " + client_name(last->client) + " at " +
+                      ms_text(last->at) + "): " + ms_text(*last->deadline));
+    svg_.close("g");
   }
 
   // An extension or other change: a tick, red when not the creator's.
@@ -912,6 +1060,7 @@ class Renderer {
   }
 
   void draw_fault_marker(const Lane& lane, const FaultRecord& f, Rows& r) {
+    if (is_kind(f, {"clock-jump", "clock-drift"})) return draw_clock_fault(lane, f, r);
     const int x = scale_.x(f.at);
     const std::string kind = first_word(f.description);
     const bool down = kind == "crash" || kind == "power-loss";
@@ -925,6 +1074,44 @@ class Renderer {
     }
     svg_.close("g");
     place_fault_label(lane, down ? x + 6 : x, fault_label(f), r);
+  }
+
+  // The host's clock on its lane: a step drawn as a step, a drift as a
+  // wedge widening from its start to the end of the span (the offset grows).
+  void draw_clock_fault(const Lane& lane, const FaultRecord& f, Rows& r) {
+    const int x = scale_.x(f.at), base = lane.top + lane.height - 6;
+    const bool step = is_kind(f, {"clock-jump"});
+    svg_.open("g", attr("data-fault", step ? "clock-jump" : "clock-drift") + attr("data-clock", lane.name));
+    if (step) {
+      const std::string d = "M" + num(x - 8) + " " + num(base) + "L" + num(x) + " " + num(base) + "L" + num(x) + " " +
+                            num(base - 14) + "L" + num(x + 8) + " " + num(base - 14);
+      svg_.path(d, attr("stroke", kFault) + attr("stroke-width", "3") + fill("none"), f.description + " at " + ms_text(f.at));
+    } else {
+      drift_wedge(x, base, f.description + " from " + ms_text(f.at));
+    }
+    svg_.close("g");
+    place_fault_label(lane, step ? x + 8 : x, fault_label(f), r);
+  }
+
+  void drift_wedge(int x, int base, const std::string& tip) {
+    const int x1 = std::max(x + 4, scale_.right);
+    const std::string d = "M" + num(x) + " " + num(base) + "L" + num(x1) + " " + num(base) + "L" + num(x1) + " " +
+                          num(base - 10) + "Z";
+    svg_.path(d, fill(kFault) + attr("fill-opacity", "0.35") + attr("stroke", kFault), tip);
+  }
+
+  // A client clock that drifts by configuration ([[client]] clock_drift_ppm)
+  // for the whole run: the wedge from the start, labelled with its rate.
+  void draw_configured_drift(const Lane& lane, Rows& r) {
+    const std::int64_t ppm = h_.clients[lane.index].clock_drift_ppm;
+    if (ppm == 0) return;
+    const std::string label = "clock drift " + std::string(ppm > 0 ? "+" : "") + num(ppm) + " ppm";
+    svg_.open("g", attr("data-fault", "clock-drift") + attr("data-clock", lane.name));
+    drift_wedge(scale_.left, lane.top + lane.height - 6,
+                lane.name + "'s clock runs " + num(ppm) + " ppm off true time for the whole run (" +
+                    (ppm < 0 ? "slow" : "fast") + "): its timeouts and deadlines stretch or shrink by that much");
+    svg_.close("g");
+    place_fault_label(lane, scale_.left, label, r);
   }
 
   void place_fault_label(const Lane& lane, int x, const std::string& label, Rows& r) {
@@ -944,9 +1131,10 @@ class Renderer {
     for (const StorageWrite& w : h_.writes) {
       const int x = scale_.x(w.at);
       write_marker(x, lane.top + 26, w);
-      const std::string label = client_name(w.client) + " " + write_label(w);
+      const bool stale = stale_accepted(w);
+      const std::string label = client_name(w.client) + " " + write_label(w) + (stale ? " stale" : "");
       const int width = text_width(label, 10);
-      const std::string style = font(10, client_colour(w.client), kMiddle + kBold);
+      const std::string style = font(10, stale ? kRed : client_colour(w.client), kMiddle + kBold);
       if (auto cx = r.top.claim_centred(x, width)) svg_.text(*cx, lane.top + 12, label, style);
       else if (auto bx = r.bottom.claim_centred(x, width)) svg_.text(*bx, lane.top + 46, label, style);
     }
@@ -1076,6 +1264,11 @@ class Renderer {
     item([&](int x0, int y0) { svg_.cross(x0 + 9, y0 + 5, 5, kInk, ""); }, "crash");
     item([&](int x0, int y0) { svg_.circle(x0 + 9, y0 + 5, 6, fill(kAccepted)); }, "write accepted");
     item([&](int x0, int y0) { svg_.rect(x0 + 3, y0 - 1, 12, 12, fill(kRed)); }, "write rejected");
+    item([&](int x0, int y0) {
+      svg_.circle(x0 + 9, y0 + 5, 6, fill(kAccepted) + attr("stroke", kRed) + attr("stroke-width", "3"));
+    }, "stale write accepted");
+    item([&](int x0, int y0) { deadline_mark(x0 + 9, y0 - 3, 16, ""); }, "lease deadline (holder's / key's)");
+    item([&](int x0, int y0) { svg_.rect(x0, y0 + 3, 18, 5, fill(kStretch)); }, "axis stretched (close events)");
     item([&](int x0, int y0) {
       svg_.line(x0, y0 + 5, x0 + 18, y0 + 5, attr("stroke", c0) + attr("stroke-width", "2") +
                                                  attr("stroke-dasharray", "5 4"));

@@ -52,6 +52,10 @@ struct EntryEvent {
   sim::redis::KeyEvent::Kind kind;
   std::string key;
   std::string command;  // the command as text (entry_command_text), for explanations
+  // The entry's expiry after this event, mapped from the node's wall clock
+  // to true time as the node stood then (a later clock step moves it):
+  // the key's lease deadline, for timelines. nullopt: no TTL, or not known.
+  std::optional<TrueInstant> deadline = std::nullopt;
 };
 
 // EntryEvent::command: the first six words, each cut to 24 characters (a
@@ -81,6 +85,7 @@ struct ClientInfo {
   HostId host;
   std::vector<TrueInstant> crashes;     // every crash, in order
   std::optional<TrueInstant> finished;  // when its workload ended
+  std::int64_t clock_drift_ppm = 0;     // its clock's configured drift ([[client]] clock_drift_ppm)
 };
 
 struct FaultRecord {

@@ -26,10 +26,24 @@ class LockKeyObserver final : public sim::redis::NodeObserver {
       if (e.kind == sim::redis::KeyEvent::Kind::Created && !replay) creators_[seen.node] = client;
       ctx_.history.entries.push_back({seen.at, ctx_.world.scheduler().current_seq(), seen.node, client,
                                       seen.replicated, e.kind, e.key, entry_command_text(seen.argv)});
+      ctx_.history.entries.back().deadline = key_deadline(seen);
     }
   }
 
  private:
+  // The lock entry's expiry on the node that saw the command, in true time:
+  // its PX/PEXPIRE deadline (Engine::inspect, read-only) less the node's
+  // wall clock now, added to the true time now.
+  std::optional<TrueInstant> key_deadline(const sim::redis::CommandSeen& seen) const {
+    for (const auto& node : ctx_.nodes) {
+      if (node->id() != seen.node) continue;
+      const auto view = node->engine().inspect(ctx_.scenario.lock.key);
+      if (!view || !view->expire_at_ms) return std::nullopt;
+      return seen.at + std::chrono::milliseconds(*view->expire_at_ms - sim::to_ms(node->host().wall_now()));
+    }
+    return std::nullopt;
+  }
+
   RunContext& ctx_;
   std::map<sim::HostId, std::optional<std::size_t>> creators_;  // last creator of the lock key per node
 };
@@ -98,6 +112,7 @@ void build_clients(RunContext& ctx) {
     state.runtime = std::move(runtime);
     ctx.clients.push_back(std::move(state));
     ctx.history.clients.push_back({spec.name, host.id(), {}, std::nullopt});
+    ctx.history.clients.back().clock_drift_ppm = spec.clock_drift_ppm;
   }
   for (std::size_t c = 0; c < ctx.clients.size(); ++c) {
     sim::Host& host = *ctx.clients[c].host;

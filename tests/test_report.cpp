@@ -473,11 +473,19 @@ TEST_CASE("verdicts are drawn from which violations appear in which scenarios", 
 TEST_CASE("the markdown report has a matrix row per scenario, the verdicts and perf", "[report]") {
   Comparison c;
   REQUIRE(read(hand_written_sweep(), c));
+  c.scenario_faults["gc-pause"] = {{reports::FaultClass::ProcessPause}, false};
+  c.scenario_faults["baseline"] = {{reports::FaultClass::None}, false};
   const std::string md = reports::render_markdown(c);
   CHECK_THAT(md, Catch::Contains("| scenario | naive-del | token |"));
   CHECK_THAT(md, Catch::Contains("| baseline | ✓ safe | · |"));
-  CHECK_THAT(md, Catch::Contains("| gc-pause | ✗ SW 75%, ME 50% | ✓ SW 100% |"));
-  CHECK_THAT(md, Catch::Contains("- **token**: safe for efficiency, not correctness: stale writes (gc-pause)"));
+  // A ✓ only where nothing was violated: an expected violation says so in words.
+  CHECK_THAT(md, Catch::Contains("| gc-pause | ✗ SW 75%, ME 50% | SW 100% (as expected) |"));
+  // The decision comes first: a row per lock, a column per fault class.
+  CHECK(md.find("## Which lock survives which fault") < md.find("## Matrix"));
+  CHECK_THAT(md, Catch::Contains("| lock | process pause | no fault |"));
+  CHECK_THAT(md, Catch::Contains("| **naive-del** | 🟥 corrupts 75% ✗ 2 not as expected | 🟩 survives |"));
+  CHECK_THAT(md, Catch::Contains("| **token** | 🟥 corrupts 100% | · |"));
+  CHECK_THAT(md, Catch::Contains("- token: corrupts data under process pause."));
   CHECK_THAT(md, Catch::Contains("| naive-del | 5 | 2.0 ms |"));
   CHECK_THAT(md, Catch::Contains("`locksim run gc-pause --lock naive-del --seed 3`"));
 }
@@ -488,12 +496,15 @@ TEST_CASE("the HTML report marks unmatched cells and lists their repro commands"
   reports::HtmlOptions options;
   options.timelines = false;
   const std::string html = reports::render_html(c, options);
-  CHECK(count(html, "class=\"violated unexpected\"") == 1);
-  CHECK(count(html, "class=\"safe\"") == 1);
+  // Matrix cells are coloured by their worst violation (here: corruption).
+  CHECK(count(html, "class=\"sev-corruption unexpected\"") == 1);
+  CHECK(count(html, "class=\"sev-corruption\"") == 1);
+  CHECK(count(html, "class=\"sev-safe\"") == 1);
   CHECK(count(html, "class=\"notrun\"") == 1);
-  CHECK_THAT(html, Catch::Contains("<h2>Not as expected</h2>") &&
+  CHECK(html.find("Every run matched") == std::string::npos);  // no "all good" banner over violations
+  CHECK_THAT(html, Catch::Contains(">Not as expected</h2>") &&
                        Catch::Contains("<code>locksim run gc-pause --lock naive-del --seed 3</code>"));
-  CHECK(count(html, "<svg") == 0);
+  CHECK(count(html, "<div class=\"timeline\">") == 0);  // the plots are the only SVG
 }
 
 TEST_CASE("the JSON report carries cells, rates, verdicts and perf", "[report]") {
@@ -511,6 +522,17 @@ TEST_CASE("the JSON report carries cells, rates, verdicts and perf", "[report]")
   CHECK(cell["perf"]["acquire_p50_us_median"] == 2000);
   CHECK(j["locks"][1]["lock"] == "token");
   CHECK(j["locks"][1]["level"] == "efficiency-only");
+  // The decision, added beside the fields above: not annotated here, so "unclassified".
+  const json& d = j["decision"];
+  CHECK(d["fault_classes"][0]["id"] == "unclassified");
+  REQUIRE(d["cells"].size() == 2);
+  CHECK(d["cells"][0]["lock"] == "naive-del");
+  CHECK(d["cells"][0]["severity"] == "corruption");
+  CHECK(d["cells"][0]["runs"] == 5);
+  CHECK(d["cells"][0]["runs_by_severity"]["corruption"] == 3);
+  CHECK(d["cells"][0]["runs_by_severity"]["safe"] == 2);
+  CHECK(d["cells"][0]["unmatched"] == 2);
+  CHECK(d["sentences"]["token"] == "token: corrupts data under unclassified.");
 }
 
 TEST_CASE("the JUnit report parses as XML with a test case per cell and a failure per unmatched cell", "[report]") {
@@ -560,13 +582,19 @@ TEST_CASE("the HTML report parses and draws one timeline per violated cell from 
   std::ofstream(file) << html;
   CHECK(xmllint_errors(file, true).empty());
   CHECK(xmllint_errors(file, false).empty());  // XHTML: also well-formed XML
-  CHECK(count(html, "<svg") == violated);
+  // One timeline per (lock, failure mode): here the two locks fail differently.
+  CHECK(count(html, "<div class=\"timeline\">") == violated);
+  CHECK(count(html, "<details class=\"mode\"") == violated);
   CHECK(count(html, "<table class=\"matrix\">") == 1);
   CHECK_THAT(html, Catch::Contains("<th class=\"scenario\">gc-pause</th>") &&
                        Catch::Contains("<th class=\"scenario\">baseline</th>"));
   CHECK_THAT(html, Catch::Contains("locksim run gc-pause --lock naive-del --seed 1"));
-  CHECK_THAT(html, Catch::Contains("under process pauses"));
-  CHECK(html.find("<h2>Not as expected</h2>") == std::string::npos);  // the catalog expects what it finds
+  // The decision first: the table, then a sentence per lock from the data.
+  CHECK(html.find("id=\"decision\"") < html.find("<table class=\"matrix\">"));
+  CHECK_THAT(html, Catch::Contains("<th class=\"fault\">process pause</th>") &&
+                       Catch::Contains("<th class=\"fault\">no fault</th>"));
+  CHECK_THAT(html, Catch::Contains("naive-del: corrupts data under process pause"));
+  CHECK(html.find(">Not as expected</h2>") == std::string::npos);  // the catalog expects what it finds
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("http://") == html.find("http://www.w3.org/"));  // namespaces only, no links out
 }
@@ -656,7 +684,7 @@ TEST_CASE("the markdown report marks matrix cells and tables what real Redis con
   REQUIRE(read(sweep_with_live(), c));
   const std::string md = reports::render_markdown(c);
   CHECK_THAT(md, Catch::Contains("| baseline | ✓ safe — real: not run | · |"));
-  CHECK_THAT(md, Catch::Contains("| gc-pause | ✗ SW 75%, ME 50% — real: differs | ✓ SW 100% — real: yes |"));
+  CHECK_THAT(md, Catch::Contains("| gc-pause | ✗ SW 75%, ME 50% — real: differs | SW 100% (as expected) — real: yes |"));
   CHECK_THAT(md, Catch::Contains("## Confirmed on real Redis"));
   CHECK_THAT(md, Catch::Contains("3 live runs: 1 cells confirmed, 1 differ, 1 not run live, 1 not simulated."));
   CHECK_THAT(md, Catch::Contains("| scenario | lock | simulated | live | time scale | confirmed on real Redis |\n"
@@ -685,7 +713,7 @@ TEST_CASE("the HTML, JSON and JUnit reports carry confirmed on real Redis", "[re
   CHECK(xmllint_errors(dir / "report.html", false).empty());
   CHECK(count(html, "<span class=\"real\"") == 2);               // baseline × naive-del, gc-pause × token
   CHECK(count(html, "<span class=\"real real-differs\"") == 1);  // gc-pause × naive-del
-  CHECK_THAT(html, Catch::Contains("<h2>Confirmed on real Redis</h2>") &&
+  CHECK_THAT(html, Catch::Contains("<summary>Confirmed on real Redis: ") &&
                        Catch::Contains("<td class=\"agree-differs\">differs</td>") &&
                        Catch::Contains("<td class=\"agree-not-run-live\">not run live: fault (line 40) delay"));
 

@@ -145,7 +145,11 @@ TEST_CASE("the timeline shows the title, the verdict and a time axis in true tim
   CHECK(svg.find("gc-pause") != std::string::npos);
   CHECK(svg.find("naive-del") != std::string::npos);
   CHECK(svg.find("seed 1") != std::string::npos);
-  CHECK(svg.find("PASS") != std::string::npos);  // the violations were expected
+  // Matching the expectation is said as such, with the count, and in red:
+  // the violations are bad news even when the scenario documents them.
+  CHECK(svg.find(">as expected \xE2\x80\x94 ") != std::string::npos);
+  CHECK(svg.find("PASS") == std::string::npos);
+  CHECK(svg.find("fill=\"#2ca02c\" font-weight=\"bold\">as expected") == std::string::npos);
   CHECK(svg.find(">10s</text>") != std::string::npos);
   CHECK(svg.find(">120s</text>") == std::string::npos);  // nothing happens late: the span stops early
 }
@@ -299,6 +303,54 @@ TEST_CASE("a write that arrives after its holder stopped believing is tied back 
   // The delayed-packet story: A's write 1 reaches the storage 90 s late.
   run.history.writes[1].at = at(106s);
   CHECK(count(reports::render_timeline_svg(run), "data-late-write=") == 1);
+}
+
+TEST_CASE("a stale write the storage accepted is marked stale on both lanes", "[reports]") {
+  const std::string svg = reports::render_timeline_svg(gc_pause_run());
+  // A's write at 16.02 s (B had written at 12 s): on A's lane and the storage's.
+  CHECK(count(svg, "data-stale=\"1\"") == 2);
+  CHECK(svg.find(">A token 33 stale</text>") != std::string::npos);
+}
+
+TEST_CASE("lease deadlines are drawn: the holder's and the key's on the node", "[reports]") {
+  RunResult run = gc_pause_run();
+  run.history.beliefs[0].deadline = at(9990ms);
+  run.history.entries[0].deadline = at(10001ms);
+  const std::string svg = reports::render_timeline_svg(run);
+  CHECK(count(svg, "data-deadline=\"holder\"") == 1);
+  CHECK(count(svg, "data-deadline=\"key\"") == 1);
+  CHECK(svg.find("validity deadline for grant 1 \xC2\xB7 token 33: 9990ms") != std::string::npos);
+}
+
+// The x of the write marker whose tooltip starts with `tip` (as escaped in the SVG).
+int write_x(const std::string& svg, const std::string& tip) {
+  const auto at_tip = svg.find(tip);
+  REQUIRE(at_tip != std::string::npos);
+  const auto cx = svg.rfind("cx=\"", at_tip);
+  return std::stoi(svg.substr(cx + 4));
+}
+
+TEST_CASE("two writes 4 ms apart in a minute-long run are drawn apart", "[reports]") {
+  RunResult run = gc_pause_run();
+  run.history.writes.push_back({at(16024ms), kA, 0, 33, true, 2});  // 4 ms after A's first write
+  const std::string svg = reports::render_timeline_svg(run);
+  const int first = write_x(svg, "storage accepted A&apos;s write 1 (grant 1, fencing token 33) at 16020ms");
+  const int second = write_x(svg, "storage accepted A&apos;s write 2 (grant 1, fencing token 33) at 16024ms");
+  CHECK(second - first >= 12);  // markers are 12 px wide: both visible
+  CHECK(svg.find("data-stretched=\"4000us\"") != std::string::npos);  // and the axis says it is stretched there
+}
+
+TEST_CASE("clock drift and clock steps are drawn on the host's lane", "[reports]") {
+  RunResult run = gc_pause_run();
+  run.history.clients[kB].clock_drift_ppm = -50000;
+  run.history.faults.push_back({at(22s), "clock-drift C +200ppm", "C", std::nullopt});
+  run.history.faults.push_back({at(23s), "clock-jump redis-1 +10s", "redis-1", std::nullopt});
+  const std::string svg = reports::render_timeline_svg(run);
+  CHECK(count(svg, "data-clock=\"B\"") == 1);
+  CHECK(svg.find(">clock drift -50000 ppm</text>") != std::string::npos);
+  CHECK(count(svg, "data-clock=\"C\"") == 1);
+  CHECK(count(svg, "data-clock=\"redis-1\"") == 1);
+  require_well_formed(svg, "clocks");
 }
 
 // --- failure evidence for a user's lock test (testing/failure_evidence) ---------
