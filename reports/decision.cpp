@@ -63,7 +63,8 @@ std::optional<FaultClass> class_of_kind(scenarios::FaultKind kind) {
     case FaultKind::Delay: return FaultClass::DelayedPacket;
     case FaultKind::Crash:
     case FaultKind::PowerLoss:
-    case FaultKind::Restart: return FaultClass::CrashPowerLoss;
+    case FaultKind::Restart:
+    case FaultKind::FsyncStall: return FaultClass::CrashPowerLoss;  // a stalled disk loses what a crash then finds unsynced
     case FaultKind::Failover: return FaultClass::Failover;
     case FaultKind::Partition: return FaultClass::Partition;
     case FaultKind::Heal: return std::nullopt;  // ends a partition; no trouble of its own
