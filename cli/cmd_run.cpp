@@ -4,6 +4,7 @@
 // with their evidence, and the repro command (or one JSON object with
 // --format json). replay re-runs a repro command or a recorded JSON result;
 // given a recorded digest it checks the replay matches it exactly.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "reports/run_output.hpp"
 #include "reports/timeline_svg.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/input_file.hpp"
 #include "scenarios/runner.hpp"
 
 namespace locksim::cli {
@@ -122,8 +124,10 @@ Handler add_replay_command(CLI::App& app) {
   cmd->add_option("--timeline", base->timeline, "Write an SVG timeline of the run to this file");
   return [repro, base] {
     std::string text = *repro;
-    if (std::ifstream file(text); file && text.find(' ') == std::string::npos && text.front() != '{') {
-      std::getline(file, text);
+    if (!text.empty() && text.find(' ') == std::string::npos && text.front() != '{' && std::filesystem::exists(text)) {
+      auto file = scenarios::read_input_file(text);  // a regular file under the cap: never a FIFO or /dev/zero
+      if (!file) throw InputError(text + ":0: file: " + file.error());
+      text = file->substr(0, file->find('\n'));
     }
     if (!text.empty() && text.front() == '{') return replay_json(text, *base);
     // A repro command: parse it with the same options as `run`.
