@@ -4,6 +4,7 @@
 // digest, on any machine and any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -23,6 +24,9 @@ struct RunOptions {
   std::uint64_t seed = 1;
   bool record_trace = false;    // keep printable trace records (--trace, timelines)
   std::string scenario_ref;     // how the user named it, for the repro command
+  // Set from outside (a sweep's signal handler) to end the run early:
+  // run_scenario then throws sim::Scheduler::Stopped (sim/scheduler.hpp).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct RunSummary {
