@@ -625,7 +625,7 @@ TEST_CASE("live --redis: a killed run's order key is dropped, and Ctrl-C names n
   options.redis_endpoints = {server.endpoint()};
   options.key_prefix = "mine:";
   options.lock_kind = "token";
-  auto run = live::run_live(catalog_scenario("baseline"), options);
+  auto run = live::run_live(catalog_scenario("gc-pause"), options);
   INFO((run ? std::string() : run.error().message));
   REQUIRE(run);  // it used to refuse: "key mine:locksim:live:order already exists"
   CHECK(admin.execute({"EXISTS", "mine:locksim:live:order"}).integer == 0);
