@@ -223,7 +223,7 @@ TEST_CASE("SIGTERM, and a second SIGINT, end a sweep of a very long run with exi
   // A watchdog kills the sweep after 60 s, so a sweep that ignores the signal fails instead of hanging.
   auto with_signals = [&](const std::string& signals) {
     return locksim::tests::run_shell("{ " + sweep + " & pid=$!; sleep 1; " + signals +
-                                     " ( sleep 60; kill -KILL $pid ) 2>/dev/null & w=$!; wait $pid; c=$?; "
+                                     " ( sleep 60; kill -KILL $pid ) >/dev/null 2>&1 & w=$!; wait $pid; c=$?; "
                                      "kill $w 2>/dev/null; exit $c; } 2>&1");
   };
   const auto [term_out, term_code] = with_signals("kill -TERM $pid;");
