@@ -27,6 +27,7 @@
 #include "reports/run_record.hpp"
 #include "reports/timeline_svg.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/input_file.hpp"
 #include "scenarios/runner.hpp"
 
 namespace locksim::cli {

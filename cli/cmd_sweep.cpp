@@ -1,11 +1,14 @@
 // `locksim sweep`: the comparison sweep (cli/sweep.hpp does the work).
-// Ctrl-C or SIGTERM stops dispatching, lets the runs in flight finish and
-// be written, and exits 130; `--resume` continues the file.
+// Ctrl-C or SIGTERM stops dispatching, ends the runs in flight (each run
+// checks the stop flag: sim/scheduler.hpp), writes every finished line and
+// exits 130; a second signal exits 130 at once (every finished line is
+// already flushed). `--resume` continues the file.
 //
 // `--live` (cli/sweep.hpp) runs each scenario × lock against real
 // redis-server processes, one at a time, one run per cell unless --seeds
 // says otherwise; `--time-scale` and `--redis-server` are `live`'s options.
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <limits>
 #include <iostream>
@@ -19,7 +22,18 @@ namespace locksim::cli {
 
 namespace {
 
-void on_stop_signal(int) { request_sweep_stop(); }
+std::atomic<int> g_stop_signals{0};
+
+// Async-signal-safe: an atomic, write(2) and _exit(2) only.
+void on_stop_signal(int) {
+  if (g_stop_signals.fetch_add(1) == 0) {
+    request_sweep_stop();
+    return;
+  }
+  static const char kMessage[] = "\nsweep: second signal: stopped at once; continue with --resume\n";
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  ::_exit(130);
+}
 
 // "K/N": two plain integers around one slash (the number layer reads each:
 // no blanks, no signs, N at most 2^32-1), 1 <= K <= N.
@@ -83,6 +97,7 @@ Handler add_sweep_command(CLI::App& app) {
     if (o->live) o->seeds = 1, o->jobs = 1;  // --live defaults: one run per cell, one at a time
     read_numbers(*numbers, *o);
     o->progress = !*quiet && isatty(STDERR_FILENO) && o->out != "-";
+    g_stop_signals.store(0);
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     const SweepSummary s = run_sweep(*o, std::cerr);

@@ -1,18 +1,23 @@
 // The sweep engine: plan, resume, run in parallel, write in order.
 #include "cli/sweep.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <thread>
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/live_result.hpp"
@@ -24,6 +29,7 @@
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
+#include "sim/scheduler.hpp"
 
 namespace locksim::cli {
 
@@ -214,6 +220,7 @@ ItemResult simulate_item(const Plan& plan, std::uint64_t item) {
   options.seed = seed_of(plan, item);
   options.scenario_ref = plan.refs[pair.scenario];
   options.program = program_name();
+  options.stop = &g_stop;  // Ctrl-C ends even a very long run (it throws sim::Scheduler::Stopped)
   auto run = scenarios::run_scenario(plan.scenarios[pair.scenario], options);
   if (!run) throw InputError(run.error());
   return {reports::to_line(reports::record_of(*run)), run->matched, std::nullopt};
@@ -248,6 +255,71 @@ void check_live_options(const SweepOptions& o, const Plan& plan) {
   if (!binary) throw InputError("sweep --live: " + binary.error().message);
 }
 
+// This shard's work-list positions still to run, produced on demand (a
+// huge --seeds must not build a list in memory): shard K/N holds positions
+// K-1, K-1+N, ...; those already in the resumed file are skipped.
+class WorkCursor {
+ public:
+  WorkCursor(const Plan& plan, const SweepOptions& o, const std::set<std::string>& done)
+      : plan_(plan), done_(done), step_(o.shard_count), next_(o.shard_index - 1) {}
+
+  // The next position to run and its ordinal among those (for the writer).
+  std::optional<std::pair<std::size_t, std::uint64_t>> take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (; next_ < plan_.total(); next_ += step_) {
+      if (already_done(next_)) continue;
+      const std::uint64_t item = next_;
+      next_ += step_;
+      return std::make_pair(taken_++, item);
+    }
+    return std::nullopt;
+  }
+  bool already_done(std::uint64_t item) const {
+    if (done_.empty()) return false;
+    const Pair& pair = pair_of(plan_, item);
+    return done_.count(run_key(plan_.scenarios[pair.scenario].name, pair.lock, seed_of(plan_, item))) > 0;
+  }
+
+ private:
+  const Plan& plan_;
+  const std::set<std::string>& done_;
+  const std::uint64_t step_;
+  std::uint64_t next_;
+  std::size_t taken_ = 0;
+  std::mutex mutex_;
+};
+
+// Runs in this shard and, of those, runs the resumed file already holds.
+// Without a resume this is arithmetic; with one it walks the shard once,
+// holding nothing.
+std::pair<std::uint64_t, std::uint64_t> count_shard(const Plan& plan, const SweepOptions& o, const WorkCursor& cursor,
+                                                    bool resuming) {
+  const std::uint64_t first = o.shard_index - 1;
+  const std::uint64_t planned = plan.total() > first ? (plan.total() - first - 1) / o.shard_count + 1 : 0;
+  std::uint64_t resumed = 0;
+  if (resuming)
+    for (std::uint64_t i = first; i < plan.total(); i += o.shard_count) resumed += cursor.already_done(i) ? 1 : 0;
+  return {planned, resumed};
+}
+
+// Starts up to `extra` more workers; a thread that cannot start (out of
+// memory or threads: --jobs 2000 in a container) ends the spawning, and the
+// sweep goes on with the workers it has (the caller's thread is one).
+std::vector<std::thread> start_workers(unsigned extra, const std::function<void()>& worker, std::ostream& log) {
+  std::vector<std::thread> threads;
+  threads.reserve(extra);
+  for (unsigned j = 0; j < extra; ++j) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      log << "sweep: could start only " << threads.size() + 1 << " of " << extra + 1 << " jobs (" << e.what()
+          << "); continuing with " << threads.size() + 1 << "\n";
+      break;
+    }
+  }
+  return threads;
+}
+
 }  // namespace
 
 void request_sweep_stop() { g_stop.store(true); }
@@ -269,17 +341,9 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
 
   std::set<std::string> done;
   if (o.resume && o.out != "-") done = read_done(o.out, o.live);
-  std::vector<std::uint64_t> to_run;  // work-list positions of this shard still to run
-  for (std::uint64_t i = 0; i < plan.total(); ++i) {
-    if (i % o.shard_count != o.shard_index - 1) continue;
-    ++summary.planned;
-    const Pair& pair = pair_of(plan, i);
-    if (!done.empty() && done.count(run_key(plan.scenarios[pair.scenario].name, pair.lock, seed_of(plan, i)))) {
-      ++summary.resumed;
-      continue;
-    }
-    to_run.push_back(i);
-  }
+  WorkCursor cursor(plan, o, done);
+  std::tie(summary.planned, summary.resumed) = count_shard(plan, o, cursor, !done.empty());
+  const std::uint64_t to_run = summary.planned - summary.resumed;
 
   std::ofstream file;
   if (o.out != "-") {
@@ -287,21 +351,25 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
     if (!file) throw InputError(o.out + ": cannot write");
   }
   std::ostream& out = o.out == "-" ? std::cout : file;
-  OrderedWriter writer(out, to_run.size(), o.progress, log);
+  OrderedWriter writer(out, to_run, o.progress, log);
 
-  std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
   std::exception_ptr error;
   auto worker = [&] {
-    for (std::size_t p; !g_stop.load() && (p = next.fetch_add(1)) < to_run.size();) {
+    while (!g_stop.load()) {
+      const auto work = cursor.take();
+      if (!work) break;
+      const auto [p, item] = *work;
       try {
-        auto result = o.live ? live_item(plan, to_run[p], o) : simulate_item(plan, to_run[p]);
+        auto result = o.live ? live_item(plan, item, o) : simulate_item(plan, item);
         if (!result) {
           g_stop.store(true);
           break;
         }
         if (result->live_skipped) summary.live_skipped.push_back(*result->live_skipped);  // live: one job
         writer.deliver(p, std::move(result->line), result->matched);
+      } catch (const sim::Scheduler::Stopped&) {
+        break;  // Ctrl-C during this run: nothing to write for it
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
@@ -309,9 +377,8 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
       }
     }
   };
-  const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(std::max<std::size_t>(to_run.size(), 1))));
-  std::vector<std::thread> threads;
-  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  const unsigned jobs = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(o.jobs, to_run), 1, UINT_MAX));
+  std::vector<std::thread> threads = start_workers(jobs - 1, worker, log);
   worker();
   for (auto& t : threads) t.join();
   writer.finish();
@@ -319,7 +386,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   if (writer.failed()) throw InputError(o.out + ": write failed (disk full?)");
   summary.ran = writer.written();
   summary.unmatched = writer.unmatched();
-  summary.interrupted = g_stop.load() && summary.ran < to_run.size();
+  summary.interrupted = g_stop.load() && summary.ran < to_run;
   return summary;
 }
 

@@ -35,6 +35,11 @@ std::string random_key_prefix();
 void prefix_keys(scenarios::Scenario& s, const std::string& prefix);
 std::vector<std::string> touched_keys(const scenarios::Scenario& prefixed, const std::string& order_key);
 
+// A killed run (SIGKILL) leaves its order key (touched_keys' last, the INCR
+// counter that orders commands) with no TTL: when every other touched key is
+// gone from every node, no run with this prefix holds anything, so the order
+// key is deleted. 3 if a node cannot be reached.
+Result<bool, LiveError> drop_stale_order_key(const RedisCluster& cluster, const std::vector<std::string>& keys);
 // Exit 2 if a key already exists on a node (not ours to touch), 3 if a
 // node cannot be reached.
 Result<bool, LiveError> check_keys_absent(const RedisCluster& cluster, const std::vector<std::string>& keys);

@@ -44,10 +44,11 @@ constexpr const char* kProbeOnly = "(probe)";  // a probed command that left the
 std::atomic<int> g_interrupted{0};
 extern "C" void on_interrupt(int sig) { g_interrupted.store(sig); }
 
-LiveError interrupted_error(int sig) {
+// With --redis no server was started, so none was stopped.
+LiveError interrupted_error(int sig, bool existing_servers) {
   return LiveError{3,
                    std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
-                       "; every redis-server was stopped",
+                       (existing_servers ? "; this run's keys were deleted" : "; every redis-server was stopped"),
                    true};
 }
 
@@ -845,7 +846,7 @@ Result<bool, LiveError> LiveSession::run() {
   std::optional<LiveError> error;
   while (Clock::now() < end) {
     if (int sig = g_interrupted.load()) {
-      error = interrupted_error(sig);
+      error = interrupted_error(sig, cluster_.external());
       break;
     }
     if (auto dead = cluster_.died_unexpectedly()) {
@@ -1030,6 +1031,9 @@ Result<std::unique_ptr<RedisCluster>, LiveError> attach_existing(const Scenario&
   for (const auto& c : scenario.clients) clients.push_back(c.name);
   auto cluster = RedisCluster::attach(options.redis_endpoints, clients);
   if (!cluster) return failure(cluster.error());
+  // The order key is locksim's own counter: one left by a killed run would
+  // only make this run refuse (touched_keys: the last key).
+  if (auto dropped = drop_stale_order_key(**cluster, keys); !dropped) return failure(dropped.error());
   if (auto absent = check_keys_absent(**cluster, keys); !absent) return failure(absent.error());
   return cluster;
 }
@@ -1070,7 +1074,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   if (cleanup) return failure(LiveError{3, *cleanup});
   // A signal that came while the servers were being stopped still ends the
   // caller (a `sweep --live` must not go on to the next cell).
-  if (int sig = g_interrupted.load()) return failure(interrupted_error(sig));
+  if (int sig = g_interrupted.load()) return failure(interrupted_error(sig, existing));
 
   LiveRun out;
   out.key_prefix = prefix;

@@ -3,6 +3,8 @@
 // deadline, process faults, and a stop that always reaps (redis_cluster.hpp).
 #include "live/redis_cluster.hpp"
 
+#include "live/live_leftovers.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -135,9 +137,12 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
     return failure(LiveError{2, "live mode needs liblocksim_preload.so for the servers it starts (locate_preload_library)"});
   std::unique_ptr<RedisCluster> cluster(new RedisCluster(spec));
   const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/locksim-live-XXXXXX";
+  const std::string tmp = base && *base ? base : "/tmp";
+  remove_stale_live_dirs(tmp);  // those of runs that were killed (live_leftovers.hpp)
+  std::string tmpl = tmp + "/locksim-live-XXXXXX";
   if (!::mkdtemp(tmpl.data())) return failure(LiveError{3, "cannot create a temporary directory in " + tmpl});
   cluster->dir_ = tmpl;
+  mark_live_dir_owner(cluster->dir_);
   for (int m = 0; m < spec.masters; ++m) {
     for (int r = 0; r <= spec.replicas; ++r) {
       RedisNodeProcess node;
@@ -310,12 +315,14 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
   }
   ::setpgid(pid, pid);  // also here: no race with the first signal
   node.pid = pid;
+  node.exited_before_ready = false;
   const std::size_t master = master_of(node.shard);
   const bool replica = master != static_cast<std::size_t>(&node - nodes_.data()) && nodes_[master].pid > 0;
   const auto deadline = std::chrono::steady_clock::now() + spec_.start_deadline;
   while (std::chrono::steady_clock::now() < deadline && !interrupted()) {
     if (reaped(pid)) {
       node.pid = -1;
+      node.exited_before_ready = true;
       return false;
     }
     if (roundtrip(node.port, "PING\r\n").rfind("+PONG", 0) == 0 &&
@@ -341,6 +348,10 @@ Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fr
     if (spawn_and_wait(node)) return true;
     if (preload_error_) return failure(*preload_error_);
     if (interrupted()) return false;
+    // Only a server that exited (another process won the port) is worth a
+    // fresh port; one that ran but never answered would not answer there
+    // either, so the first deadline is the last (not 5 x 10 s).
+    if (!node.exited_before_ready) break;
   }
   return failure(LiveError{3, node.name + " (redis-server on 127.0.0.1:" + std::to_string(node.port) +
                                   ") did not become ready within " + std::to_string(spec_.start_deadline.count()) +

@@ -86,6 +86,7 @@ struct RedisNodeProcess {
   int port = 0;
   pid_t pid = -1;  // -1: down, or an existing server we did not start
   std::filesystem::path dir;
+  bool exited_before_ready = false;  // its last start ended with the process exiting (a lost port race)
 };
 
 // The redis-server to use: `requested` if given (must be executable), else

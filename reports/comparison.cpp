@@ -9,11 +9,13 @@
 #include <cmath>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <sstream>
 
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace locksim::reports {
@@ -453,6 +455,10 @@ Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, 
 }
 
 Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& into, std::ostream& warnings) {
+  // Regular files only (a FIFO would block, /dev/zero never ends); no size
+  // cap: a sweep's file is streamed, and its size is the user's choice.
+  if (auto problem = scenarios::input_file_problem(path, std::numeric_limits<std::uintmax_t>::max()))
+    return bad(path + ":0: " + *problem);
   std::ifstream in(path, std::ios::binary);
   if (!in) return bad(path + ":0: cannot open the file");
   return read_jsonl(in, path, into, warnings);

@@ -168,13 +168,22 @@ std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, s
     f.target = pick(targets);
     switch (f.kind) {
       case FaultKind::Pause: f.duration = span(n.max_duration); break;
-      case FaultKind::ClockJump: f.by = span(n.max_duration) * (rng.chance(1, 2) ? 1 : -1); break;
+      case FaultKind::ClockJump: {
+        // The sign is drawn before the size: the order GCC happened to use
+        // when both draws shared one expression (unspecified in C++), kept so
+        // no digest changes.
+        const bool forward = rng.chance(1, 2);
+        f.by = span(n.max_duration) * (forward ? 1 : -1);
+        break;
+      }
       case FaultKind::ClockDrift: f.ppm = rng.between(-1000, 1000); break;
-      case FaultKind::Delay:
+      case FaultKind::Delay: {
         f.from = clients[rng.below(clients.size())];
-        f.to = rng.chance(1, 2) ? "storage" : pick(nodes);
+        const bool to_storage = rng.chance(1, 2);  // one draw per statement ([rules])
+        f.to = to_storage ? "storage" : pick(nodes);
         f.duration = span(n.max_duration);
         break;
+      }
       case FaultKind::Crash:
       case FaultKind::PowerLoss:
         f.restart_after = span(n.max_duration);

@@ -4,6 +4,7 @@
 // digest, on any machine and any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -24,6 +25,9 @@ struct RunOptions {
   bool record_trace = false;    // keep printable trace records (--trace, timelines)
   std::string scenario_ref;     // how the user named it, for the repro command
   std::string program = "locksim";  // the tool the repro command runs (locksim_add_cli names its own)
+  // Set from outside (a sweep's signal handler) to end the run early:
+  // run_scenario then throws sim::Scheduler::Stopped (sim/scheduler.hpp).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct RunSummary {

@@ -8,6 +8,8 @@
 // around toml++'s parse (it reports syntax errors by throwing) and a last
 // guard so nothing ever escapes the load functions.
 #include "scenarios/scenario.hpp"
+#include "scenarios/input_file.hpp"
+#include "scenarios/scenario_bounds.hpp"
 
 #include <toml++/toml.h>
 
@@ -348,7 +350,7 @@ class Section {
   std::string field(std::string_view key) const {
     return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   }
-  int line() const { return path_.empty() ? 0 : line_of(t_.source()); }  // the root: the whole file
+  int line() const { return path_.empty() ? 1 : line_of(t_.source()); }  // the root: the top of the file
   bool has(std::string_view key) const { return t_.contains(key); }
   const toml::node* node(std::string_view key) const { return t_.get(key); }
 
@@ -501,6 +503,7 @@ std::optional<Duration> Section::duration(std::string_view key, Sign sign) {
   const std::string& text = n->as_string()->get();
   const auto d = parse_duration(text);
   if (!d) return fail(*n, key, "bad duration " + in_quotes(text) + ": " + std::string(kDurationHint)), std::nullopt;
+  if (auto over = duration_over_cap(*d)) return fail(*n, key, *over), std::nullopt;
   const std::string_view t = trim(text);
   switch (sign) {
     case Sign::Positive:
@@ -531,6 +534,7 @@ std::optional<DurationRange> Section::range(std::string_view key) {
                              ": expected \"MIN..MAX\" with MIN <= MAX, or one duration, e.g. \"1ms..3ms\""),
            std::nullopt;
   if (r->min < Duration::zero()) return fail(*n, key, "must not be negative"), std::nullopt;
+  if (auto over = duration_over_cap(r->max)) return fail(*n, key, *over), std::nullopt;
   return r;
 }
 
@@ -580,6 +584,8 @@ Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   if (!failed()) read_nemesis(root);
   if (!failed()) read_expect(root);
   if (!failed()) read_live(root);
+  if (!failed())
+    if (auto problem = check_scenario_bounds(sc_, root_table)) fail(problem->line, problem->field, problem->message);
   if (error_) return failure(*error_);
   sc_.source = file_;
   return std::move(sc_);
@@ -1183,15 +1189,9 @@ Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, c
 
 Result<Scenario, ScenarioError> load_scenario_file(const std::string& path) {
   try {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return failure(ScenarioError{path, 0, "file", "no such file"});
-    if (fs::is_directory(path, ec)) return failure(ScenarioError{path, 0, "file", "is a directory, not a .toml file"});
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream buf;
-    if (in) buf << in.rdbuf();
-    if (!in || in.bad()) return failure(ScenarioError{path, 0, "file", "cannot read the file"});
-    return load_scenario_text(buf.str(), path);
+    auto text = read_input_file(path);
+    if (!text) return failure(ScenarioError{path, 0, "file", text.error()});
+    return load_scenario_text(*text, path);
   } catch (...) {
     return failure(ScenarioError{path, 0, "file", "cannot read the file"});
   }

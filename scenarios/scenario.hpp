@@ -13,8 +13,9 @@
 //    `by`, which needs the sign spelled out ("+20s" / "-5s").
 //  - Field paths are dotted; arrays of tables count from 1 as a reader
 //    does: `client[1]` is the first [[client]], `fault[2].after` the second
-//    fault's trigger. Line 0 = the file as a whole (missing file, missing
-//    top-level field); an error inside a table without the offending key
+//    fault's trigger. Line 0 = the file as a whole (missing or unreadable
+//    file); a missing top-level field is reported at line 1, the top of the
+//    file where such keys belong; an error inside a table without the offending key
 //    (a missing field) points at the table's header line. A TOML syntax
 //    error has field `syntax` and toml++'s description; an unreadable file
 //    has field `file`. Only the first problem is reported.

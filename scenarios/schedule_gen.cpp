@@ -231,7 +231,8 @@ ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits) {
   d.extra_masters = upto(kMaxExtraMasters);
   d.replicas = upto(1);
   d.fsync = upto(2);
-  d.failover_after_ms = rng.chance(1, 2) ? 0 : upto(5000);
+  const bool no_failover = rng.chance(1, 2);  // one draw per statement ([rules])
+  d.failover_after_ms = no_failover ? 0 : upto(5000);
   d.extra_iterations = upto(kMaxExtraIterations);
   d.extra_writes = upto(kMaxExtraWrites);
   if (limits.kinds.empty()) return d;

@@ -7,16 +7,29 @@
 # suites that run against real redis-server processes in real time (live,
 # live_agreement, locks_real) may, on a loaded machine, miss a deadline: if
 # they are the only failures, they are re-run once, and that run decides.
+#
+# Then the hardening passes (scripts/hardening.sh, docs/hardening.md): an
+# ASan+UBSan build of the deterministic suites and a sanitized catalog
+# sweep, a Clang build whose catalog sweep must equal GCC's, and bounded
+# libFuzzer runs. HARDENING=0 skips them (a quick local run); arguments
+# given to this script go to ctest only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cd build
-status=0
-ctest --output-on-failure --parallel "$(nproc)" "$@" || status=$?
-[[ $status -eq 0 ]] && exit 0
-failed=$(cut -d: -f2 Testing/Temporary/LastTestsFailed.log 2>/dev/null | sort -u)
-for name in $failed; do
-  [[ $name == live || $name == live_agreement || $name == locks_real ]] || exit "$status"
-done
-echo "run-tests: only real-time suites failed ($(echo $failed)); re-running them once"
-ctest --output-on-failure --rerun-failed
+
+run_ctest() {
+  cd build
+  local status=0
+  ctest --output-on-failure --parallel "$(nproc)" "$@" || status=$?
+  [[ $status -eq 0 ]] && return 0
+  local failed name
+  failed=$(cut -d: -f2 Testing/Temporary/LastTestsFailed.log 2>/dev/null | sort -u)
+  for name in $failed; do
+    [[ $name == live || $name == live_agreement || $name == locks_real ]] || return "$status"
+  done
+  echo "run-tests: only real-time suites failed ($(echo $failed)); re-running them once"
+  ctest --output-on-failure --rerun-failed
+}
+
+(run_ctest "$@")
+[[ "${HARDENING:-1}" == 0 ]] || scripts/hardening.sh

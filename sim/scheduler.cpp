@@ -5,6 +5,8 @@
 #include <cassert>
 #include <utility>
 
+#include "sim/task.hpp"
+
 namespace locksim::sim {
 
 // The queue is a 4-ary min-heap on (at, seq): shallower than a binary heap,
@@ -63,6 +65,7 @@ void Scheduler::schedule_any_epoch(TrueInstant t, Callback fn, void* ctx, std::u
 
 bool Scheduler::step() {
   if (queue_.empty()) return false;
+  if (stop_ && events_run_ % kStopCheckEvery == 0 && stop_->load(std::memory_order_relaxed)) throw Stopped{};
   Event e = pop();
   now_ = e.at;
   if (e.host != kNoHost) {
@@ -182,7 +185,7 @@ void Scheduler::resume_slot(SlotRef ref, std::uint32_t outcome) {
   if (s.generation != ref.generation || s.fired || !s.handle) return;
   s.fired = true;
   s.outcome = outcome;
-  s.handle.resume();
+  resume_chain(s.handle);  // sim/task.hpp: the trampoline, never a bare resume()
 }
 
 }  // namespace locksim::sim

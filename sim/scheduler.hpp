@@ -16,6 +16,7 @@
 // crash or a cancel can never be resumed by a stale event.
 #pragma once
 
+#include <atomic>
 #include <coroutine>
 #include <cstdint>
 #include <exception>
@@ -58,6 +59,16 @@ class Scheduler {
   void set_step_limit(std::uint64_t limit) { step_limit_ = limit; }
   struct StepLimitExceeded : std::exception {
     const char* what() const noexcept override { return "scheduler step limit exceeded"; }
+  };
+
+  // A stop request from outside the world (a sweep's Ctrl-C): every
+  // kStopCheckEvery events, run_* throws Stopped if *stop is set. The flag
+  // only ever ends a run early, and a stopped run's result is discarded, so
+  // it cannot change a digest.
+  static constexpr std::uint64_t kStopCheckEvery = 1024;
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
+  struct Stopped : std::exception {
+    const char* what() const noexcept override { return "the run was stopped (interrupted)"; }
   };
 
   // A root task ended with an exception: the run stops and rethrows it.
@@ -131,6 +142,7 @@ class Scheduler {
   std::uint64_t current_seq_ = 0;
   std::uint64_t events_run_ = 0;
   std::uint64_t step_limit_ = UINT64_MAX;
+  const std::atomic<bool>* stop_ = nullptr;
   HostId current_host_ = kNoHost;
   std::exception_ptr failure_;
   std::vector<Event> queue_;  // a 4-ary min-heap on (at, seq)

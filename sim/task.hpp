@@ -1,7 +1,15 @@
 // Task<T>: the coroutine type of every simulated process and lock algorithm.
 //
-// Lazy (nothing runs until awaited or started), move-only, and using
-// symmetric transfer so long await chains do not grow the stack. An exception
+// Lazy (nothing runs until awaited or started), move-only, and with
+// symmetric transfer done by a trampoline so long await chains do not grow
+// the stack at any optimisation level: C++ symmetric transfer (returning a
+// handle from await_suspend) is a tail call only when the optimiser makes it
+// one, so at -O0 every await of a child that finishes at once nested a
+// resume() (a million awaits overflowed the stack). Here await_suspend hands
+// the next handle to the innermost `resume_chain` loop of this thread, which
+// resumes it after the current coroutine has suspended: the same order as
+// symmetric transfer, with constant stack depth. Every resume goes through
+// resume_chain. An exception
 // thrown inside a task is rethrown in its awaiter. Destroying a Task destroys
 // its frame, and with it every child frame it is suspended in: this is how a
 // host crash (or a cancelled renewal task) tears down a whole call stack.
@@ -37,6 +45,34 @@ template <class T>
 class Task;
 
 namespace detail {
+
+inline std::coroutine_handle<>*& next_to_resume() {
+  thread_local std::coroutine_handle<>* slot = nullptr;  // the innermost resume_chain's
+  return slot;
+}
+
+}  // namespace detail
+
+// Resumes h and every coroutine it transfers to, until the chain suspends
+// without a transfer. Nested calls (a coroutine resuming another directly)
+// get their own loop, so a nested chain finishes before its caller goes on.
+inline void resume_chain(std::coroutine_handle<> h) {
+  std::coroutine_handle<> next = h;
+  struct Restore {
+    std::coroutine_handle<>* outer;
+    ~Restore() { detail::next_to_resume() = outer; }
+  } restore{std::exchange(detail::next_to_resume(), &next)};
+  while (next) std::exchange(next, {}).resume();
+}
+
+namespace detail {
+
+// Called in await_suspend: `h` runs as soon as the current coroutine has
+// suspended (the trampoline's symmetric transfer).
+inline void transfer_to(std::coroutine_handle<> h) noexcept {
+  if (std::coroutine_handle<>* slot = next_to_resume()) *slot = h;
+  else resume_chain(h);  // resumed outside any loop: start one
+}
 
 // Coroutine frames come from a per-thread free list per 64-byte size class:
 // a run creates and destroys a frame for every command and sleep, and a
@@ -100,8 +136,8 @@ struct PromiseBase {
   struct FinalAwaiter {
     bool await_ready() noexcept { return false; }
     template <class P>
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
-      return h.promise().continuation;  // symmetric transfer back to the awaiter
+    void await_suspend(std::coroutine_handle<P> h) noexcept {
+      transfer_to(h.promise().continuation);  // back to the awaiter
     }
     void await_resume() noexcept {}
   };
@@ -164,7 +200,7 @@ class [[nodiscard]] Task {
   // Start a root task (no awaiter): runs until its first suspension.
   void start() {
     assert(handle_ && !handle_.done());
-    handle_.resume();
+    resume_chain(handle_);
   }
   // The result of a finished root task (rethrows its exception).
   T result() {
@@ -177,9 +213,9 @@ class [[nodiscard]] Task {
   struct Awaiter {
     Handle handle;
     bool await_ready() const noexcept { return false; }
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+    void await_suspend(std::coroutine_handle<> awaiting) noexcept {
       handle.promise().continuation = awaiting;
-      return handle;  // symmetric transfer into the child
+      detail::transfer_to(handle);  // into the child
     }
     T await_resume() { return handle.promise().take(); }
   };

@@ -4,6 +4,8 @@
 // the CLI's text and JSON output for two scenarios (other tools parse it).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <new>
 #include <set>
 #include <sstream>
 
@@ -327,6 +330,49 @@ TEST_CASE("run --trace --format json carries the event trace", "[catalog]") {
   auto without = j;
   without.erase("trace");
   CHECK(without.dump() + "\n" == plain);  // the trace is an addition; the digest does not change
+}
+
+TEST_CASE("run, replay and report refuse devices and FIFOs, naming why (issue 15)", "[catalog]") {
+  const auto [run_out, run_code] = run_cli("run /dev/zero 2>&1");
+  CHECK(run_code == 2);
+  CHECK(run_out.find("/dev/zero:0: file: is not a regular file (a device, FIFO or socket); give a regular file\n") !=
+        std::string::npos);
+  const std::string fifo = "/tmp/locksim-test-replay.fifo";
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto [replay_out, replay_code] = run_cli("replay " + fifo + " 2>&1");  // used to block forever in open()
+  std::remove(fifo.c_str());
+  CHECK(replay_code == 2);
+  CHECK(replay_out.find(fifo + ":0: file: is not a regular file") != std::string::npos);
+  const auto [report_out, report_code] = run_cli("report /dev/zero --out /tmp/locksim-test-report 2>&1");
+  CHECK(report_code == 2);
+  CHECK(report_out.find("/dev/zero:0: is not a regular file") != std::string::npos);
+}
+
+namespace {
+void* volatile g_allocation_sink = nullptr;
+}  // namespace
+
+TEST_CASE("every form of operator new is counted and paired with its delete", "[perf]") {
+  // tests/support/alloc_counter.cpp replaces them all (an ASan build checks
+  // the pairing); each form must count one allocation.
+  struct alignas(64) Wide {
+    char bytes[64];
+  };
+  // Through a volatile pointer, so the compiler cannot elide a new/delete pair.
+  auto kept = [](auto* p) {
+    g_allocation_sink = p;
+    return p;
+  };
+  const auto before = test::allocations_on_this_thread();
+  delete kept(new int(1));
+  delete[] kept(new int[3]);
+  delete kept(new (std::nothrow) int(2));
+  delete[] kept(new (std::nothrow) int[4]);
+  delete kept(new Wide);
+  delete[] kept(new Wide[2]);
+  delete kept(new (std::nothrow) Wide);
+  CHECK(test::allocations_on_this_thread() - before == 7);
 }
 
 // The performance guard and the digest pin, in one golden table

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "cli/live_result.hpp"
+#include "live/live_leftovers.hpp"
 #include "live/live_runner.hpp"
 #include "live/redis_cluster.hpp"
 #include "live/server_preload.hpp"
@@ -595,6 +596,69 @@ TEST_CASE("Ctrl-C in the middle of a live run stops it with exit 3, its proxies 
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 3);
   CHECK(redis_children() == 0);
+}
+
+TEST_CASE("a killed run's temporary directory is removed by the next live run, a live owner's is kept (issue 15)",
+          "[live]") {
+  const fs::path base = fs::temp_directory_path() / ("locksim-test-leftovers-" + std::to_string(::getpid()));
+  fs::create_directories(base);
+  const pid_t gone = ::fork();  // a pid that existed and is now reaped: a killed run's owner
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  auto make = [&](const std::string& name, std::optional<pid_t> owner) {
+    fs::create_directories(base / name / "redis-1");
+    if (owner) std::ofstream(base / name / "owner.pid") << *owner << "\n";
+  };
+  make("locksim-live-dead01", gone);
+  make("locksim-live-alive1", ::getpid());
+  make("locksim-live-nopid1", std::nullopt);  // not provably ours: kept
+  make("other-dead01", gone);                  // not a live run's directory: kept
+  CHECK(live::remove_stale_live_dirs(base) == 1);
+  CHECK_FALSE(fs::exists(base / "locksim-live-dead01"));
+  CHECK(fs::exists(base / "locksim-live-alive1"));
+  CHECK(fs::exists(base / "locksim-live-nopid1"));
+  CHECK(fs::exists(base / "other-dead01"));
+  fs::remove_all(base);
+}
+
+TEST_CASE("a redis-server that runs but never answers fails after one start, not five (issue 15)", "[live]") {
+  tests::skip_without_redis_server();
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-silent-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path wrapper = dir / "silent-redis-server";
+  std::ofstream(wrapper) << "#!/bin/sh\necho started >> " << (dir / "starts").string() << "\nexec sleep 60\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  const auto [out, code] = run_cli("live baseline --lock token --redis-server " + wrapper.string() + " 2>&1");
+  CHECK(code == 3);
+  CHECK(out.find("did not become ready") != std::string::npos);
+  std::ifstream starts(dir / "starts");
+  CHECK(std::count(std::istreambuf_iterator<char>(starts), std::istreambuf_iterator<char>(), '\n') == 1);
+  fs::remove_all(dir);
+  CHECK(redis_children() == 0);
+}
+
+TEST_CASE("live --redis: a killed run's order key is dropped, and Ctrl-C names no server it did not start (issue 15)",
+          "[live]") {
+  tests::skip_without_redis_server();
+  tests::RedisServerProcess server;
+  locks::HiredisConn admin(locks::parse_endpoint(server.endpoint()));
+  // What a run killed with SIGKILL leaves: its INCR counter, with no TTL.
+  REQUIRE(admin.execute({"SET", "mine:locksim:live:order", "41"}).is_ok());
+  live::LiveOptions options;
+  options.redis_endpoints = {server.endpoint()};
+  options.key_prefix = "mine:";
+  options.lock_kind = "token";
+  auto run = live::run_live(catalog_scenario("gc-pause"), options);
+  INFO((run ? std::string() : run.error().message));
+  REQUIRE(run);  // it used to refuse: "key mine:locksim:live:order already exists"
+  CHECK(admin.execute({"EXISTS", "mine:locksim:live:order"}).integer == 0);
+
+  const auto [out, code] = run_shell("{ " + std::string(LOCKSIM_BINARY) + " live gc-pause --lock token --time-scale 1 "
+                                     "--redis " + server.endpoint() + " & pid=$!; sleep 1.5; kill -INT $pid; "
+                                     "wait $pid; } 2>&1");
+  CHECK(code == 3);
+  CHECK(out.find("interrupted by SIGINT; this run's keys were deleted") != std::string::npos);
+  CHECK(out.find("every redis-server was stopped") == std::string::npos);
 }
 
 TEST_CASE("a server clock jump runs live for real and says so", "[live]") {

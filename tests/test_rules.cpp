@@ -1,12 +1,16 @@
 // Source rules: the determinism rules of DESIGN.md, checked by scanning the
 // source. The simulation (sim/, locks/ outside locks/hiredis/, scenarios/)
 // must not read real clocks, spawn threads, read the environment or use
-// <random>'s engines and distributions, std::hash or rand().
+// <random>'s engines and distributions, std::hash or rand(). Nor may one
+// full-expression make two random draws: the order of unsequenced operands is
+// unspecified, so GCC and Clang would draw in different orders and give
+// different digests for the same seed.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +42,56 @@ std::string code_only(const std::string& text) {
   return std::regex_replace(text, comments, " ");
 }
 
+// A random draw: sim::Rng's methods and the lock runtime's random_* calls.
+const std::regex& draw_call() {
+  static const std::regex re(R"((\.|->)\s*(below|between|chance|next|hex_token|random_below|random_token)\s*\()");
+  return re;
+}
+
+std::size_t count_matches(const std::string& text, const std::regex& re) {
+  return static_cast<std::size_t>(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+// Names of the file's lambdas (`auto name = [...](...) { ... };`) whose body
+// draws: calling one is a draw too (faults.cpp's `span`, `pick`).
+std::set<std::string> drawing_lambdas(const std::string& code) {
+  static const std::regex head(R"(auto\s+(\w+)\s*=\s*\[[^\]]*\]\s*\([^)]*\)[^{;]*\{)");
+  std::set<std::string> names;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), head); it != std::sregex_iterator(); ++it) {
+    std::size_t pos = static_cast<std::size_t>(it->position() + it->length());
+    for (int depth = 1; pos < code.size() && depth > 0; ++pos) depth += code[pos] == '{' ? 1 : code[pos] == '}' ? -1 : 0;
+    const std::string body = code.substr(static_cast<std::size_t>(it->position()), pos - static_cast<std::size_t>(it->position()));
+    if (std::regex_search(body, draw_call())) names.insert((*it)[1]);
+  }
+  return names;
+}
+
+// Statements (split at ; { }) of comment-free code that draw more than once.
+std::vector<std::string> statements_with_two_draws(const std::string& code) {
+  std::vector<std::regex> lambda_calls;
+  for (const auto& name : drawing_lambdas(code)) lambda_calls.emplace_back("\\b" + name + "\\s*\\(");
+  std::vector<std::string> found;
+  std::string statement;
+  for (char c : code + ";") {
+    if (c != ';' && c != '{' && c != '}') {
+      statement += c;
+      continue;
+    }
+    std::size_t draws = count_matches(statement, draw_call());
+    for (const auto& call : lambda_calls) draws += count_matches(statement, call);
+    if (draws > 1) found.push_back(statement);
+    statement.clear();
+  }
+  return found;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
 }  // namespace
 
 TEST_CASE("the simulation never uses real clocks, threads, the environment or <random>", "[rules]") {
@@ -55,10 +109,7 @@ TEST_CASE("the simulation never uses real clocks, threads, the environment or <r
   const auto files = simulation_sources();
   REQUIRE(files.size() > 10);  // the scan really looked at the tree
   for (const auto& file : files) {
-    std::ifstream in(file);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    const std::string code = code_only(buf.str());
+    const std::string code = code_only(read_text(file));
     for (const auto& [name, pattern] : forbidden) {
       INFO(file.string() << " uses " << name);
       CHECK_FALSE(std::regex_search(code, pattern));
@@ -87,4 +138,25 @@ TEST_CASE("only locks/hiredis includes hiredis", "[rules]") {
       CHECK(buf.str().find("hiredis/hiredis.h") == std::string::npos);
     }
   }
+}
+
+TEST_CASE("no statement in the simulation makes two random draws", "[rules]") {
+  const auto files = simulation_sources();
+  REQUIRE(files.size() > 10);
+  for (const auto& file : files) {
+    for (const auto& statement : statements_with_two_draws(code_only(read_text(file)))) {
+      INFO(file.string() << ": two random draws in one statement (draw into a local first):" << statement);
+      CHECK(false);
+    }
+  }
+}
+
+TEST_CASE("the two-draws rule catches direct and lambda draws, and allows one per statement", "[rules]") {
+  const std::string lambda = "auto span = [&](Duration max) { return Duration(rng.between(1, max.count())); };\n";
+  // The line that made GCC and Clang builds disagree (issue 15).
+  CHECK(statements_with_two_draws(code_only(lambda + "f.by = span(m) * (rng.chance(1, 2) ? 1 : -1);")).size() == 1);
+  CHECK(statements_with_two_draws("g(rt_.random_below(3), tokens_.next());").size() == 1);
+  CHECK(statements_with_two_draws(lambda + "const bool forward = rng.chance(1, 2);\nf.by = span(m) * (forward ? 1 : -1);").empty());
+  CHECK(statements_with_two_draws("if (a && rng.chance(1, 2)) { d *= 1 << rng.below(4); }").empty());
+  CHECK(statements_with_two_draws(code_only("x = rng.next(); // then rng.next() again")).empty());
 }

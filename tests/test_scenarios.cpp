@@ -12,6 +12,8 @@
 
 #include <toml++/toml.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +23,7 @@
 
 #include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace {
@@ -109,7 +112,7 @@ kind = "gate"
 key = "lock:job:daily-report"
 
 [lock]
-kind = "redlock"
+# no kind: the options of every lock may be set
 ttl = "30s"
 retry = "15ms"
 acquire_timeout = "60s"
@@ -206,7 +209,7 @@ naive-del = ["wrong-owner-release"]
   CHECK(s.duration == 120s);
   CHECK(s.workload == WorkloadKind::Gate);
   CHECK(s.lock.key == "lock:job:daily-report");
-  CHECK(s.lock_kind == "redlock");
+  CHECK(s.lock_kind == "token");  // no kind: every lock's options may be set (scenario_bounds.hpp)
   CHECK(s.lock.ttl == 30s);
   CHECK(s.lock.retry == 15ms);
   CHECK(s.lock.acquire_timeout == 60s);
@@ -463,9 +466,9 @@ TEST_CASE("counter_node takes a master name or a 0-based index", "[scenarios]") 
 }
 
 TEST_CASE("required fields are reported missing at their table", "[scenarios]") {
-  CHECK(outcome("[[client]]\nname = \"A\"\n") == "t.toml:0: name: missing (every scenario needs a name)");
+  CHECK(outcome("[[client]]\nname = \"A\"\n") == "t.toml:1: name: missing (every scenario needs a name)");
   CHECK(outcome("name = \"\"\n[[client]]\nname = \"A\"\n") == "t.toml:1: name: must not be empty");
-  CHECK(outcome("name = \"t\"\n") == "t.toml:0: client: at least one [[client]] is required");
+  CHECK(outcome("name = \"t\"\n") == "t.toml:1: client: at least one [[client]] is required");
   CHECK(outcome("name = \"t\"\nclient = []\n") == "t.toml:2: client: at least one [[client]] is required");
   CHECK(outcome("name = \"t\"\n[[client]]\nwork = \"1s\"\n") ==
         "t.toml:2: client[1].name: missing (every client needs a name)");
@@ -618,7 +621,83 @@ TEST_CASE("a missing file is an error at line 0", "[scenarios]") {
   auto dir = load_scenario_file(LOCKSIM_SOURCE_DIR);
   REQUIRE_FALSE(dir.ok());
   CHECK(dir.error().line == 0);
-  CHECK(dir.error().message == "is a directory, not a .toml file");
+  CHECK(dir.error().message == "is a directory, not a file");
+}
+
+TEST_CASE("a scenario file must be a regular file under the size cap (issue 15)", "[scenarios]") {
+  // /dev/zero never ends; a FIFO would block open() forever. Neither is opened.
+  auto zero = load_scenario_file("/dev/zero");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.error().to_string() ==
+        "/dev/zero:0: file: is not a regular file (a device, FIFO or socket); give a regular file");
+  const auto fifo = std::filesystem::temp_directory_path() / "locksim_test_fifo.toml";
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto from_fifo = load_scenario_file(fifo.string());
+  std::filesystem::remove(fifo);
+  REQUIRE_FALSE(from_fifo.ok());
+  CHECK(from_fifo.error().message == "is not a regular file (a device, FIFO or socket); give a regular file");
+  const auto big = std::filesystem::temp_directory_path() / "locksim_test_big.toml";
+  {
+    std::ofstream out(big);
+    out << kHead << std::string(kMaxInputFileBytes, '#') << "\n";
+  }
+  auto too_big = load_scenario_file(big.string());
+  std::filesystem::remove(big);
+  REQUIRE_FALSE(too_big.ok());
+  CHECK(too_big.error().message == "is " + std::to_string(kHead.size() + kMaxInputFileBytes + 1) +
+                                       " bytes, over the cap of 1048576 bytes (1 MiB) for an input file");
+}
+
+TEST_CASE("durations are capped where later arithmetic could overflow (issue 15)", "[scenarios]") {
+  // 2562047h is the largest whole number of hours in int64 nanoseconds: `2 * ttl` would overflow.
+  const std::string cap = "is longer than the cap of 10000h (durations are added and doubled in 64-bit nanoseconds)";
+  CHECK(outcome(kHead + "[lock]\nttl = \"2562047h\"\n") == "t.toml:6: lock.ttl: " + cap);
+  CHECK(outcome(kHead + "[lock]\nttl = \"10001h\"\n") == "t.toml:6: lock.ttl: " + cap);
+  CHECK(outcome(kHead + "[lock]\nttl = \"10000h\"\n") == "OK");
+  CHECK(outcome(kHead + "[network]\nlatency = \"1ms..10001h\"\n") == "t.toml:6: network.latency: " + cap);
+  // Lines 1-5: a run of `duration` with one client.
+  auto head = [](const std::string& duration) {
+    return "name = \"t\"\nduration = \"" + duration + "\"\n[[client]]\nname = \"A\"\nwrites = 2\n";
+  };
+  const std::string jump = "[[fault]]\nkind = \"clock-jump\"\ntarget = \"A\"\nat = \"1s\"\n";
+  CHECK(outcome(head("10s") + jump + "by = \"+2562047h\"\n") == "t.toml:10: fault[1].by: " + cap);
+  CHECK(outcome(head("10s") + jump + "by = \"-2562047h\"\n") == "t.toml:10: fault[1].by: " + cap);
+  // Each jump under the cap, together over it: the wall clock offset is what overflows.
+  CHECK(outcome(head("10s") + jump + "by = \"+6000h\"\n" + jump + "by = \"-6000h\"\n") ==
+        "t.toml:11: fault[2].by: the clock jumps of A add up to more than 10000h (the cap: the host's wall clock "
+        "must stay within 64-bit nanoseconds)");
+  CHECK(outcome(head("1000h") + "[nemesis]\nkinds = [\"clock-jump\"]\nmean_interval = \"1h\"\nmax_duration = \"100h\"\n") ==
+        "t.toml:9: nemesis.max_duration: clock jumps of up to 360000s every 3600s could move a clock by more than "
+        "10000h in 3600000s (the cap): use a shorter max_duration or a longer mean_interval");
+}
+
+TEST_CASE("a run whose history would not fit is refused, naming the fields (issue 15)", "[scenarios]") {
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nwrites = 10000\niterations = 1000000\n") ==
+        "t.toml:5: client[1].iterations: writes × iterations: the clients up to client[1] (A, writes = 10000, "
+        "iterations = 1000000) would record about 10002000000 history events (at most 5000000): the run would not "
+        "fit in memory");
+  std::string crowd = "name = \"t\"\n";
+  for (int i = 0; i < 1001; ++i) crowd += "[[client]]\nname = \"c" + std::to_string(i) + "\"\n";
+  CHECK(outcome(crowd) == "t.toml:2002: client: 1001 clients (at most 1000): the run would not fit in memory");
+}
+
+TEST_CASE("a lock option the named lock never reads is an error; without a kind any is allowed (issue 15)",
+          "[scenarios]") {
+  CHECK(outcome(kHead + "[lock]\nkind = \"token\"\nrenew_interval = \"5s\"\n") ==
+        "t.toml:7: lock.renew_interval: has no effect for lock kind \"token\" (only watchdog read it)");
+  CHECK(outcome(kHead + "[lock]\nkind = \"naive-del\"\nretry_jitter = \"5ms\"\n") ==
+        "t.toml:7: lock.retry_jitter: has no effect for lock kind \"naive-del\" (only redlock, redlock-fenced read it)");
+  CHECK(outcome(kHead + "[lock]\nkind = \"watchdog\"\nrenew_interval = \"5s\"\n") == "OK");
+  CHECK(outcome(kHead + "[lock]\nrenew_interval = \"5s\"\nthread_id = \"t\"\n") == "OK");
+}
+
+TEST_CASE("a field without effect on the topology is an error, at its line (issue 15)", "[scenarios]") {
+  CHECK(outcome(kHead + "[redis]\nfailover_after = \"1s\"\n") ==
+        "t.toml:6: redis.failover_after: has no effect: [redis] replicas = 0 (set replicas, or remove it)");
+  CHECK(outcome(kHead + "[redis]\nreplication_lag = \"5ms\"\n") ==
+        "t.toml:6: redis.replication_lag: has no effect: [redis] replicas = 0 (set replicas, or remove it)");
+  CHECK(outcome(kHead + "[redis]\nreplicas = 1\nfailover_after = \"1s\"\nreplication_lag = \"5ms\"\n") == "OK");
 }
 
 TEST_CASE("a scenario file is read from disk and named by its path", "[scenarios]") {

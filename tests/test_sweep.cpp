@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/sweep.hpp"
+#include "tests/support/shell.hpp"
 
 using namespace locksim::cli;
 
@@ -36,6 +37,14 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::stringstream s(text);
   for (std::string line; std::getline(s, line);) lines.push_back(line);
   return lines;
+}
+
+// Calls request_sweep_stop() after `delay`, as a signal handler would.
+std::thread stop_after(std::chrono::milliseconds delay) {
+  return std::thread([delay] {
+    std::this_thread::sleep_for(delay);
+    request_sweep_stop();
+  });
 }
 
 std::string tmp(const std::string& name) {
@@ -106,10 +115,7 @@ TEST_CASE("an interrupted sweep keeps every finished run and resumes to the full
   auto interrupted = full;
   interrupted.out = tmp("interrupted.jsonl");
   interrupted.jobs = 2;
-  std::thread stopper([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    request_sweep_stop();
-  });
+  std::thread stopper = stop_after(std::chrono::milliseconds(30));
   const auto first = run_sweep(interrupted, log);
   stopper.join();
   const auto written = lines_of(slurp(interrupted.out));
@@ -225,3 +231,77 @@ TEST_CASE("a lock the topology cannot serve is skipped, not run", "[sweep]") {
   CHECK(s.skipped_pairs.size() == 2);
   CHECK(s.ran == 12);
 }
+
+namespace {
+
+// A valid run that would take hours of CPU: B retries every 1 ms for 999 h
+// while A holds the lock (issue 15: such a sweep ignored Ctrl-C).
+std::string long_run_scenario() {
+  const std::string path = tmp("long-run.toml");
+  std::ofstream(path) << "name = \"long-run\"\nduration = \"999h\"\n[lock]\nttl = \"1000h\"\nretry = \"1ms\"\n"
+                         "acquire_timeout = \"999h\"\n[[client]]\nname = \"A\"\nwork = \"999h\"\n"
+                         "[[client]]\nname = \"B\"\nstart = \"1s\"\n";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a huge --seeds is never listed in memory: the work list is lazy (issue 15)", "[sweep]") {
+  std::ostringstream log;
+  auto o = small_sweep(tmp("huge.jsonl"));
+  o.seeds = 1'000'000'000;  // 6e9 runs: a list of them would need 48 GB
+  o.jobs = 2;
+  std::thread stopper = stop_after(std::chrono::milliseconds(50));
+  const auto s = run_sweep(o, log);
+  stopper.join();
+  CHECK(s.planned == 6'000'000'000ULL);
+  CHECK(s.interrupted);
+  CHECK(lines_of(slurp(o.out)).size() == s.ran);
+}
+
+TEST_CASE("a stop request ends a very long run in flight, writing nothing for it (issue 15)", "[sweep]") {
+  std::ostringstream log;
+  SweepOptions o;
+  o.scenarios = {long_run_scenario()};
+  o.locks = {"token"};
+  o.seeds = 1;
+  o.out = tmp("long-run.jsonl");
+  std::thread stopper = stop_after(std::chrono::milliseconds(200));
+  const auto s = run_sweep(o, log);  // without the run's stop check this would not return for hours
+  stopper.join();
+  CHECK(s.interrupted);
+  CHECK(s.ran == 0);
+  CHECK(slurp(o.out).empty());
+}
+
+TEST_CASE("SIGTERM, and a second SIGINT, end a sweep of a very long run with exit 130 (issue 15)", "[sweep]") {
+  const std::string sweep = std::string(LOCKSIM_BINARY) + " sweep --scenario " + long_run_scenario() +
+                            " --lock token --seeds 4 --jobs 2 --quiet --out " + tmp("signals.jsonl");
+  // A watchdog kills the sweep after 60 s, so a sweep that ignores the signal fails instead of hanging.
+  auto with_signals = [&](const std::string& signals) {
+    return locksim::tests::run_shell("{ " + sweep + " & pid=$!; sleep 1; " + signals +
+                                     " ( sleep 60; kill -KILL $pid ) >/dev/null 2>&1 & w=$!; wait $pid; c=$?; "
+                                     "kill $w 2>/dev/null; exit $c; } 2>&1");
+  };
+  const auto [term_out, term_code] = with_signals("kill -TERM $pid;");
+  CHECK(term_code == 130);
+  CHECK(term_out.find("sweep: interrupted; continue with the same command plus --resume") != std::string::npos);
+  const auto [int_out, int_code] = with_signals("kill -INT $pid; kill -INT $pid;");
+  INFO(int_out);
+  CHECK(int_code == 130);
+  CHECK(int_out.find("sweep: ") != std::string::npos);  // the handler ran: not a death by the default SIGINT action
+  CHECK(slurp(tmp("signals.jsonl")).empty());  // no run finished; nothing half-written
+}
+
+#if !defined(__SANITIZE_ADDRESS__)  // ASan reserves terabytes of address space: ulimit -v would stop it at once
+TEST_CASE("threads that cannot start shrink --jobs instead of aborting (issue 15)", "[sweep]") {
+  // 1 GB of address space: a few dozen 8 MB thread stacks fit, 2000 do not.
+  const auto [out, code] = locksim::tests::run_shell(
+      "ulimit -v 1000000; " + std::string(LOCKSIM_BINARY) +
+      " sweep --scenario gc-pause --lock token --seeds 300 --jobs 2000 --quiet --out " + tmp("threads.jsonl") + " 2>&1");
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find("sweep: could start only ") != std::string::npos);
+  CHECK(lines_of(slurp(tmp("threads.jsonl"))).size() == 300);
+}
+#endif

@@ -52,7 +52,7 @@ bool EngineWorld::step() {
   const std::uint64_t previous = current_root_;
   current_root_ = event.root;
   if (event.handle) {
-    event.handle.resume();
+    sim::resume_chain(event.handle);
   } else {
     event.fn();
   }
