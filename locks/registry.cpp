@@ -3,6 +3,8 @@
 // Not thread-safe to register while other threads read: register at startup.
 #include "locks/registry.hpp"
 
+#include "sim/spelling.hpp"
+
 #include <map>
 
 // One line per built-in lock: X(suffix) refers to `LockInfo lock_info_<suffix>()`.
@@ -94,6 +96,12 @@ std::optional<LockInfo> find_lock(const std::string& name) {
   auto it = table().find(name);
   if (it == table().end()) return std::nullopt;
   return it->second;
+}
+
+std::string unknown_lock_message(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& info : all_locks()) names.push_back(info.name);
+  return "unknown lock kind '" + name + "'" + sim::did_you_mean(name, names) + " (see `locksim list`)";
 }
 
 std::unique_ptr<Lock> make_lock(const std::string& name, Runtime& rt, const LockConfig& config) {

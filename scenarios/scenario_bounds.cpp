@@ -95,18 +95,20 @@ std::optional<BoundProblem> check_fields_without_effect(const Scenario& s, const
   return std::nullopt;
 }
 
-// [lock] options only some built-in locks read (locks/*.cpp, config_.<field>).
+// [lock] options only some built-in locks read (locks/*.cpp, config_.<field>;
+// the Redlock and watchdog reproductions derive from those locks and read
+// the same options).
 const std::map<std::string, std::vector<std::string>>& lock_option_users() {
   static const std::map<std::string, std::vector<std::string>> users = {
-      {"renew_interval", {"watchdog"}},
-      {"thread_name", {"watchdog"}},
+      {"renew_interval", {"watchdog", "watchdog-fixed", "redisson-watchdog-3194"}},
+      {"thread_name", {"watchdog", "watchdog-fixed", "redisson-watchdog-3194"}},
       {"thread_id", {"thread-id"}},
       {"counter_node", {"redlock-fenced"}},
       {"counter_key", {"fenced", "redlock-fenced"}},
-      {"node_timeout", {"redlock", "redlock-fenced"}},
-      {"clock", {"redlock", "redlock-fenced"}},
-      {"check_validity_after_acquire", {"redlock", "redlock-fenced"}},
-      {"retry_jitter", {"redlock", "redlock-fenced"}},
+      {"node_timeout", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
+      {"clock", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
+      {"check_validity_after_acquire", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
+      {"retry_jitter", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
   };
   return users;
 }
