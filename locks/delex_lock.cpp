@@ -1,7 +1,7 @@
 // delex: `SET k token NX PX ttl`; release with Redis 8.4's `DELEX k IFEQ token`.
 //
 // Source: Redis 8.4 added DELEX and SET ... IFEQ so the compare-and-delete
-// and compare-and-extend need no Lua (REDIS-SEMANTICS.md, "Commands"). Same
+// and compare-and-extend need no Lua (docs/redis-model.md, "Commands"). Same
 // claims and assumptions as the token lock: no wrong-owner delete, but no
 // protection against a holder that outlives its TTL. Needs a Redis 8.4 node
 // (on 7.0 DELEX is an unknown command and release fails). extend =

@@ -4,7 +4,7 @@
 //
 // Source: Kleppmann, "How to do distributed locking" (2016): every grant
 // carries a strictly increasing token and the storage rejects writes with a
-// token lower than the highest it has seen (REDIS-SEMANTICS.md, "Fenced";
+// token lower than the highest it has seen (docs/redis-model.md, "Fenced";
 // canonical timeline g). Claims: no stale write reaches fencing storage even
 // when two clients believe they hold the lock. Assumes the counter never goes
 // backwards — it lives on the same Redis node, so an AOF power loss or a

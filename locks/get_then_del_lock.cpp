@@ -1,7 +1,7 @@
 // get-then-del: `SET k token NX PX ttl`; release = `GET k`, compare in the
 // client, then `DEL k` — two commands, not atomic.
 //
-// Source: a pitfall the articles warn about (REDIS-SEMANTICS.md,
+// Source: a pitfall the articles warn about (docs/redis-model.md,
 // "Get-then-del"). Claims (wrongly) the token unlock's protection. Assumes
 // nothing happens between the GET and the DEL: if the lease expires there
 // (a GC pause, a delayed DEL) and another client takes the lock, the DEL

@@ -2,7 +2,7 @@
 // only its algorithm: counting round trips, the acquire retry loop (retry
 // every `retry` until `acquire_timeout` on the local monotonic clock), the
 // optional local validity deadline, and the two Lua scripts the articles
-// copy around (compare-and-delete from REDIS-SEMANTICS.md, verbatim, and its
+// copy around (compare-and-delete from docs/redis-model.md, verbatim, and its
 // compare-and-pexpire sibling for extends).
 #pragma once
 

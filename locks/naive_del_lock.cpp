@@ -1,7 +1,7 @@
 // naive-del: `SET k token NX PX ttl`, release with a bare `DEL k`.
 //
 // Source: the first lock every "Redis distributed lock" article shows
-// (REDIS-SEMANTICS.md, "Naive"). Claims: one holder at a time while holders
+// (docs/redis-model.md, "Naive"). Claims: one holder at a time while holders
 // finish within the TTL. Assumes no holder ever outlives its TTL (no GC
 // pause, no slow network): a holder whose lease expired DELs whatever entry
 // is there, including the next holder's (canonical timeline a). extend is a

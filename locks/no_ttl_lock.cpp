@@ -1,6 +1,6 @@
 // no-ttl: `SETNX k token` and nothing else; release with a bare `DEL k`.
 //
-// Source: the simplest lock of the articles' pitfall lists (REDIS-SEMANTICS.md,
+// Source: the simplest lock of the articles' pitfall lists (docs/redis-model.md,
 // "No TTL"). Claims: one holder at a time. Assumes every holder lives to
 // release: a crashed or hung holder blocks everyone forever
 // (`lock-unavailable`). extend has no TTL to renew: it sends nothing and

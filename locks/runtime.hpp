@@ -1,4 +1,4 @@
-// The interfaces every lock algorithm is written against (DESIGN.md,
+// The interfaces every lock algorithm is written against (docs/architecture.md,
 // "One lock implementation, two runtimes"): RedisConn sends the exact argv a
 // Redis client sends; Runtime is the client's view of the world (its local
 // clocks, sleeps, tokens, connections). SimRuntime implements them over the

@@ -2,7 +2,7 @@
 // release with a bare `DEL k`.
 //
 // Source: the pre-2.6.12 idiom (SET had no NX/PX options), still copied
-// today; a pitfall in REDIS-SEMANTICS.md. Claims: one holder, TTL-bounded.
+// today; a pitfall in docs/redis-model.md. Claims: one holder, TTL-bounded.
 // Assumes the client never dies (or stalls past a failover) between the two
 // commands: a crash there leaves a lock with no TTL that blocks everyone
 // forever (`lock-unavailable`). EXPIRE takes whole seconds: the TTL is

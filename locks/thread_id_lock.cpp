@@ -1,7 +1,7 @@
 // thread-id: `SET k <thread id> NX PX ttl`, release with compare-and-delete
 // on that thread id.
 //
-// Source: a pitfall of the articles (REDIS-SEMANTICS.md, "Thread-id token"):
+// Source: a pitfall of the articles (docs/redis-model.md, "Thread-id token"):
 // the lock value is a thread id ("thread-1"), which is equal on every
 // application instance. The compare-and-delete looks safe, but an instance
 // whose lease expired deletes another instance's lock because both carry the

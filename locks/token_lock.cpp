@@ -1,7 +1,7 @@
 // token: `SET k token NX PX ttl`, release with the compare-and-delete script.
 //
 // Source: redis.io distlock page, "Correct Implementation with a Single
-// Instance" (REDIS-SEMANTICS.md, "Token unlock"): the unlock script deletes
+// Instance" (docs/redis-model.md, "Token unlock"): the unlock script deletes
 // the key only if it still holds this client's random token. Claims: a client
 // never removes another client's lock. Assumes holders finish within the TTL
 // for mutual exclusion: a paused holder still believes it holds the lock and

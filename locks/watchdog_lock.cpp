@@ -1,6 +1,6 @@
 // watchdog: Redisson's RLock with its lock watchdog.
 //
-// Source: Redisson (RedissonLock.java; REDIS-SEMANTICS.md, "Redisson RLock +
+// Source: Redisson (RedissonLock.java; docs/redis-model.md, "Redisson RLock +
 // watchdog"). The lock is a hash; the field `<clientUUID>:<threadId>` holds
 // the re-entry count (clientUUID = rt.random_token() once per Lock instance,
 // threadId = LockConfig::thread_name). Acquire, unlock and renew are

@@ -71,7 +71,7 @@ std::vector<Violation> check_mutual_exclusion(const History& h) {
 }
 
 std::vector<Violation> check_wrong_owner_release(const History& h) {
-  // Ownership is who created the entry (DESIGN.md), not the token's value.
+  // Ownership is who created the entry (docs/architecture.md), not the token's value.
   std::map<std::pair<HostId, std::string>, std::pair<std::size_t, const EntryEvent*>> creator;
   std::vector<Violation> out;
   for (const EntryEvent& e : h.entries) {

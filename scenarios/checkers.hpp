@@ -1,4 +1,4 @@
-// Checkers: the four properties of DESIGN.md, judged in true time from a
+// Checkers: the four properties of docs/architecture.md, judged in true time from a
 // run's History. Each violation names its kind (part of the CLI contract),
 // the true time, the clients involved, a one-line explanation and the
 // events that prove it, so a report can draw it.

@@ -1,6 +1,6 @@
 // History: what happened in one run, in true time, as the checkers see it.
 //
-// The checkers judge a run only from this record (DESIGN.md "Properties and
+// The checkers judge a run only from this record (docs/architecture.md "Properties and
 // violations"): clients' beliefs that they hold the lock, their acquire
 // attempts, every command the Redis nodes executed on the lock key with its
 // keyspace effect, and the storage's accepted and rejected writes. They never

@@ -1,9 +1,9 @@
-// Scenario: a run described as data (DESIGN.md "Scenario files"): topology,
+// Scenario: a run described as data (docs/scenario-format.md): topology,
 // workload, lock, faults and the expected outcome, like FoundationDB's test
 // TOML (workload + nemeses). `load_scenario_*` parse TOML with toml++ and
 // validate every field; a bad file gives `file:line: field: message`.
 //
-// Decisions where DESIGN.md is silent (the user-visible contract of a file):
+// Decisions where docs/architecture.md is silent (the user-visible contract of a file):
 //  - Every table rejects unknown keys ("did you mean ..." when one is close),
 //    and a [[fault]] rejects keys its kind does not use (`by` on a pause).
 //  - Durations are strings with units: ns, us (or µs), ms, s, m, h; a
@@ -225,7 +225,7 @@ std::vector<std::string> host_names(const Scenario& scenario);
 // first, at most five: for "did you mean" messages.
 std::vector<std::string> close_names(std::string_view wanted, const std::vector<std::string>& names);
 
-// The violation names of DESIGN.md (part of the CLI contract).
+// The violation names of docs/architecture.md (part of the CLI contract).
 const std::vector<std::string>& violation_names();
 
 Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, const std::string& file);

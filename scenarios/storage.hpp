@@ -1,7 +1,7 @@
 // The protected storage: the resource the lock guards (a report table, an
 // orders table). It applies writes in arrival order and records each in the
 // History. With fencing on, it rejects a token lower than the highest it has
-// seen and accepts an equal one (REDIS-SEMANTICS.md "Fenced"); tokenless
+// seen and accepts an equal one (docs/redis-model.md "Fenced"); tokenless
 // writes are accepted unchecked.
 #pragma once
 

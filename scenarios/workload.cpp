@@ -1,4 +1,4 @@
-// The workload (DESIGN.md "Workload: what a client does").
+// The workload (docs/architecture.md "Workload: what a client does").
 //
 // lock: for each iteration, acquire (the lock retries until its
 // acquire_timeout; giving up is not a violation), then the critical section

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates the README's "Confirmed on real Redis" table from measurements,
+# Regenerates docs/agreement.md from measurements,
 # never by hand: every catalog scenario x lock run live (`sweep --live`, each
 # scenario at its [live] time_scale, else 0.01) and simulated (seed 1), then
 # the "Confirmed on real Redis" section of `locksim report --format md` is
-# put between the README's agreement-table markers (headings one level down).
+# put between the agreement-table markers of docs/agreement.md (headings one level down).
 #
 #   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~4-5 minutes
 #
@@ -23,6 +23,6 @@ grep -q '^| scenario | lock |' "$out/table.md" || { echo "agreement-table: no ta
 awk -v table="$out/table.md" '
   /<!-- agreement-table:begin -->/ {print; while ((getline line < table) > 0) print line; skip = 1; next}
   /<!-- agreement-table:end -->/ {skip = 0}
-  !skip {print}' README.md > README.md.tmp
-mv README.md.tmp README.md
-echo "agreement-table: README.md updated from $out/report.md"
+  !skip {print}' docs/agreement.md > docs/agreement.md.tmp
+mv docs/agreement.md.tmp docs/agreement.md
+echo "agreement-table: docs/agreement.md updated from $out/report.md"

@@ -12,7 +12,7 @@
 # warning and the cells it finished.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh locksim
 out=${OUT:-out}
 seeds=${SEEDS:-100}
 mkdir -p "$out"
@@ -30,5 +30,18 @@ fi
 report_status=0
 build/locksim report "${inputs[@]}" --format html,md,json,junit --out "$out/report" || report_status=$?
 [[ $report_status -le 1 ]] || exit "$report_status"
-echo "locksim: report written to $out/report/ (open $out/report/report.html)"
+# The headline: one sentence per lock (the report's decision), the cells
+# where real Redis differed from the simulation, and where the report is.
+echo
+echo "Which lock survives which fault (one line per lock; the table is in the report):"
+awk '/^## Which lock survives/ {on = 1; next} on && /^## / {exit} on && /^- [a-z0-9-]+: / {print "  " substr($0, 3)}' \
+  "$out/report/report.md"
+differs=$(grep -E '^\|.*\| differs' "$out/report/report.md" | awk -F'|' '{gsub(/ /, "", $2); gsub(/ /, "", $3); print "  " $2 " x " $3}' || true)
+if [[ -n $differs ]]; then
+  echo
+  echo "Cells where real Redis differed from the simulation (docs/live.md says why rows differ):"
+  echo "$differs"
+fi
+echo
+echo "locksim: report written to $(cd "$out/report" && pwd)/report.html (also report.md, report.json, report.xml)"
 exit "$status"

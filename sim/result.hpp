@@ -1,4 +1,4 @@
-// Result<T, E>: an expected outcome as a value (DESIGN.md: outcomes are
+// Result<T, E>: an expected outcome as a value (docs/architecture.md: outcomes are
 // values, not exceptions). Either a T or an E; nothing else.
 #pragma once
 

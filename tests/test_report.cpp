@@ -395,7 +395,7 @@ TEST_CASE("a run record reads back to the same line, simulated, live or skipped"
   back = reports::read_run_record(skip);
   REQUIRE(back);
   CHECK(back->is_skip());
-  CHECK(reports::to_line(*back) == skip.dump());
+  CHECK(reports::to_line(*back) == reports::to_line(record));
 }
 
 TEST_CASE("a run record with a number of the wrong kind is an error naming the field", "[report]") {

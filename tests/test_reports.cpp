@@ -1,5 +1,5 @@
 // Tests of the report renderers. The SVG timeline is fed a History built by
-// hand (no simulator): the canonical gc-pause story of REDIS-SEMANTICS.md
+// hand (no simulator): the canonical gc-pause story of docs/redis-model.md
 // timeline (a) with a 10 s TTL, judged by the real checkers. The document
 // must be well-formed XML (checked with xmllint, from libxml2-utils, which
 // scripts/setup.sh installs), show every lane and mark, escape all text and

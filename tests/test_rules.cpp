@@ -1,4 +1,4 @@
-// Source rules: the determinism rules of DESIGN.md, checked by scanning the
+// Source rules: the determinism rules of docs/architecture.md, checked by scanning the
 // source. The simulation (sim/, locks/ outside locks/hiredis/, scenarios/)
 // must not read real clocks, spawn threads, read the environment or use
 // <random>'s engines and distributions, std::hash or rand(). Nor may one

@@ -1,5 +1,5 @@
 // The runner end to end on hand-built scenarios (no TOML): the canonical
-// failure timelines of REDIS-SEMANTICS.md reproduced in the simulator, and
+// failure timelines of docs/redis-model.md reproduced in the simulator, and
 // the checkers finding exactly what the mechanics produce.
 #include <catch2/catch.hpp>
 

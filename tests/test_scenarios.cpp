@@ -102,7 +102,7 @@ TEST_CASE("a duration range is MIN..MAX with MIN <= MAX, or one duration", "[sce
 
 // --- a full file --------------------------------------------------------------
 
-TEST_CASE("every field of the DESIGN.md example is read with its type and unit", "[scenarios]") {
+TEST_CASE("every field of the docs/architecture.md example is read with its type and unit", "[scenarios]") {
   const std::string text = R"(name = "gc-pause"
 description = "A pauses 35 s holding a 30 s lock"
 duration = "120s"
@@ -306,7 +306,7 @@ TEST_CASE("an [expect] with only by_lock leaves other locks without an expectati
   CHECK_FALSE(r->expected_for("naive-del"));
 }
 
-TEST_CASE("host names follow DESIGN.md", "[scenarios]") {
+TEST_CASE("host names follow docs/architecture.md", "[scenarios]") {
   auto r = load("name = \"t\"\n[redis]\nmasters = 2\nreplicas = 1\n[[client]]\nname = \"A\"\n");
   REQUIRE(r.ok());
   CHECK(host_names(r.value()) ==
@@ -685,9 +685,10 @@ TEST_CASE("a run whose history would not fit is refused, naming the fields (issu
 TEST_CASE("a lock option the named lock never reads is an error; without a kind any is allowed (issue 15)",
           "[scenarios]") {
   CHECK(outcome(kHead + "[lock]\nkind = \"token\"\nrenew_interval = \"5s\"\n") ==
-        "t.toml:7: lock.renew_interval: has no effect for lock kind \"token\" (only watchdog read it)");
+        "t.toml:7: lock.renew_interval: has no effect for lock kind \"token\" (only watchdog, watchdog-fixed, redisson-watchdog-3194 read it)");
   CHECK(outcome(kHead + "[lock]\nkind = \"naive-del\"\nretry_jitter = \"5ms\"\n") ==
-        "t.toml:7: lock.retry_jitter: has no effect for lock kind \"naive-del\" (only redlock, redlock-fenced read it)");
+        "t.toml:7: lock.retry_jitter: has no effect for lock kind \"naive-del\" (only redlock, redlock-fenced, "
+        "node-redlock-169, node-redlock-fixed, redlock-net-48, redlock-net-fixed, redlock-py, redlock-py-pr3 read it)");
   CHECK(outcome(kHead + "[lock]\nkind = \"watchdog\"\nrenew_interval = \"5s\"\n") == "OK");
   CHECK(outcome(kHead + "[lock]\nrenew_interval = \"5s\"\nthread_id = \"t\"\n") == "OK");
 }

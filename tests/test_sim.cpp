@@ -1,5 +1,5 @@
 // Kernel tests: time, PRNG, tasks, scheduler, hosts, clocks, network, trace.
-// Each behaviour of DESIGN.md's "Kernel rules" has a test here that fails if
+// Each behaviour of docs/architecture.md's "Kernel rules" has a test here that fails if
 // it breaks.
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>

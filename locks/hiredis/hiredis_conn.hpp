@@ -1,5 +1,5 @@
 // HiredisConn: a RedisConn over one blocking hiredis connection to a real
-// redis-server (DESIGN.md, "One lock implementation, two runtimes").
+// redis-server (docs/architecture.md, "One lock implementation, two runtimes").
 //
 // This file pair is the only place in the project that includes
 // <hiredis/hiredis.h>. Failures never throw and never hang: a refused

@@ -1,5 +1,5 @@
 // RealRuntime: the Runtime of a lock client talking to real redis-servers
-// (DESIGN.md, "One lock implementation, two runtimes"; FoundationDB's Net2
+// (docs/architecture.md, "One lock implementation, two runtimes"; FoundationDB's Net2
 // beside the simulator's Sim2).
 //
 // Clocks are std::chrono's: monotonic_now() reads steady_clock, wall_now()

@@ -31,7 +31,7 @@ _locksim() {
   case $sub in
     list) opts="--format" ;;
     run) opts="--lock --seed --format --trace --timeline --store" ;;
-    replay) opts="--format --trace --timeline" ;;
+    replay) opts="--format --trace --timeline --line" ;;
     sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
     hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation" ;;
     report) opts="--format --out" ;;

@@ -2,7 +2,7 @@
 //
 // Pure data + logic, no I/O and no time source of its own: every call gets
 // the node's wall-clock time in milliseconds (`now_ms`), because Redis
-// decides expiry on its wall clock (REDIS-SEMANTICS.md, "Expiry"). The node
+// decides expiry on its wall clock (docs/redis-model.md, "Expiry"). The node
 // host (sim/redis/node.hpp) wraps an Engine with the network, the AOF,
 // replication, WAIT and min-replicas-to-write. Fidelity target: redis-server
 // 7.0 replies, byte for byte (checked by tests/test_redis_differential.cpp).

@@ -6,7 +6,7 @@
 // replaced: the most up-to-date replica is promoted and clients are
 // redirected to it. An old master that comes back (restarted, or reachable
 // again) is demoted to a replica of the new one, and the writes it accepted
-// while isolated are lost — "last failover wins" (REDIS-SEMANTICS.md).
+// while isolated are lost — "last failover wins" (docs/redis-model.md).
 // failover_after = 0 disables automatic failover; `failover(shard)` forces
 // one (the `failover` fault).
 #pragma once
