@@ -18,6 +18,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "locks/registry.hpp"
 #include "reports/decision.hpp"
 #include "reports/report.hpp"
 #include "reports/report_plots.hpp"
@@ -50,9 +51,9 @@ table.decision { width: 100%; table-layout: fixed; }
 table.decision th.lock, table.decision td.sentence { text-align: left; }
 table.decision th.lock { width: 112px; font-weight: 600; }
 table.decision th.fault { text-align: center; font-size: 12px; font-weight: 600; line-height: 1.15; }
-table.decision th.sentence-head { width: 30%; }
-table.decision td.dc { text-align: center; padding: 2px 3px; font-size: 12px; line-height: 1.15; }
-table.decision td.sentence { font-size: 12.5px; line-height: 1.25; padding: 3px 7px; }
+table.decision th.sentence-head { width: 40%; }
+table.decision td.dc { text-align: center; padding: 1px 3px; font-size: 11.5px; line-height: 1.1; }
+table.decision td.sentence { font-size: 12px; line-height: 1.2; padding: 2px 7px; }
 .sev { display: block; font-weight: 700; }
 .share { display: block; font-size: 11px; }
 .sevbar { display: flex; height: 5px; margin: 2px 2px 0; background: #fff; }
@@ -171,22 +172,55 @@ void decision_cell(std::ostringstream& out, const std::string& lock, FaultClass 
   out << "</td>";
 }
 
-void html_decision(std::ostringstream& out, const Comparison& c, const Decision& d) {
-  out << "<table class=\"decision\" id=\"decision\">\n<tr><th class=\"lock\">lock</th>";
+bool is_reproduction(const std::string& lock) {
+  const auto info = locks::find_lock(lock);
+  return info && info->reproduces;
+}
+
+// A lock this sweep tried under no fault at all: a row of "not tried"
+// cells says nothing, so it is named under the table instead.
+bool tried_only_without_faults(const Decision& d, const std::string& lock) {
+  return std::all_of(d.classes.begin(), d.classes.end(),
+                     [&](FaultClass f) { return f == FaultClass::None || d.cell(lock, f) == nullptr; });
+}
+
+// One decision table: the locks one would choose between, or (apart, after
+// the legend) the reproductions of shipped client bugs.
+void decision_table(std::ostringstream& out, const Decision& d, bool reproductions, const char* id) {
+  out << "<table class=\"decision\" id=\"" << id << "\">\n<tr><th class=\"lock\">"
+      << (reproductions ? "reproduction" : "lock") << "</th>";
   for (FaultClass f : d.classes) out << "<th class=\"fault\">" << esc(fault_class_name(f)) << "</th>";
   out << "<th class=\"sentence-head\">in one sentence</th></tr>\n";
   for (const auto& lock : d.locks) {
+    if (is_reproduction(lock) != reproductions || tried_only_without_faults(d, lock)) continue;
     out << "<tr><th class=\"lock\">" << esc(lock) << "</th>";
     for (FaultClass f : d.classes) decision_cell(out, lock, f, d.cell(lock, f));
     out << "<td class=\"sentence\">" << esc(d.sentences.at(lock)) << "</td></tr>\n";
   }
-  out << "</table>\n<p class=\"legend\">";
+  out << "</table>\n";
+  std::string untried;
+  for (const auto& lock : d.locks)
+    if (is_reproduction(lock) == reproductions && tried_only_without_faults(d, lock))
+      untried += (untried.empty() ? "" : ", ") + lock;
+  if (!untried.empty())
+    out << "<p class=\"legend\">Run here only in scenarios without faults (no violation): " << esc(untried)
+        << ".</p>\n";
+}
+
+void html_decision(std::ostringstream& out, const Comparison& c, const Decision& d) {
+  decision_table(out, d, false, "decision");
+  out << "<p class=\"legend\">";
   severity_legend(out);
   out << "<br/>A cell: the worst that happened in any run of the scenarios with that kind of fault, and in how many "
          "of their runs; the bar splits the runs by their worst violation. A scenario with several kinds of fault "
          "counts under each. ✗: runs that did not find what their scenario expects.";
   if (c.scenario_faults.empty()) out << " The scenarios could not be loaded to classify their faults.";
   out << "</p>\n";
+  if (std::any_of(d.locks.begin(), d.locks.end(), is_reproduction)) {
+    out << "<h3>Reproductions of shipped client bugs</h3>\n<p class=\"legend\">Each behaves as a released "
+           "library did (docs/reproductions.md); its fix is among the locks above.</p>\n";
+    decision_table(out, d, true, "decision-reproductions");
+  }
 }
 
 void html_plots(std::ostringstream& out, const Comparison& c, const Decision& d) {

@@ -23,7 +23,7 @@ const char* severity_colour(Severity severity) {
 namespace {
 
 constexpr int kWidth = 600;
-constexpr int kLabel = 120;   // lock names
+constexpr int kLabel = 150;   // lock names, cut at 19 characters
 constexpr int kValue = 110;   // numbers on the right
 constexpr int kRow = 22;
 constexpr int kTop = 30;
@@ -48,7 +48,7 @@ std::string rect(int x, int y, int w, int h, const char* colour, const std::stri
 }
 
 // A lock name cut to fit the label column.
-std::string label_of(const std::string& lock) { return lock.size() > 17 ? lock.substr(0, 16) + "\xE2\x80\xA6" : lock; }
+std::string label_of(const std::string& lock) { return lock.size() > 19 ? lock.substr(0, 18) + "\xE2\x80\xA6" : lock; }
 
 }  // namespace
 
