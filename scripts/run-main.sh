@@ -36,7 +36,7 @@ echo
 echo "Which lock survives which fault (one line per lock; the table is in the report):"
 awk '/^## Which lock survives/ {on = 1; next} on && /^## / {exit} on && /^- [a-z0-9-]+: / {print "  " substr($0, 3)}' \
   "$out/report/report.md"
-differs=$(grep -E '^\|.*\| differs' "$out/report/report.md" | awk -F'|' '{gsub(/ /, "", $2); gsub(/ /, "", $3); print "  " $2 " x " $3}' || true)
+differs=$(grep -E '^\|.*\| \*\*differs\*\* \|' "$out/report/report.md" | awk -F'|' '{gsub(/ /, "", $2); gsub(/ /, "", $3); print "  " $2 " x " $3}' || true)
 if [[ -n $differs ]]; then
   echo
   echo "Cells where real Redis differed from the simulation (docs/live.md says why rows differ):"

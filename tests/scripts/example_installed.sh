@@ -12,7 +12,10 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 cmake -S "$src" -B "$work/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/build"
-(cd "$work/build" && ./my_lock_tests --reporter junit --out "$work/my_lock_junit.xml")
+# The JUnit report goes to a file; on a failure, show it (the evidence and
+# the repro command are in it).
+(cd "$work/build" && ./my_lock_tests --reporter junit --out "$work/my_lock_junit.xml") ||
+  { cat "$work/my_lock_junit.xml"; echo "my_lock_tests failed"; exit 1; }
 grep -q 'testsuite ' "$work/my_lock_junit.xml"
 
 cli=$work/build/my-locksim
