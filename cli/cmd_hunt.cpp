@@ -71,7 +71,6 @@ std::optional<SteadyClock::duration> time_limit(const std::string& text) {
   return std::chrono::duration_cast<SteadyClock::duration>(*d);
 }
 
-constexpr std::uint64_t kDefaultBudget = 1000;
 
 scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   const auto lock = locks::find_lock(a.lock);
