@@ -65,6 +65,11 @@ std::map<std::string, std::set<std::string>> listed_locks(const Scenario& scenar
 
 }  // namespace
 
+// Over 20 seeds, as a user's `sweep --seeds 20` runs them: an expectation
+// that holds for seed 1 only is a story that depends on a lucky draw
+// (shedlock-gc-pause's 12 s pause missed its stale write on 6 seeds in 50).
+constexpr std::uint64_t kCatalogSeeds = 20;
+
 TEST_CASE("every catalog scenario finds exactly its expected violations for every listed lock", "[catalog]") {
   REQUIRE(catalog().size() >= 14);
   std::size_t runs = 0;
@@ -74,7 +79,7 @@ TEST_CASE("every catalog scenario finds exactly its expected violations for ever
     const auto listed = listed_locks(*scenario);
     REQUIRE_FALSE(listed.empty());
     for (const auto& [lock, expected] : listed) {
-      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      for (std::uint64_t seed = 1; seed <= kCatalogSeeds; ++seed) {
         RunOptions options;
         options.lock_kind = lock;
         options.seed = seed;

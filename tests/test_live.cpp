@@ -776,10 +776,6 @@ const KnownDifference kKnownDifferences[] = {
      "the busy node's restart under its background load delays B's grant by ~0.3-0.7 s of scenario time at 0.1, so "
      "B's write may follow A's second one (no stale-write); and a real SET that lands within 20 ms of a wall-second "
      "boundary is fsynced by the next second's first write (the key survives)"},
-    {"shedlock-gc-pause", "",
-     "the stale write needs C's write (~11.5 s) before A wakes (~12.1 s); live start-up moves the grants by up to a "
-     "second of scenario time, so live runs show it only sometimes (mutual exclusion, and shedlock-redis's "
-     "wrong-owner DEL, always)"},
     {"redlock-py-wall-clock-step", "redlock-py",
      "the client wall-clock step is triggered at A:acquiring and must land between A's first reading and the replies; "
      "at time scale 0.01 the whole acquire takes well under a millisecond of real time, so the live step (through "
