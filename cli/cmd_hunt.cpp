@@ -26,6 +26,7 @@
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/lock_assumptions.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
@@ -173,7 +174,17 @@ int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
   return kUnmatched;
 }
 
+// The environment every case gives the lock, as its file states it needs
+// (scenarios/lock_assumptions.hpp): a finding is then the lock's own.
+void print_assumptions(const std::string& lock_name) {
+  const auto lock = locks::find_lock(lock_name);
+  if (!lock) return;
+  for (const auto& assumption : scenarios::stated_assumptions(*lock))
+    std::cout << "assumes   " << lock_name << ": " << assumption << " (given to every case)\n";
+}
+
 int run_hunt(const HuntArgs& a, bool budget_given) {
+  print_assumptions(a.lock);
   scenarios::HuntOptions options = hunt_options(a, budget_given);
   Progress progress(time_limit(a.time));
   options.keep_going = [&progress](std::uint64_t cases, bool found) { return progress.update(cases, found); };

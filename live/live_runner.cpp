@@ -26,6 +26,7 @@
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/checkers.hpp"
+#include "scenarios/lock_assumptions.hpp"
 #include "scenarios/repro.hpp"
 
 namespace locksim::live {
@@ -1089,6 +1090,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   r.violations = scenarios::check_all(r.history, scenario.liveness_bound());
   r.expected = scenario.expected_for(lock_kind);
   r.matched = scenario.matches(lock_kind, r.violation_kinds());  // `may` counts, as in `run`
+  r.outside_assumptions = scenarios::unmet_assumptions(scenario, *info);
   r.source = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   r.repro = scenarios::live_repro(r.source, lock_kind, scale_text(options.time_scale_ppm), options.redis_endpoints,
                                   given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);

@@ -60,12 +60,16 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
     out << "expected  " << join(*run.expected) << (run.may.empty() ? "" : " (may also: " + join(run.may) + ")") << "\n";
     out << "found     " << join(found) << "\n";
     out << "verdict   " << (run.matched ? std::string("as expected") : paint(style, "UNEXPECTED", kRed)) << "\n";
+  } else if (!run.matched && !run.outside_assumptions.empty()) {
+    out << "verdict   violations found outside " << run.lock << "'s assumptions: they show what happens without "
+        << "them, not a fault of " << run.lock << "\n";
   } else {
     out << "verdict   "
         << (run.matched ? paint(style, "safe: no violation", kGreen)
                         : paint(style, "UNSAFE: violations found (none expected)", kRed))
         << "\n";
   }
+  for (const auto& why : run.outside_assumptions) out << "outside   " << why << "\n";
   out << "repro     " << run.repro << "\n";
   out << "digest    " << sim::Trace::hex(run.digest) << " (" << run.events << " events, "
       << sim::format_seconds(std::chrono::milliseconds(run.sim_time_ms)) << " simulated)\n";

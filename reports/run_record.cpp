@@ -170,6 +170,8 @@ Error read_run_fields(const json& j, RunRecord& r, bool whole) {
     r.matched = j["matched"].get<bool>();
   }
   if (auto err = read_string(j, "source", r.source, false)) return err;
+  if (j.contains("outside_assumptions"))
+    if (auto err = read_strings(j, "outside_assumptions", r.outside_assumptions)) return err;
   return read_stats(j, r);
 }
 
@@ -235,6 +237,7 @@ RunRecord record_of(const scenarios::RunResult& run) {
   r.expected = run.expected;
   r.may = run.may;
   r.matched = run.matched;
+  r.outside_assumptions = run.outside_assumptions;
   r.repro = run.repro;
   r.source = run.source;
   const auto& s = run.summary;
@@ -257,6 +260,7 @@ nlohmann::ordered_json to_json(const RunRecord& r) {
   j["expected"] = expected_json(r.expected);
   if (!r.may.empty()) j["may"] = std::vector<std::string>(r.may.begin(), r.may.end());
   j["matched"] = r.matched;
+  if (!r.outside_assumptions.empty()) j["outside_assumptions"] = r.outside_assumptions;
   j["repro"] = r.repro;
   j["source"] = r.source;
   if (r.stats) {

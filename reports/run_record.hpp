@@ -10,7 +10,9 @@
 //   "scenario", "lock", "seed", "digest" (16 hex digits), "events",
 //   "sim_time_ms", "violations" [{"kind","at_ms","clients","detail",
 //   "evidence"}], "expected" (array or null), "may" (only when non-empty),
-//   "matched", "repro", "source" (catalog name or scenario file), "stats"
+//   "matched", "outside_assumptions" (only when the scenario does not give
+//   the lock what it assumes, e.g. fencing storage for a fenced lock: one
+//   sentence each), "repro", "source" (catalog name or scenario file), "stats"
 //   {"attempts","acquisitions","gave_up","round_trips","acquire_p50_us",
 //   "acquire_p99_us"}, and for live runs "live" {"time_scale",
 //   "deterministic": false, "notes", "key_prefix" (with --redis)}.
@@ -75,6 +77,7 @@ struct RunRecord {
   std::optional<std::set<std::string>> expected;  // nullopt = no expectation (null)
   std::set<std::string> may;
   bool matched = false;
+  std::vector<std::string> outside_assumptions;  // the lock's unmet assumptions (empty: none)
   std::string repro;
   std::string source;              // defaults to the scenario name when a line has none
   std::optional<RunStats> stats;   // older lines carry none

@@ -1,6 +1,7 @@
 // Building a world from a scenario, running it, judging it.
 #include "scenarios/runner.hpp"
 
+#include "scenarios/lock_assumptions.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
 #include "scenarios/storage.hpp"
@@ -179,6 +180,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   r.expected = scenario.expected_for(lock_kind);
   r.may = scenario.may_for(lock_kind);
   r.matched = scenario.matches(lock_kind, r.violation_kinds());
+  r.outside_assumptions = unmet_assumptions(scenario, *info);
   const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   r.source = ref;
   r.repro = run_repro(ref, lock_kind, options.seed, options.program);

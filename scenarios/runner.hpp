@@ -49,6 +49,7 @@ struct RunResult {
   std::optional<std::set<std::string>> expected;
   std::set<std::string> may;  // violations allowed but not required (Scenario::may_for)
   bool matched = false;
+  std::vector<std::string> outside_assumptions;  // unmet_assumptions (lock_assumptions.hpp)
   std::string repro;
   std::string source;  // how to find the scenario again: a catalog name or a file path
   RunSummary summary;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "locks/registry.hpp"
+#include "scenarios/lock_assumptions.hpp"
 #include "scenarios/scenario_writer.hpp"
 
 namespace locksim::scenarios {
@@ -258,6 +259,7 @@ Scenario build_scenario(const ScenarioDraw& draw, const std::string& lock_kind, 
   const auto info = locks::find_lock(lock_kind).value_or(locks::LockInfo{lock_kind, "", "", 1, false, false, false, {}});
   Scenario s = base ? *base : generated_topology(draw, info, limits);
   s.lock_kind = lock_kind;
+  give_assumed_environment(s, info);  // judge the lock under what it states it needs
   s.faults.clear();
   s.nemesis.reset();
   s.expect_default.reset();

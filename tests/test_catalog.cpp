@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "locks/registry.hpp"
+#include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
 #include "sim/task.hpp"
@@ -135,6 +136,37 @@ TEST_CASE("locksim run prints the golden JSON for replica-failover with token", 
   auto [out, code] = run_cli("run replica-failover --lock token --seed 1 --format json");
   CHECK(code == 0);
   check_golden("run-replica-failover-token.json", out);
+}
+
+TEST_CASE("a run outside its lock's assumptions says so in text and JSON; one inside them does not (issue 20)",
+          "[catalog]") {
+  auto [text, code] = run_cli("run gc-pause --lock fenced --seed 1");
+  CHECK(code == 0);  // the scenario expects the stale write: fencing = false shows a token nobody checks
+  CHECK(text.find("outside   [storage] fencing = false: fenced assumes the storage checks fencing tokens") !=
+        std::string::npos);
+  auto [json_text, json_code] = run_cli("run gc-pause --lock fenced --seed 1 --format json");
+  REQUIRE(json_code == 0);
+  const auto line = nlohmann::json::parse(json_text);
+  REQUIRE(line.contains("outside_assumptions"));
+  CHECK(line["outside_assumptions"].size() == 1);
+  const auto record = reports::read_run_record(line);
+  REQUIRE(record.ok());
+  CHECK(record->outside_assumptions == line["outside_assumptions"].get<std::vector<std::string>>());
+  CHECK(nlohmann::json::parse(reports::to_json(*record).dump()) == line);  // the one reader and writer agree
+  auto [inside, inside_code] = run_cli("run fencing-gc-pause --lock fenced --seed 1 --format json");
+  REQUIRE(inside_code == 0);
+  CHECK_FALSE(nlohmann::json::parse(inside).contains("outside_assumptions"));
+  auto [naive, naive_code] = run_cli("run gc-pause --lock naive-del --seed 1 --format json");
+  REQUIRE(naive_code == 0);
+  CHECK_FALSE(nlohmann::json::parse(naive).contains("outside_assumptions"));  // naive-del assumes nothing
+}
+
+TEST_CASE("hunt gives a fenced lock fencing storage in every case and says so", "[catalog]") {
+  auto [out, code] = run_cli("hunt --lock fenced --budget 45");  // without fencing storage: stale-write at case 42
+  CHECK(out.rfind("assumes   fenced: the storage checks fencing tokens (given to every case)\n", 0) == 0);
+  CHECK(out.find("stale-write after") == std::string::npos);
+  auto [token, token_code] = run_cli("hunt --lock token --budget 1 --faults pause");
+  CHECK(token.find("assumes") == std::string::npos);
 }
 
 TEST_CASE("locksim run exits 1 when a run does not match its expectation", "[catalog]") {
