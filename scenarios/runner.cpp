@@ -3,7 +3,8 @@
 
 #include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
-#include "scenarios/storage.hpp"
+#include "scenarios/sim_workload_world.hpp"
+#include "scenarios/workload.hpp"
 
 namespace locksim::scenarios {
 
@@ -114,10 +115,12 @@ void build_clients(RunContext& ctx) {
     ctx.history.clients.push_back({spec.name, host.id(), {}, std::nullopt});
     ctx.history.clients.back().clock_drift_ppm = spec.clock_drift_ppm;
   }
+  ctx.workload_world = std::make_unique<SimWorkloadWorld>(ctx);
+  WorkloadWorld& world = *ctx.workload_world;
   for (std::size_t c = 0; c < ctx.clients.size(); ++c) {
     sim::Host& host = *ctx.clients[c].host;
-    host.set_main([&ctx, c](sim::Host&) { return client_main(ctx, c); });
-    host.on_crash([&ctx, c] { on_client_crash(ctx, c); });
+    host.set_main([&world, &ctx, c](sim::Host&) { return client_main(world, c, *ctx.clients[c].runtime); });
+    host.on_crash([&world, c] { on_client_crash(world, c); });
   }
 }
 
@@ -182,8 +185,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   r.source = ref;
   r.repro = run_repro(ref, lock_kind, options.seed, options.program);
-  r.summary = {ctx.stats.attempts, ctx.stats.acquisitions, ctx.stats.gave_up, ctx.stats.round_trips,
-               std::move(ctx.stats.acquire_latency_us)};
+  r.summary = std::move(ctx.stats);
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));
   r.trace = ctx.world.trace().records();
   r.history = std::move(ctx.history);
