@@ -124,15 +124,15 @@ void build_clients(RunContext& ctx) {
   }
 }
 
-std::optional<std::string> unsupported(const Scenario& s, const locks::LockInfo& lock) {
+}  // namespace
+
+std::optional<std::string> unsupported_lock(const Scenario& s, const locks::LockInfo& lock) {
   if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return why;
   if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
     return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
            s.name + " has " + std::to_string(s.redis.masters);
   return std::nullopt;
 }
-
-}  // namespace
 
 RedisNode* RunContext::node_by_name(std::string_view name) {
   for (auto& n : nodes)
@@ -150,7 +150,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);
   if (!info) return failure(locks::unknown_lock_message(lock_kind));
-  if (auto why = unsupported(scenario, *info)) return failure(*why);
+  if (auto why = unsupported_lock(scenario, *info)) return failure(*why);
 
   RunContext ctx(scenario, *info, options.seed);
   ctx.world.trace().set_recording(options.record_trace);
@@ -171,24 +171,14 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   ctx.world.scheduler().run_until(sim::true_epoch + scenario.duration);
   ctx.history.end = ctx.world.now();
 
-  RunResult r;
-  r.scenario = scenario.name;
-  r.lock = lock_kind;
-  r.seed = options.seed;
+  const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
+  RunResult r = judged_run(scenario, lock_kind, options.seed, ref, std::move(ctx.history), std::move(ctx.stats));
   r.digest = ctx.world.trace().digest();
   r.events = ctx.world.trace().event_count();
   r.sim_time_ms = sim::to_ms(ctx.world.now());
-  r.violations = check_all(ctx.history, scenario.liveness_bound());
-  r.expected = scenario.expected_for(lock_kind);
-  r.may = scenario.may_for(lock_kind);
-  r.matched = scenario.matches(lock_kind, r.violation_kinds());
-  const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
-  r.source = ref;
   r.repro = run_repro(ref, lock_kind, options.seed, options.program);
-  r.summary = std::move(ctx.stats);
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));
   r.trace = ctx.world.trace().records();
-  r.history = std::move(ctx.history);
   return r;
 }
 

@@ -41,7 +41,7 @@ class SimWorkloadWorld final : public WorkloadWorld {
   }
 
  protected:
-  void record_with(std::size_t c, void (*call)(void*, Ledger&), void* fn) override {
+  void record_with(std::size_t c, void (*call)(void*, const Ledger&), void* fn) override {
     Ledger ledger{ctx_.history, ctx_.stats, ctx_.clients[c].progress, ctx_.world.now(), false};
     call(fn, ledger);
   }

@@ -28,7 +28,7 @@ using sim::Task;
 std::string grant_text(std::uint64_t grant) { return "grant " + std::to_string(grant + 1); }
 
 void begin_attempt(WorkloadWorld& world, std::size_t c) {
-  world.record(c, [c](Ledger& l) {
+  world.record(c, [c](const Ledger& l) {
     if (l.ended) return;
     l.client.open_attempt = l.history.attempts.size();
     l.history.attempts.push_back({c, l.now, std::nullopt, false});
@@ -37,7 +37,7 @@ void begin_attempt(WorkloadWorld& world, std::size_t c) {
 }
 
 void end_attempt(WorkloadWorld& world, std::size_t c, bool acquired) {
-  world.record(c, [&world, acquired](Ledger& l) {
+  world.record(c, [&world, acquired](const Ledger& l) {
     if (l.ended || !l.client.open_attempt) return;
     Attempt& a = l.history.attempts[*std::exchange(l.client.open_attempt, std::nullopt)];
     a.end = l.now;
@@ -59,7 +59,7 @@ std::uint64_t begin_belief(WorkloadWorld& world, std::size_t c, const locks::Lea
     if (lease->valid_until) b.deadline = world.true_when_monotonic(c, *lease->valid_until);
   }
   bool opened = false;
-  world.record(c, [&](Ledger& l) {
+  world.record(c, [&](const Ledger& l) {
     if (l.ended) return;
     b.grant = l.history.next_grant++;
     b.start = l.now;
@@ -75,7 +75,7 @@ std::uint64_t begin_belief(WorkloadWorld& world, std::size_t c, const locks::Lea
 }
 
 // Ends the client's open belief; its grant, or nullopt if none was open.
-std::optional<std::uint64_t> close_belief(Ledger& l, const char* reason) {
+std::optional<std::uint64_t> close_belief(const Ledger& l, const char* reason) {
   if (l.ended || !l.client.open_belief) return std::nullopt;
   Belief& b = l.history.beliefs[*std::exchange(l.client.open_belief, std::nullopt)];
   b.end = l.now;
@@ -85,7 +85,7 @@ std::optional<std::uint64_t> close_belief(Ledger& l, const char* reason) {
 
 void end_belief(WorkloadWorld& world, std::size_t c, const char* reason) {
   std::optional<std::uint64_t> grant;
-  world.record(c, [&](Ledger& l) { grant = close_belief(l, reason); });
+  world.record(c, [&](const Ledger& l) { grant = close_belief(l, reason); });
   if (grant) world.note(c, reason, grant_text(*grant));
 }
 
@@ -130,7 +130,7 @@ sim::redis::Argv gate_command(WorkloadWorld& world, std::size_t c) {
 // The gate's reply recorded; true if this client won (it then believes it
 // won until the end of the run).
 bool gate_won(WorkloadWorld& world, std::size_t c, const sim::redis::Reply& reply) {
-  world.record(c, [](Ledger& l) { ++l.stats.round_trips; });
+  world.record(c, [](const Ledger& l) { ++l.stats.round_trips; });
   end_attempt(world, c, reply.is_ok());
   if (reply.is_ok()) begin_belief(world, c, nullptr);
   return reply.is_ok();
@@ -159,15 +159,15 @@ Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runt
       ++progress.iterations_done;
     }
     const std::uint64_t trips = lock->round_trips() - trips_before;
-    world.record(c, [trips](Ledger& l) { l.stats.round_trips += trips; });
+    world.record(c, [trips](const Ledger& l) { l.stats.round_trips += trips; });
   }
-  world.record(c, [c](Ledger& l) {
+  world.record(c, [c](const Ledger& l) {
     if (!l.ended) l.history.clients[c].finished = l.now;
   });
   world.note(c, "finished", "");
 }
 
-std::optional<std::uint64_t> record_crash(Ledger& ledger, std::size_t c) {
+std::optional<std::uint64_t> record_crash(const Ledger& ledger, std::size_t c) {
   ledger.history.clients[c].crashes.push_back(ledger.now);
   const auto grant = close_belief(ledger, "crash");
   if (ledger.client.open_attempt)
@@ -177,7 +177,7 @@ std::optional<std::uint64_t> record_crash(Ledger& ledger, std::size_t c) {
 
 void on_client_crash(WorkloadWorld& world, std::size_t c) {
   std::optional<std::uint64_t> grant;
-  world.record(c, [&](Ledger& l) { grant = record_crash(l, c); });
+  world.record(c, [&](const Ledger& l) { grant = record_crash(l, c); });
   if (grant) world.note(c, "crash", grant_text(*grant));
 }
 

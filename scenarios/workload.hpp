@@ -23,6 +23,6 @@ sim::Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime&
 void on_client_crash(WorkloadWorld& world, std::size_t c);
 // The same records for a world that holds its record lock already (live's
 // fault thread); returns the grant of the belief it ended.
-std::optional<std::uint64_t> record_crash(Ledger& ledger, std::size_t c);
+std::optional<std::uint64_t> record_crash(const Ledger& ledger, std::size_t c);
 
 }  // namespace locksim::scenarios

@@ -89,18 +89,18 @@ class WorkloadWorld {
   // iterations_done is touched only by c's own task; the open indices only
   // inside `record` (a crash closes them from the fault side).
   virtual ClientProgress& progress(std::size_t c) = 0;
-  // Runs f(Ledger&) under the world's record lock. Live throws
+  // Runs f(const Ledger&) under the world's record lock. Live throws
   // ClientCrashed here on a crashed client's own thread, so its frames
   // unwind at this step.
   template <class F>
   void record(std::size_t c, F&& f) {
-    record_with(c, [](void* fn, Ledger& l) { (*static_cast<std::remove_reference_t<F>*>(fn))(l); }, &f);
+    record_with(c, [](void* fn, const Ledger& l) { (*static_cast<std::remove_reference_t<F>*>(fn))(l); }, &f);
   }
   // A line in the run's trace (the simulator's digest; live keeps no trace).
   virtual void note(std::size_t c, std::string_view kind, std::string_view detail) = 0;
 
  protected:
-  virtual void record_with(std::size_t c, void (*call)(void*, Ledger&), void* fn) = 0;
+  virtual void record_with(std::size_t c, void (*call)(void*, const Ledger&), void* fn) = 0;
 };
 
 }  // namespace locksim::scenarios
