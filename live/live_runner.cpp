@@ -1,7 +1,11 @@
-// The live runner (live_runner.hpp): the workload of scenarios/workload.cpp
-// on real threads, the fault schedule on the main thread (each fault applied
-// by its kind's applier, live_fault_appliers.cpp), the storage as an
-// in-process service with the same fencing rule as scenarios/storage.cpp.
+// The live runner (live_runner.hpp): the live WorkloadWorld. The workload
+// itself is scenarios/workload.cpp, the one the simulator runs: each client
+// thread runs its coroutine to completion (LiveRuntime's awaitables complete
+// synchronously), and this file supplies what it runs on — real time on the
+// client's ClientClock, the storage link (delays, partitions; the storage's
+// fencing rule is scenarios/storage.cpp's), trigger points into the fault
+// queue (each fault applied by its kind's applier, live_fault_appliers.cpp),
+// and the record lock over the History.
 //
 // Threads: the main thread owns the cluster, runs due faults from a
 // time-ordered queue, watches for servers that die and
@@ -28,9 +32,10 @@
 #include "live/live_network.hpp"
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
-#include "scenarios/checkers.hpp"
-#include "scenarios/lock_assumptions.hpp"
 #include "scenarios/repro.hpp"
+#include "scenarios/storage.hpp"
+#include "scenarios/workload.hpp"
+#include "scenarios/workload_world.hpp"
 
 namespace locksim::live {
 
@@ -81,24 +86,21 @@ sim::Duration scale(sim::Duration d, std::int64_t ppm) { return d * ppm / 1'000'
 // A storage write on its way: applied when it reaches the storage, answered
 // when the reply reaches the client (StorageLinks, PartitionMap).
 struct PendingWrite {
-  std::size_t client = 0;
-  std::uint64_t grant = 0;
-  std::optional<std::int64_t> token;
-  int index = 0;
-  std::shared_ptr<bool> answered = std::make_shared<bool>(false);
+  scenarios::WriteRequest request;
+  bool accepted = false;  // set on arrival
+  // Set when the reply reaches the client; shared with the waiting client.
+  std::shared_ptr<std::optional<bool>> answer = std::make_shared<std::optional<bool>>();
 };
 
 struct ClientState {
-  const scenarios::ClientSpec* spec = nullptr;
   Clock::time_point paused_until{};
-  std::optional<std::size_t> open_belief, open_attempt;
+  scenarios::ClientProgress progress;  // the workload's
   // Crash and restart: the client thread runs one incarnation at a time;
   // a crash marks it down and bumps `incarnation`, so the running one is
   // stale and unwinds at its next step (ClientCrashed).
   std::thread::id thread{};
   bool down = false;
   std::uint64_t incarnation = 0, running = 0;
-  int iterations_done = 0;
   bool crashed() const { return down || running != incarnation; }
 };
 
@@ -108,7 +110,7 @@ struct Event {
   std::function<void()> run;
 };
 
-class LiveSession final : public LiveWorld, public LiveFaultActions {
+class LiveSession final : public LiveWorld, public LiveFaultActions, public scenarios::WorkloadWorld {
  public:
   LiveSession(const Scenario& original, const Scenario& scaled, const locks::LockInfo& lock, std::int64_t ppm,
           RedisCluster& cluster, std::string order_key)
@@ -118,6 +120,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions {
         ppm_(ppm),
         cluster_(cluster),
         order_key_(std::move(order_key)),
+        storage_(scaled.fencing),
         storage_links_(scaled.clients.size()) {}
 
   Result<bool, LiveError> run();
@@ -149,6 +152,35 @@ class LiveSession final : public LiveWorld, public LiveFaultActions {
   }
   const std::string& order_key() const override { return order_key_; }
 
+  // --- scenarios::WorkloadWorld (each call on the client's own thread) ---
+  const Scenario& scenario() const override { return s_; }
+  const locks::LockInfo& lock() const override { return lock_; }
+  const std::string& client_name(std::size_t c) const override { return s_.clients[c].name; }
+  std::uint64_t incarnation(std::size_t c) const override { return clients_[c].running; }  // written on c's thread
+  sim::LocalInstant monotonic_now(std::size_t c) override {
+    return sim::LocalInstant{std::chrono::duration_cast<sim::Duration>(Clock::now().time_since_epoch())} +
+           client_clocks_[c]->monotonic_offset();
+  }
+  sim::Task<void> sleep_until(std::size_t c, sim::LocalInstant target) override;
+  sim::Task<void> await_start(std::size_t c, sim::Duration start) override;
+  sim::TrueInstant true_when_monotonic(std::size_t, sim::LocalInstant local) override { return to_true(local); }
+  std::int64_t latency_us(sim::Duration true_elapsed) const override {  // real latency, not scaled back
+    return (std::chrono::duration_cast<std::chrono::microseconds>(true_elapsed) * ppm_ / 1'000'000).count();
+  }
+  sim::Task<sim::redis::Reply> send_write(std::size_t c, scenarios::WriteRequest w) override;
+  sim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override;
+  bool ended() const override { return stop_.load(); }
+  scenarios::ClientProgress& progress(std::size_t c) override { return clients_[c].progress; }
+  // Live keeps no trace: the History is its whole record.
+  void note(std::size_t, std::string_view, std::string_view) override {}
+
+ protected:
+  void record_with(std::size_t c, void (*call)(void*, const scenarios::Ledger&), void* fn) override {
+    std::lock_guard lk(mutex_);
+    if (!stop_.load() && std::this_thread::get_id() == clients_[c].thread) check_alive(c);
+    call(fn, ledger_locked(c));
+  }
+
  private:
   sim::TrueInstant now_true() const {  // requires mutex_ (keeps records in time order)
     const auto real = std::chrono::duration_cast<sim::Duration>(Clock::now() - origin_);
@@ -158,35 +190,28 @@ class LiveSession final : public LiveWorld, public LiveFaultActions {
     const auto real = steady.time_since_epoch() - std::chrono::duration_cast<sim::Duration>(origin_.time_since_epoch());
     return sim::TrueInstant{real * 1'000'000 / ppm_};
   }
-  // Workload (one thread per client).
+  // Client threads (one per client; each runs scenarios::client_main).
   void check_alive(std::size_t c) const {  // requires mutex_; on c's thread
     if (clients_[c].crashed()) throw ClientCrashed{};
   }
-  void client_main(std::size_t c);
-  void run_incarnation(std::size_t c);
+  scenarios::Ledger ledger_locked(std::size_t c) {  // requires mutex_
+    return {history_, stats_, clients_[c].progress, now_true(), stop_.load()};
+  }
+  void client_thread(std::size_t c);
   void work_until(std::size_t c, Clock::time_point deadline);
   void crash_client(const FaultSpec& f, std::size_t c);
   void restart_client(std::size_t c);
-  void end_belief_locked(std::size_t c, const char* reason);
   void note_restart(const std::string& host);  // a crash's restart_after, recorded as the simulator does
   std::size_t client_index(const std::string& name) const {
     std::size_t c = 0;
     while (c + 1 < s_.clients.size() && s_.clients[c].name != name) ++c;
     return c;
   }
-  void lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt);
   // The real time client c's own (drifting) clock takes to show d, as a
   // simulated client's work runs on its host's clock.
   Clock::duration on_client_clock(std::size_t c, sim::Duration d) const {
     return std::chrono::duration_cast<Clock::duration>(client_clocks_[c]->real_for(d));
   }
-  void gate_attempt(std::size_t c, locks::Runtime& rt);
-  void reach(std::size_t c, std::string_view event, int write_index = 0);
-  void begin_attempt(std::size_t c);
-  void end_attempt(std::size_t c, bool acquired);
-  std::uint64_t begin_belief(std::size_t c, const locks::Lease* lease);
-  void end_belief(std::size_t c, const char* reason);
-  void storage_write(std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index);
   void deliver_write(PendingWrite w);  // requires mutex_
   void answer_write(const PendingWrite& w);  // requires mutex_
   // Network faults (live_network.hpp).
@@ -258,7 +283,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions {
   std::set<std::uint64_t> pending_;  // ids queued and not yet run
   std::set<const FaultSpec*> fired_;  // triggered faults armed already
   std::optional<LiveError> fatal_;
-  std::optional<std::int64_t> max_seen_;  // the storage's highest fencing token
+  scenarios::Storage storage_;  // requires mutex_
   StorageLinks storage_links_;
   PartitionMap partition_;
   std::optional<sim::PartitionMode> partition_mode_;  // nullopt = healed
@@ -316,104 +341,51 @@ void LiveSession::finish_entries() {
   es = std::move(out);
 }
 
-void LiveSession::begin_attempt(std::size_t c) {
-  std::lock_guard lk(mutex_);
-  if (stop_.load()) return;
-  check_alive(c);
-  clients_[c].open_attempt = history_.attempts.size();
-  history_.attempts.push_back({c, now_true(), std::nullopt, false});
-  ++stats_.attempts;
-}
-
-void LiveSession::end_attempt(std::size_t c, bool acquired) {
-  std::lock_guard lk(mutex_);
-  check_alive(c);
-  if (stop_.load() || !clients_[c].open_attempt) return;
-  scenarios::Attempt& a = history_.attempts[*clients_[c].open_attempt];
-  a.end = now_true();
-  a.acquired = acquired;
-  clients_[c].open_attempt.reset();
-  if (!acquired) {
-    ++stats_.gave_up;
-    return;
-  }
-  ++stats_.acquisitions;
-  const auto real_us = std::chrono::duration_cast<std::chrono::microseconds>(*a.end - a.start) * ppm_ / 1'000'000;
-  stats_.acquire_latency_us.push_back(real_us.count());  // real latency, not scaled back
-}
-
-std::uint64_t LiveSession::begin_belief(std::size_t c, const locks::Lease* lease) {
-  std::lock_guard lk(mutex_);
-  if (stop_.load()) return history_.next_grant++;
-  check_alive(c);
-  scenarios::Belief b{c, history_.next_grant++, now_true(), std::nullopt, std::nullopt, std::nullopt, ""};
-  if (lease) {
-    b.fencing_token = lease->fencing_token;
-    if (lease->valid_until) b.deadline = to_true(*lease->valid_until);
-  }
-  clients_[c].open_belief = history_.beliefs.size();
-  history_.beliefs.push_back(b);
-  return b.grant;
-}
-
-void LiveSession::end_belief(std::size_t c, const char* reason) {
-  std::lock_guard lk(mutex_);
-  check_alive(c);
-  end_belief_locked(c, reason);
-}
-
-void LiveSession::end_belief_locked(std::size_t c, const char* reason) {
-  if (stop_.load() || !clients_[c].open_belief) return;
-  scenarios::Belief& b = history_.beliefs[*clients_[c].open_belief];
-  b.end = now_true();
-  b.end_reason = reason;
-  clients_[c].open_belief.reset();
-}
-
 // A write is a request to the storage host: it travels the client's link
 // (delay, partition), is applied on arrival, and the client waits for the
 // reply or its command timeout, whichever comes first — a timed-out write
-// may still arrive and be applied later, as in the simulator.
-void LiveSession::storage_write(std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index) {
-  std::unique_lock lk(mutex_);
-  if (stop_.load()) return;
-  check_alive(c);
-  PendingWrite w;
-  w.client = c;
-  w.grant = grant;
-  w.token = lease.fencing_token;
-  w.index = index;
-  auto answered = w.answered;
-  const auto now = Clock::now();
-  const auto due = storage_links_.due(c, true, now);
-  if (due <= now) {
-    deliver_write(std::move(w));
-  } else {
-    schedule(due, [this, w] {
-      std::lock_guard inner(mutex_);
-      deliver_write(w);
-    });
-    cv_.notify_all();  // the main thread's next wake-up may be this
+// may still arrive and be applied later, as in the simulator. Then a step
+// (a pause holds, a crash unwinds).
+sim::Task<sim::redis::Reply> LiveSession::send_write(std::size_t c, scenarios::WriteRequest request) {
+  std::optional<bool> answer;
+  {
+    std::unique_lock lk(mutex_);
+    if (stop_.load()) co_return sim::redis::Reply::error("IOERR locksim: the live run has ended");
+    check_alive(c);
+    PendingWrite w;
+    w.request = request;
+    auto answered = w.answer;
+    const auto now = Clock::now();
+    const auto due = storage_links_.due(c, true, now);
+    if (due <= now) {
+      deliver_write(std::move(w));
+    } else {
+      schedule(due, [this, w] {
+        std::lock_guard inner(mutex_);
+        deliver_write(w);
+      });
+      cv_.notify_all();  // the main thread's next wake-up may be this
+    }
+    cv_.wait_until(lk, now + command_timeout(),
+                   [&] { return answered->has_value() || stop_.load() || clients_[c].crashed(); });
+    answer = *answered;
   }
-  cv_.wait_until(lk, now + command_timeout(), [&] { return *answered || stop_.load() || clients_[c].crashed(); });
+  pause_point(c);
+  co_return answer ? sim::redis::Reply::integer_of(*answer ? 1 : 0) : sim::redis::Reply::error(sim::kTimeoutError);
 }
 
-// The protected storage: the fencing rule of scenarios/storage.cpp.
+// The protected storage (scenarios::Storage: its fencing rule) behind the
+// client's link to it.
 void LiveSession::deliver_write(PendingWrite w) {
   if (stop_.load()) return;
-  const std::string& client = s_.clients[w.client].name;
+  const std::string& client = s_.clients[w.request.client].name;
   if (partition_mode_ && partition_.cut(client, kStorageHost)) {
     if (*partition_mode_ == sim::PartitionMode::Hold) held_writes_.push_back(std::move(w));
     return;  // Drop: lost
   }
-  bool accepted = true;
-  if (s_.fencing && w.token) {
-    accepted = !max_seen_ || *w.token >= *max_seen_;
-    if (accepted) max_seen_ = w.token;
-  }
-  history_.writes.push_back({now_true(), w.client, w.grant, w.token, accepted, w.index});
+  w.accepted = storage_.apply(history_, now_true(), w.request);
   const auto now = Clock::now();
-  const auto reply_due = storage_links_.due(w.client, false, now);
+  const auto reply_due = storage_links_.due(w.request.client, false, now);
   if (reply_due <= now) return answer_write(w);
   schedule(reply_due, [this, w] {
     std::lock_guard inner(mutex_);
@@ -422,18 +394,17 @@ void LiveSession::deliver_write(PendingWrite w) {
 }
 
 void LiveSession::answer_write(const PendingWrite& w) {
-  const std::string& client = s_.clients[w.client].name;
+  const std::string& client = s_.clients[w.request.client].name;
   if (partition_mode_ && partition_.cut(client, kStorageHost)) return;  // the reply is lost or held: a timeout
-  *w.answered = true;
+  *w.answer = w.accepted;
   cv_.notify_all();
 }
 
-
-// ---------------------------------------------------------------- workload
+// ---------------------------------------------------------------- the clients' world
 
 // Fires a trigger point; a fault armed with no delay acts before we go on
 // (as the simulated client yields for an instant), then a pause holds us.
-void LiveSession::reach(std::size_t c, std::string_view event, int write_index) {
+sim::Task<void> LiveSession::reach(std::size_t c, std::string_view event, int write_index) {
   std::unique_lock lk(mutex_);
   check_alive(c);
   const std::vector<std::uint64_t> now_due = fire_trigger(s_.clients[c].name, event, write_index);
@@ -443,52 +414,24 @@ void LiveSession::reach(std::size_t c, std::string_view event, int write_index) 
   });
   lk.unlock();
   pause_point(c);
+  co_return;
 }
 
-void LiveSession::lock_iteration(std::size_t c, locks::Lock& lock, locks::Runtime& rt) {
-  const scenarios::ClientSpec& spec = *clients_[c].spec;
-  begin_attempt(c);
-  reach(c, "acquiring");
-  std::optional<locks::Lease> lease = sim::sync_wait(lock.try_acquire());
-  end_attempt(c, lease.has_value());
-  if (!lease || stopping()) return;
-  const std::uint64_t grant = begin_belief(c, &*lease);
-  const auto entered = Clock::now();
-  reach(c, "acquired");
-  bool abandoned = false;
-  for (int i = 1; i <= spec.writes && !stopping(); ++i) {
-    work_until(c, entered + on_client_clock(c, spec.work * i / (spec.writes + 1)));
-    if (!lock.still_valid(*lease)) {  // as the simulated workload: a lock may know it lost the lease
-      abandoned = true;
-      break;
-    }
-    reach(c, "write", i);
-    storage_write(c, grant, *lease, i);
-    pause_point(c);
-  }
-  work_until(c, abandoned ? Clock::now() : entered + on_client_clock(c, spec.work));
-  end_belief(c, abandoned ? "abandon" : "release");
-  (void)sim::sync_wait(lock.release(*lease));
-  (void)rt;
-  reach(c, "released");
+sim::Task<void> LiveSession::sleep_until(std::size_t c, sim::LocalInstant target) {
+  const auto now = monotonic_now(c);
+  work_until(c, Clock::now() + on_client_clock(c, target > now ? target - now : sim::Duration{0}));
+  co_return;
 }
 
-void LiveSession::gate_attempt(std::size_t c, locks::Runtime& rt) {
-  begin_attempt(c);
-  sim::redis::Argv argv{"SET", s_.lock.key, s_.clients[c].name, "NX", "PX", std::to_string(sim::to_ms(s_.lock.ttl))};
-  const sim::redis::Reply reply = sim::sync_wait(rt.conn(0).command(std::move(argv)));
-  {
-    std::lock_guard lk(mutex_);
-    ++stats_.round_trips;
-  }
-  end_attempt(c, reply.is_ok());
-  if (!reply.is_ok()) return;
-  begin_belief(c, nullptr);  // a winner believes it won until the end
-  reach(c, "acquired");
+// The run's start is its origin in real time (the simulator's true 0).
+sim::Task<void> LiveSession::await_start(std::size_t c, sim::Duration start) {
+  work_until(c, origin_ + std::chrono::duration_cast<Clock::duration>(start));
+  co_return;
 }
 
-// The critical section's work: until `deadline`, the end of the run or a
-// crash, then a step (a pause holds, a crash unwinds).
+// A client's wait (its start, its critical section's work): until
+// `deadline`, the end of the run or a crash, then a step (a pause holds, a
+// crash unwinds).
 void LiveSession::work_until(std::size_t c, Clock::time_point deadline) {
   {
     std::unique_lock lk(mutex_);
@@ -499,15 +442,13 @@ void LiveSession::work_until(std::size_t c, Clock::time_point deadline) {
 
 // One incarnation after another: a crashed one unwinds (its lock object,
 // watchdog and connections go with its frames) and, once restarted, a new
-// one runs the iterations left with a fresh lock — a new process, as the
-// simulated client restarts (scenarios/workload.cpp).
-void LiveSession::client_main(std::size_t c) {
-  const scenarios::ClientSpec& spec = *clients_[c].spec;
+// one runs scenarios::client_main again with a fresh runtime — a new
+// process, as the simulated client restarts.
+void LiveSession::client_thread(std::size_t c) {
   {
     std::lock_guard lk(mutex_);
     clients_[c].thread = std::this_thread::get_id();
   }
-  if (!wait_until(origin_ + std::chrono::duration_cast<Clock::duration>(spec.start))) return;
   for (;;) {
     {
       std::unique_lock lk(mutex_);
@@ -516,31 +457,13 @@ void LiveSession::client_main(std::size_t c) {
       clients_[c].running = clients_[c].incarnation;
     }
     try {
-      run_incarnation(c);
-      std::lock_guard lk(mutex_);
-      if (!stop_.load()) history_.clients[c].finished = now_true();
+      LiveRuntime rt(*this, late_, cluster_, c, s_.clients[c].name, s_.lock.key, *client_clocks_[c]);
+      sim::sync_wait(scenarios::client_main(*this, c, rt));
       return;
     } catch (const ClientCrashed&) {
       // its frames are gone; wait for a restart
     }
   }
-}
-
-void LiveSession::run_incarnation(std::size_t c) {
-  const scenarios::ClientSpec& spec = *clients_[c].spec;
-  LiveRuntime rt(*this, late_, cluster_, c, spec.name, s_.lock.key, *client_clocks_[c]);
-  if (s_.workload == scenarios::WorkloadKind::Gate) {
-    if (clients_[c].iterations_done == 0) gate_attempt(c, rt);
-    clients_[c].iterations_done = 1;
-    return;
-  }
-  auto lock = lock_.factory(rt, s_.lock);
-  while (clients_[c].iterations_done < spec.iterations && !stopping()) {
-    lock_iteration(c, *lock, rt);
-    ++clients_[c].iterations_done;
-  }
-  std::lock_guard lk(mutex_);
-  stats_.round_trips += lock->round_trips();
 }
 
 // ---------------------------------------------------------------- faults
@@ -620,9 +543,7 @@ void LiveSession::crash_client(const FaultSpec& f, std::size_t c) {
   ClientState& client = clients_[c];
   client.down = true;
   ++client.incarnation;
-  history_.clients[c].crashes.push_back(now_true());
-  end_belief_locked(c, "crash");
-  if (client.open_attempt) history_.attempts[*std::exchange(client.open_attempt, std::nullopt)].end = now_true();
+  scenarios::record_crash(ledger_locked(c), c);
   fire_trigger(f.target, "crash", 0);
   if (f.restart_after)
     schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after), [this, c] {
@@ -769,7 +690,7 @@ Result<bool, LiveError> LiveSession::run() {
   history_.nodes.clear();
   for (std::size_t n = 0; n < cluster_.node_count(); ++n) history_.nodes.push_back(cluster_.node(n).name);
   for (std::size_t c = 0; c < s_.clients.size(); ++c) {
-    clients_.emplace_back().spec = &s_.clients[c];
+    clients_.emplace_back();
     client_clocks_.push_back(std::make_unique<ClientClock>(s_.clients[c].clock_drift_ppm));
     history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
   }
@@ -786,7 +707,7 @@ Result<bool, LiveError> LiveSession::run() {
       if (!f.after) arm(f, origin_ + std::chrono::duration_cast<Clock::duration>(f.at));
   }
   std::vector<std::thread> threads;
-  for (std::size_t c = 0; c < clients_.size(); ++c) threads.emplace_back([this, c] { client_main(c); });
+  for (std::size_t c = 0; c < clients_.size(); ++c) threads.emplace_back([this, c] { client_thread(c); });
   std::optional<LiveError> error;
   while (Clock::now() < end) {
     if (int sig = g_interrupted.load()) {
@@ -818,17 +739,6 @@ Result<bool, LiveError> LiveSession::run() {
   return true;
 }
 
-std::uint64_t history_hash(const scenarios::History& h) {
-  std::uint64_t x = 1469598103934665603ull;  // FNV-1a over the recorded times and kinds
-  auto mix = [&](std::int64_t v) {
-    for (int i = 0; i < 8; ++i) x = (x ^ static_cast<std::uint64_t>((v >> (8 * i)) & 0xff)) * 1099511628211ull;
-  };
-  for (const auto& b : h.beliefs) mix(b.start.time_since_epoch().count()), mix(static_cast<std::int64_t>(b.client));
-  for (const auto& e : h.entries) mix(e.at.time_since_epoch().count()), mix(static_cast<std::int64_t>(e.kind));
-  for (const auto& w : h.writes) mix(w.at.time_since_epoch().count()), mix(w.accepted);
-  return x;
-}
-
 std::string scale_text(std::int64_t ppm) {
   std::string frac = std::to_string(1'000'000 + ppm % 1'000'000).substr(1);
   while (!frac.empty() && frac.back() == '0') frac.pop_back();
@@ -838,10 +748,7 @@ std::string scale_text(std::int64_t ppm) {
 }  // namespace
 
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
-  if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return why;
-  if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
-    return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
-           s.name + " has " + std::to_string(s.redis.masters);
+  if (auto why = scenarios::unsupported_lock(s, lock)) return why;
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
   for (const FaultSpec& f : s.faults) {
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
@@ -966,21 +873,14 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   LiveRun out;
   out.key_prefix = prefix;
   scenarios::RunResult& r = out.run;
-  r.scenario = scenario.name;
-  r.lock = lock_kind;
-  r.seed = options.seed;
-  r.history = std::move(run.history());
-  r.digest = history_hash(r.history);
-  r.events = r.history.entries.size() + r.history.writes.size() + r.history.beliefs.size() + r.history.attempts.size();
+  r = scenarios::judged_run(scenario, lock_kind, options.seed,
+                            options.scenario_ref.empty() ? scenario.name : options.scenario_ref,
+                            std::move(run.history()), std::move(run.stats()));
+  r.digest = scenarios::history_digest(r.history);
+  r.events = scenarios::history_record_count(r.history);
   r.sim_time_ms = sim::to_ms(scenario.duration);
-  r.violations = scenarios::check_all(r.history, scenario.liveness_bound());
-  r.expected = scenario.expected_for(lock_kind);
-  r.matched = scenario.matches(lock_kind, r.violation_kinds());  // `may` counts, as in `run`
-  r.outside_assumptions = scenarios::unmet_assumptions(scenario, *info);
-  r.source = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   r.repro = scenarios::live_repro(r.source, lock_kind, scale_text(options.time_scale_ppm), options.redis_endpoints,
                                   given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
-  r.summary = std::move(run.stats());
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);
   for (const auto& c : r.history.clients) r.host_names.push_back(c.name);
   out.notes = {"live run against real redis-server processes at time scale " + scale_text(options.time_scale_ppm) +

@@ -1,6 +1,7 @@
 // RunContext: everything one scenario run builds — the world, its Redis
 // nodes, Sentinel, storage, clients — and the History it records. The
-// workload, the faults and the runner share it; nothing outlives a run.
+// workload's world (SimWorkloadWorld), the faults and the runner share it;
+// nothing outlives a run.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "locks/sim_runtime.hpp"
 #include "scenarios/history.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/workload_world.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/redis/sentinel.hpp"
 #include "sim/world.hpp"
@@ -24,17 +26,7 @@ struct ClientState {
   const ClientSpec* spec = nullptr;
   sim::Host* host = nullptr;
   std::unique_ptr<locks::SimRuntime> runtime;
-  int iterations_done = 0;
-  std::optional<std::size_t> open_belief;   // index into history.beliefs
-  std::optional<std::size_t> open_attempt;  // index into history.attempts
-};
-
-struct RunStats {
-  std::uint64_t attempts = 0;
-  std::uint64_t acquisitions = 0;
-  std::uint64_t gave_up = 0;
-  std::uint64_t round_trips = 0;  // Redis commands sent by the locks
-  std::vector<std::int64_t> acquire_latency_us;  // true time from attempt start to grant
+  ClientProgress progress;  // the workload's, across restarts
 };
 
 struct RunContext {
@@ -42,13 +34,15 @@ struct RunContext {
   locks::LockInfo lock;
   sim::World world;
   History history;
-  RunStats stats;
+  RunSummary stats;  // attempts, grants, Redis round trips, acquire latencies (true time)
 
   std::vector<std::unique_ptr<sim::redis::RedisNode>> nodes;  // masters first, then replicas
   std::vector<sim::redis::RedisNode*> masters;                // as configured: redis-1..N
   std::unique_ptr<sim::redis::Sentinel> sentinel;
   sim::Host* storage = nullptr;
   std::vector<ClientState> clients;
+  // The world the workload runs in (scenarios/sim_workload_world.hpp).
+  std::unique_ptr<WorkloadWorld> workload_world;
 
   // Faults waiting for a trigger, by trigger text ("A:acquired", "A:write#2").
   std::multimap<std::string, const FaultSpec*> armed;
@@ -66,10 +60,6 @@ struct RunContext {
   sim::redis::RedisNode* node_by_name(std::string_view name);
   sim::Host* host_by_name(std::string_view name) { return world.find_host(name); }
 };
-
-// The workload (scenarios/workload.cpp): a client's main.
-sim::Task<void> client_main(RunContext& ctx, std::size_t client);
-void on_client_crash(RunContext& ctx, std::size_t client);
 
 // Faults (scenarios/faults.cpp).
 void schedule_faults(RunContext& ctx);

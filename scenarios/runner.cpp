@@ -1,10 +1,10 @@
 // Building a world from a scenario, running it, judging it.
 #include "scenarios/runner.hpp"
 
-#include "scenarios/lock_assumptions.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
-#include "scenarios/storage.hpp"
+#include "scenarios/sim_workload_world.hpp"
+#include "scenarios/workload.hpp"
 
 namespace locksim::scenarios {
 
@@ -115,22 +115,24 @@ void build_clients(RunContext& ctx) {
     ctx.history.clients.push_back({spec.name, host.id(), {}, std::nullopt});
     ctx.history.clients.back().clock_drift_ppm = spec.clock_drift_ppm;
   }
+  ctx.workload_world = std::make_unique<SimWorkloadWorld>(ctx);
+  WorkloadWorld& world = *ctx.workload_world;
   for (std::size_t c = 0; c < ctx.clients.size(); ++c) {
     sim::Host& host = *ctx.clients[c].host;
-    host.set_main([&ctx, c](sim::Host&) { return client_main(ctx, c); });
-    host.on_crash([&ctx, c] { on_client_crash(ctx, c); });
+    host.set_main([&world, &ctx, c](sim::Host&) { return client_main(world, c, *ctx.clients[c].runtime); });
+    host.on_crash([&world, c] { on_client_crash(world, c); });
   }
 }
 
-std::optional<std::string> unsupported(const Scenario& s, const locks::LockInfo& lock) {
+}  // namespace
+
+std::optional<std::string> unsupported_lock(const Scenario& s, const locks::LockInfo& lock) {
   if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return why;
   if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
     return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
            s.name + " has " + std::to_string(s.redis.masters);
   return std::nullopt;
 }
-
-}  // namespace
 
 RedisNode* RunContext::node_by_name(std::string_view name) {
   for (auto& n : nodes)
@@ -148,7 +150,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);
   if (!info) return failure(locks::unknown_lock_message(lock_kind));
-  if (auto why = unsupported(scenario, *info)) return failure(*why);
+  if (auto why = unsupported_lock(scenario, *info)) return failure(*why);
 
   RunContext ctx(scenario, *info, options.seed);
   ctx.world.trace().set_recording(options.record_trace);
@@ -169,26 +171,14 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   ctx.world.scheduler().run_until(sim::true_epoch + scenario.duration);
   ctx.history.end = ctx.world.now();
 
-  RunResult r;
-  r.scenario = scenario.name;
-  r.lock = lock_kind;
-  r.seed = options.seed;
+  const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
+  RunResult r = judged_run(scenario, lock_kind, options.seed, ref, std::move(ctx.history), std::move(ctx.stats));
   r.digest = ctx.world.trace().digest();
   r.events = ctx.world.trace().event_count();
   r.sim_time_ms = sim::to_ms(ctx.world.now());
-  r.violations = check_all(ctx.history, scenario.liveness_bound());
-  r.expected = scenario.expected_for(lock_kind);
-  r.may = scenario.may_for(lock_kind);
-  r.matched = scenario.matches(lock_kind, r.violation_kinds());
-  r.outside_assumptions = unmet_assumptions(scenario, *info);
-  const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
-  r.source = ref;
   r.repro = run_repro(ref, lock_kind, options.seed, options.program);
-  r.summary = {ctx.stats.attempts, ctx.stats.acquisitions, ctx.stats.gave_up, ctx.stats.round_trips,
-               std::move(ctx.stats.acquire_latency_us)};
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));
   r.trace = ctx.world.trace().records();
-  r.history = std::move(ctx.history);
   return r;
 }
 

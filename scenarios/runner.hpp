@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "locks/registry.hpp"
 #include "scenarios/checkers.hpp"
 #include "scenarios/history.hpp"
 #include "scenarios/scenario.hpp"
@@ -59,6 +60,22 @@ struct RunResult {
 
   std::set<std::string> violation_kinds() const;
 };
+
+// A run's History judged, as `run` and `live` both report it: the scenario,
+// lock and seed, the checkers' violations against the scenario's
+// expectations (`may` counts), its source and summary. The caller adds how
+// the run is identified and replayed (digest, events, time, repro, hosts).
+RunResult judged_run(const Scenario& scenario, const std::string& lock_kind, std::uint64_t seed, std::string source,
+                     History history, RunSummary summary);
+
+// A digest of the History alone, and how many records it holds: live mode's
+// digest and event count, having no trace (not replayable).
+std::uint64_t history_digest(const History& h);
+std::uint64_t history_record_count(const History& h);
+
+// Why the scenario's topology cannot serve the lock (a CP lock on Redis,
+// fewer masters than it needs), or nullopt: for `run` and `live` alike.
+std::optional<std::string> unsupported_lock(const Scenario& s, const locks::LockInfo& lock);
 
 // A run that cannot start (unknown lock, a lock the topology cannot serve)
 // is an input error, not a crash.

@@ -1,7 +1,8 @@
-// Storage writes with optional fencing.
+// The storage's fencing rule and its wire format (storage.hpp).
 #include "scenarios/storage.hpp"
 
 #include <charconv>
+#include <string>
 
 namespace locksim::scenarios {
 
@@ -14,24 +15,30 @@ std::optional<std::int64_t> to_int(const std::string& s) {
 }
 }  // namespace
 
-std::optional<sim::Reply> StorageService::on_request(const sim::Request& request) {
-  const auto& argv = request.argv;
-  if (argv.size() != 5 || argv[0] != "WRITE") return sim::Reply::error("ERR unknown storage request");
+sim::redis::Argv write_argv(const WriteRequest& w) {
+  return {"WRITE", std::to_string(w.client), std::to_string(w.grant),
+          w.fencing_token ? std::to_string(*w.fencing_token) : "-", std::to_string(w.index)};
+}
+
+std::optional<WriteRequest> parse_write(const sim::redis::Argv& argv) {
+  if (argv.size() != 5 || argv[0] != "WRITE") return std::nullopt;
   const auto client = to_int(argv[1]);
   const auto grant = to_int(argv[2]);
   const auto token = to_int(argv[3]);  // "-" = no token
   const auto index = to_int(argv[4]);
-  if (!client || !grant || !index) return sim::Reply::error("ERR malformed storage request");
+  if (!client || !grant || !index) return std::nullopt;
+  return WriteRequest{static_cast<std::size_t>(*client), static_cast<std::uint64_t>(*grant), token,
+                      static_cast<int>(*index)};
+}
+
+bool Storage::apply(History& history, TrueInstant now, const WriteRequest& w) {
   bool accepted = true;
-  if (fencing_ && token) {
-    accepted = !max_seen_ || *token >= *max_seen_;
-    if (accepted) max_seen_ = token;
+  if (fencing_ && w.fencing_token) {
+    accepted = !max_seen_ || *w.fencing_token >= *max_seen_;
+    if (accepted) max_seen_ = w.fencing_token;
   }
-  history_.writes.push_back({world_.now(), static_cast<std::size_t>(*client), static_cast<std::uint64_t>(*grant),
-                             token, accepted, static_cast<int>(*index)});
-  world_.note(request.server, accepted ? "write-accepted" : "write-rejected",
-              world_.host_name(request.client) + " grant " + argv[2] + " token " + argv[3]);
-  return sim::Reply::integer_of(accepted ? 1 : 0);
+  history.writes.push_back({now, w.client, w.grant, w.fencing_token, accepted, w.index});
+  return accepted;
 }
 
 }  // namespace locksim::scenarios

@@ -1,170 +1,184 @@
-// The workload (docs/architecture.md "Workload: what a client does").
+// The workload (docs/architecture.md "Workload: what a client does"), the
+// one copy the simulator and live mode both run (workload.hpp).
 //
 // lock: for each iteration, acquire (the lock retries until its
 // acquire_timeout; giving up is not a violation), then the critical section
 // of `work` on the client's local clock with `writes` storage writes at
 // work·i/(n+1), then release. The lock is asked `still_valid()` before each
 // write (past a lease's validity deadline, or once a lock knows it lost the
-// lease, it says no); then the client abandons the section and releases. gate: every client tries `SET key name NX PX
-// ttl` once; a winner believes it won until the end of the run.
+// lease, it says no); then the client abandons the section and releases.
+// gate: every client tries `SET key name NX PX ttl` once; a winner believes
+// it won until the end of the run.
 //
-// Trigger points (`after = "A:acquired"` ...) fire here; when a fault is
-// armed by one, the client yields for an instant so the fault acts first —
-// e.g. a pause armed by "A:write" lands after the validity check and before
-// the write is sent, exactly Kleppmann's scenario.
-#include "scenarios/run_context.hpp"
+// Trigger points (`after = "A:acquired"` ...) are reached here; the world
+// lets a fault armed by one act first — e.g. a pause armed by "A:write"
+// lands after the validity check and before the write is sent, exactly
+// Kleppmann's scenario.
+#include "scenarios/workload.hpp"
+
+#include <chrono>
+#include <utility>
 
 namespace locksim::scenarios {
 
 namespace {
 
-using sim::Duration;
 using sim::Task;
 
-// Trigger a point and give armed faults the floor at this instant.
-Task<void> reach(RunContext& ctx, std::size_t c, std::string_view event, int write_index = 0) {
-  ClientState& client = ctx.clients[c];
-  if (fire_trigger(ctx, client.host->name(), event, write_index)) co_await client.host->sleep(Duration{0});
+std::string grant_text(std::uint64_t grant) { return "grant " + std::to_string(grant + 1); }
+
+void begin_attempt(WorkloadWorld& world, std::size_t c) {
+  world.record(c, [c](const Ledger& l) {
+    if (l.ended) return;
+    l.client.open_attempt = l.history.attempts.size();
+    l.history.attempts.push_back({c, l.now, std::nullopt, false});
+    ++l.stats.attempts;
+  });
 }
 
-Task<void> sleep_until_local(sim::Host& host, sim::LocalInstant target) {
-  const auto now = host.monotonic_now();
-  co_await host.sleep(target > now ? target - now : Duration{0});
+void end_attempt(WorkloadWorld& world, std::size_t c, bool acquired) {
+  world.record(c, [&world, acquired](const Ledger& l) {
+    if (l.ended || !l.client.open_attempt) return;
+    Attempt& a = l.history.attempts[*std::exchange(l.client.open_attempt, std::nullopt)];
+    a.end = l.now;
+    a.acquired = acquired;
+    if (!acquired) {
+      ++l.stats.gave_up;
+      return;
+    }
+    ++l.stats.acquisitions;
+    l.stats.acquire_latency_us.push_back(world.latency_us(*a.end - a.start));
+  });
 }
 
-void begin_attempt(RunContext& ctx, std::size_t c) {
-  ctx.clients[c].open_attempt = ctx.history.attempts.size();
-  ctx.history.attempts.push_back({c, ctx.world.now(), std::nullopt, false});
-  ++ctx.stats.attempts;
-}
-
-void end_attempt(RunContext& ctx, std::size_t c, bool acquired) {
-  ClientState& client = ctx.clients[c];
-  if (!client.open_attempt) return;
-  Attempt& a = ctx.history.attempts[*client.open_attempt];
-  a.end = ctx.world.now();
-  a.acquired = acquired;
-  client.open_attempt.reset();
-  if (acquired) {
-    ++ctx.stats.acquisitions;
-    ctx.stats.acquire_latency_us.push_back(
-        std::chrono::duration_cast<std::chrono::microseconds>(*a.end - a.start).count());
-  } else {
-    ++ctx.stats.gave_up;
-  }
-}
-
-std::uint64_t begin_belief(RunContext& ctx, std::size_t c, const locks::Lease* lease) {
-  ClientState& client = ctx.clients[c];
-  Belief b{c, ctx.history.next_grant++, ctx.world.now(), std::nullopt, std::nullopt, std::nullopt, ""};
+// The grant of the new belief (0 once the run has ended: nothing follows).
+std::uint64_t begin_belief(WorkloadWorld& world, std::size_t c, const locks::Lease* lease) {
+  Belief b{c, 0, {}, std::nullopt, std::nullopt, std::nullopt, ""};
   if (lease) {
     b.fencing_token = lease->fencing_token;
-    if (lease->valid_until) b.deadline = client.host->clock().true_when_monotonic(*lease->valid_until);
+    if (lease->valid_until) b.deadline = world.true_when_monotonic(c, *lease->valid_until);
   }
-  client.open_belief = ctx.history.beliefs.size();
-  ctx.history.beliefs.push_back(b);
-  std::string detail = "grant " + std::to_string(b.grant + 1);
+  bool opened = false;
+  world.record(c, [&](const Ledger& l) {
+    if (l.ended) return;
+    b.grant = l.history.next_grant++;
+    b.start = l.now;
+    l.client.open_belief = l.history.beliefs.size();
+    l.history.beliefs.push_back(b);
+    opened = true;
+  });
+  if (!opened) return 0;
+  std::string detail = grant_text(b.grant);
   if (b.fencing_token) detail += " token " + std::to_string(*b.fencing_token);
-  ctx.world.note(client.host->id(), "acquired", detail);
+  world.note(c, "acquired", detail);
   return b.grant;
 }
 
-void end_belief(RunContext& ctx, std::size_t c, const char* reason) {
-  ClientState& client = ctx.clients[c];
-  if (!client.open_belief) return;
-  Belief& b = ctx.history.beliefs[*client.open_belief];
-  b.end = ctx.world.now();
+// Ends the client's open belief; its grant, or nullopt if none was open.
+std::optional<std::uint64_t> close_belief(const Ledger& l, const char* reason) {
+  if (l.ended || !l.client.open_belief) return std::nullopt;
+  Belief& b = l.history.beliefs[*std::exchange(l.client.open_belief, std::nullopt)];
+  b.end = l.now;
   b.end_reason = reason;
-  client.open_belief.reset();
-  ctx.world.note(client.host->id(), reason, "grant " + std::to_string(b.grant + 1));
+  return b.grant;
 }
 
-Task<void> storage_write(RunContext& ctx, std::size_t c, std::uint64_t grant, const locks::Lease& lease, int index) {
-  ClientState& client = ctx.clients[c];
-  sim::Argv argv{"WRITE", std::to_string(c), std::to_string(grant),
-                 lease.fencing_token ? std::to_string(*lease.fencing_token) : "-", std::to_string(index)};
-  auto& conn = ctx.world.network().connect(client.host->id(), ctx.storage->id());
-  const sim::Reply reply = co_await conn.call(std::move(argv), ctx.scenario.network.timeout);
-  ctx.world.note(client.host->id(), "write-reply", reply.to_string());
+void end_belief(WorkloadWorld& world, std::size_t c, const char* reason) {
+  std::optional<std::uint64_t> grant;
+  world.record(c, [&](const Ledger& l) { grant = close_belief(l, reason); });
+  if (grant) world.note(c, reason, grant_text(*grant));
 }
 
 // One iteration of the lock workload: acquire, critical section, release.
-Task<void> lock_iteration(RunContext& ctx, std::size_t c, locks::Lock& lock) {
-  ClientState& client = ctx.clients[c];
-  const ClientSpec& spec = *client.spec;
-  begin_attempt(ctx, c);
-  co_await reach(ctx, c, "acquiring");  // e.g. a clock step while the first SETs are in flight
+Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock) {
+  const ClientSpec& spec = world.scenario().clients[c];
+  begin_attempt(world, c);
+  co_await world.reach(c, "acquiring", 0);  // e.g. a clock step while the first SETs are in flight
   std::optional<locks::Lease> lease = co_await lock.try_acquire();
-  end_attempt(ctx, c, lease.has_value());
+  end_attempt(world, c, lease.has_value());
   if (!lease) {
-    ctx.world.note(client.host->id(), "gave-up", ctx.scenario.lock.key);
+    world.note(c, "gave-up", world.scenario().lock.key);
     co_return;
   }
-  const std::uint64_t grant = begin_belief(ctx, c, &*lease);
-  const sim::LocalInstant entered = client.host->monotonic_now();
-  co_await reach(ctx, c, "acquired");
+  if (world.ended()) co_return;  // live: granted after the end, believed by nobody
+  const std::uint64_t grant = begin_belief(world, c, &*lease);
+  const sim::LocalInstant entered = world.monotonic_now(c);
+  co_await world.reach(c, "acquired", 0);
   bool abandoned = false;
-  for (int i = 1; i <= spec.writes; ++i) {
-    co_await sleep_until_local(*client.host, entered + spec.work * i / (spec.writes + 1));
+  for (int i = 1; i <= spec.writes && !world.ended(); ++i) {
+    co_await world.sleep_until(c, entered + spec.work * i / (spec.writes + 1));
     if (!lock.still_valid(*lease)) {  // true without a deadline unless the lock knows it lost the lease
       abandoned = true;
       break;
     }
-    co_await reach(ctx, c, "write", i);
-    co_await storage_write(ctx, c, grant, *lease, i);
+    co_await world.reach(c, "write", i);
+    const sim::redis::Reply reply = co_await world.send_write(c, {c, grant, lease->fencing_token, i});
+    world.note(c, "write-reply", reply.to_string());
   }
-  if (!abandoned) co_await sleep_until_local(*client.host, entered + spec.work);
-  end_belief(ctx, c, abandoned ? "abandon" : "release");
+  if (!abandoned) co_await world.sleep_until(c, entered + spec.work);
+  end_belief(world, c, abandoned ? "abandon" : "release");
   (void)co_await lock.release(*lease);
-  co_await reach(ctx, c, "released");
+  co_await world.reach(c, "released", 0);
 }
 
-Task<void> gate_attempt(RunContext& ctx, std::size_t c) {
-  ClientState& client = ctx.clients[c];
-  begin_attempt(ctx, c);
-  sim::Argv argv{"SET", ctx.scenario.lock.key, client.host->name(), "NX", "PX",
-                 std::to_string(sim::to_ms(ctx.scenario.lock.ttl))};
-  const sim::Reply reply = co_await client.runtime->conn(0).command(std::move(argv));
-  ++ctx.stats.round_trips;
-  end_attempt(ctx, c, reply.is_ok());
-  if (reply.is_ok()) {
-    begin_belief(ctx, c, nullptr);  // a winner believes it won until the end
-    co_await reach(ctx, c, "acquired");
-  }
+// The gate's one command: SET key <name> NX PX ttl.
+sim::redis::Argv gate_command(WorkloadWorld& world, std::size_t c) {
+  const Scenario& s = world.scenario();
+  return {"SET", s.lock.key, world.client_name(c), "NX", "PX", std::to_string(sim::to_ms(s.lock.ttl))};
+}
+
+// The gate's reply recorded; true if this client won (it then believes it
+// won until the end of the run).
+bool gate_won(WorkloadWorld& world, std::size_t c, const sim::redis::Reply& reply) {
+  world.record(c, [](const Ledger& l) { ++l.stats.round_trips; });
+  end_attempt(world, c, reply.is_ok());
+  if (reply.is_ok()) begin_belief(world, c, nullptr);
+  return reply.is_ok();
 }
 
 }  // namespace
 
-Task<void> client_main(RunContext& ctx, std::size_t c) {
-  ClientState& client = ctx.clients[c];
-  const ClientSpec& spec = *client.spec;
-  // A restarted client is a new process: it waits for nothing and runs
-  // the iterations it has left, with a fresh lock object.
-  if (client.host->incarnation() == 0) co_await client.host->sleep(spec.start);
-  if (ctx.scenario.workload == WorkloadKind::Gate) {
-    if (client.iterations_done == 0) co_await gate_attempt(ctx, c);
-    client.iterations_done = 1;
-  } else {
-    auto lock = ctx.lock.factory(*client.runtime, ctx.scenario.lock);
-    const std::uint64_t trips_before = lock->round_trips();
-    while (client.iterations_done < spec.iterations) {
-      co_await lock_iteration(ctx, c, *lock);
-      ++client.iterations_done;
+Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runtime) {
+  const Scenario& s = world.scenario();
+  const ClientSpec& spec = s.clients[c];
+  ClientProgress& progress = world.progress(c);
+  if (world.incarnation(c) == 0) co_await world.await_start(c, spec.start);
+  if (s.workload == WorkloadKind::Gate) {
+    // Inline, not a child task: one attempt needs no frame of its own.
+    if (progress.iterations_done == 0) {
+      begin_attempt(world, c);
+      const sim::redis::Reply reply = co_await runtime.conn(0).command(gate_command(world, c));
+      if (gate_won(world, c, reply)) co_await world.reach(c, "acquired", 0);
     }
-    ctx.stats.round_trips += lock->round_trips() - trips_before;
+    progress.iterations_done = 1;
+  } else {
+    auto lock = world.lock().factory(runtime, s.lock);
+    const std::uint64_t trips_before = lock->round_trips();
+    while (progress.iterations_done < spec.iterations && !world.ended()) {
+      co_await lock_iteration(world, c, *lock);
+      ++progress.iterations_done;
+    }
+    const std::uint64_t trips = lock->round_trips() - trips_before;
+    world.record(c, [trips](const Ledger& l) { l.stats.round_trips += trips; });
   }
-  ctx.history.clients[c].finished = ctx.world.now();
-  ctx.world.note(client.host->id(), "finished", "");
+  world.record(c, [c](const Ledger& l) {
+    if (!l.ended) l.history.clients[c].finished = l.now;
+  });
+  world.note(c, "finished", "");
 }
 
-void on_client_crash(RunContext& ctx, std::size_t c) {
-  ctx.history.clients[c].crashes.push_back(ctx.world.now());
-  end_belief(ctx, c, "crash");
-  ClientState& client = ctx.clients[c];
-  if (client.open_attempt) {
-    ctx.history.attempts[*client.open_attempt].end = ctx.world.now();
-    client.open_attempt.reset();
-  }
+std::optional<std::uint64_t> record_crash(const Ledger& ledger, std::size_t c) {
+  ledger.history.clients[c].crashes.push_back(ledger.now);
+  const auto grant = close_belief(ledger, "crash");
+  if (ledger.client.open_attempt)
+    ledger.history.attempts[*std::exchange(ledger.client.open_attempt, std::nullopt)].end = ledger.now;
+  return grant;
+}
+
+void on_client_crash(WorkloadWorld& world, std::size_t c) {
+  std::optional<std::uint64_t> grant;
+  world.record(c, [&](const Ledger& l) { grant = record_crash(l, c); });
+  if (grant) world.note(c, "crash", grant_text(*grant));
 }
 
 }  // namespace locksim::scenarios

@@ -1,9 +1,16 @@
 // The runner end to end on hand-built scenarios (no TOML): the canonical
 // failure timelines of docs/redis-model.md reproduced in the simulator, and
-// the checkers finding exactly what the mechanics produce.
+// the checkers finding exactly what the mechanics produce; and the workload
+// alone, in a scripted WorkloadWorld.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "scenarios/runner.hpp"
+#include "scenarios/storage.hpp"
+#include "scenarios/workload.hpp"
+#include "scenarios/workload_world.hpp"
+#include "tests/support/engine_runtime.hpp"
 
 using namespace locksim;
 using namespace locksim::scenarios;
@@ -151,4 +158,175 @@ TEST_CASE("recording the trace shows every command and never changes the digest"
     return r.kind == "command" && r.detail.find("SET lock:report") != std::string::npos;
   });
   CHECK(commands > 10);  // B's retries while A holds the lock
+}
+
+// ---------------------------------------------------------------- the workload's world
+
+namespace {
+
+// A lock that grants at once with the fencing tokens it is given, and says
+// its lease is valid while `valid` holds: the workload's own decisions, with
+// no lock algorithm in the way.
+class ScriptedLock final : public locks::Lock {
+ public:
+  ScriptedLock(std::vector<std::int64_t> tokens, const bool& valid) : tokens_(std::move(tokens)), valid_(valid) {}
+  sim::Task<std::optional<locks::Lease>> try_acquire() override {
+    ++trips_;
+    if (next_ >= tokens_.size()) co_return std::nullopt;
+    locks::Lease lease;
+    lease.fencing_token = tokens_[next_++];
+    co_return lease;
+  }
+  sim::Task<bool> release(locks::Lease&) override {
+    ++trips_;
+    co_return true;
+  }
+  sim::Task<bool> extend(locks::Lease&) override { co_return true; }
+  bool still_valid(const locks::Lease&) override { return valid_; }
+  std::uint64_t round_trips() const override { return trips_; }
+
+ private:
+  std::vector<std::int64_t> tokens_;
+  const bool& valid_;
+  std::size_t next_ = 0;
+  std::uint64_t trips_ = 0;
+};
+
+// A third world besides the simulator and live mode: a clock that jumps to
+// every sleep's end, the storage applied on the spot, and every trigger
+// point and note written down. It proves the workload needs nothing but
+// WorkloadWorld.
+class ScriptedWorld final : public WorkloadWorld {
+ public:
+  ScriptedWorld(Scenario s, std::vector<std::int64_t> tokens) : scenario_(std::move(s)), storage_(scenario_.fencing) {
+    lock_.name = "scripted";
+    lock_.factory = [this, tokens](locks::Runtime&, const locks::LockConfig&) {
+      return std::make_unique<ScriptedLock>(tokens, valid);
+    };
+    for (const auto& c : scenario_.clients) history.clients.push_back({c.name, 0, {}, std::nullopt});
+    progress_.resize(scenario_.clients.size());
+  }
+
+  const Scenario& scenario() const override { return scenario_; }
+  const locks::LockInfo& lock() const override { return lock_; }
+  const std::string& client_name(std::size_t c) const override { return scenario_.clients[c].name; }
+  std::uint64_t incarnation(std::size_t) const override { return 0; }
+  sim::LocalInstant monotonic_now(std::size_t) override { return sim::LocalInstant{now_}; }
+  sim::Task<void> sleep_until(std::size_t, sim::LocalInstant target) override {
+    now_ = std::max(now_, target.time_since_epoch());
+    co_return;
+  }
+  sim::Task<void> await_start(std::size_t, sim::Duration start) override {
+    now_ = std::max(now_, start);
+    co_return;
+  }
+  TrueInstant true_when_monotonic(std::size_t, sim::LocalInstant local) override {
+    return TrueInstant{local.time_since_epoch()};
+  }
+  std::int64_t latency_us(sim::Duration d) const override {
+    return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+  }
+  sim::Task<sim::redis::Reply> send_write(std::size_t, WriteRequest w) override {
+    co_return sim::redis::Reply::integer_of(storage_.apply(history, TrueInstant{now_}, w) ? 1 : 0);
+  }
+  sim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override {
+    reached.push_back(scenario_.clients[c].name + ":" + std::string(event) +
+                      (write_index ? "#" + std::to_string(write_index) : ""));
+    co_return;
+  }
+  bool ended() const override { return false; }
+  ClientProgress& progress(std::size_t c) override { return progress_[c]; }
+  void note(std::size_t, std::string_view kind, std::string_view detail) override {
+    notes.push_back(std::string(kind) + " " + std::string(detail));
+  }
+
+  History history;
+  RunSummary stats;
+  std::vector<std::string> reached, notes;
+  bool valid = true;
+
+ protected:
+  void record_with(std::size_t c, void (*call)(void*, const Ledger&), void* fn) override {
+    call(fn, Ledger{history, stats, progress_[c], TrueInstant{now_}, false});
+  }
+
+ private:
+  Scenario scenario_;
+  locks::LockInfo lock_;
+  Storage storage_;
+  std::vector<ClientProgress> progress_;
+  sim::Duration now_{0};
+};
+
+Scenario scripted_scenario(int iterations, int writes, bool fencing) {
+  Scenario s;
+  s.name = "scripted";
+  s.lock.key = "lock:k";
+  s.fencing = fencing;
+  ClientSpec a = client("A", 1s, 3s, writes);
+  a.iterations = iterations;
+  s.clients = {a};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the workload runs in any WorkloadWorld: attempts, beliefs, fenced writes, trigger points", "[runner]") {
+  ScriptedWorld world(scripted_scenario(2, 2, true), {5, 3});
+  testing::EngineWorld engine(1);
+  testing::EngineRuntime runtime(engine, "A");  // the scripted lock never uses it
+  sim::sync_wait(client_main(world, 0, runtime));
+
+  const History& h = world.history;
+  REQUIRE(h.attempts.size() == 2);
+  CHECK(h.attempts[0].acquired);
+  CHECK(h.attempts[0].start == TrueInstant{1s});  // after the client's start
+  REQUIRE(h.beliefs.size() == 2);
+  CHECK(h.beliefs[0].end_reason == "release");
+  CHECK(h.beliefs[0].fencing_token == 5);
+  CHECK(h.beliefs[1].grant == 1);
+  CHECK(h.beliefs[1].end == TrueInstant{7s});  // two sections of 3 s from 1 s
+  REQUIRE(h.writes.size() == 4);
+  // Writes at work·i/(n+1) of each section; token 3 after 5 is stale.
+  CHECK(h.writes[0].at == TrueInstant{2s});
+  CHECK(h.writes[1].at == TrueInstant{3s});
+  CHECK(h.writes[0].accepted);
+  CHECK(h.writes[1].accepted);
+  CHECK_FALSE(h.writes[2].accepted);
+  CHECK_FALSE(h.writes[3].accepted);
+  CHECK(world.reached == std::vector<std::string>{"A:acquiring", "A:acquired", "A:write#1", "A:write#2", "A:released",
+                                                  "A:acquiring", "A:acquired", "A:write#1", "A:write#2", "A:released"});
+  CHECK(world.notes.front() == "acquired grant 1 token 5");
+  CHECK(world.notes.back() == "finished ");
+  CHECK(h.clients[0].finished == TrueInstant{7s});
+  CHECK(world.stats.attempts == 2);
+  CHECK(world.stats.acquisitions == 2);
+  CHECK(world.stats.round_trips == 4);  // two acquires, two releases
+  CHECK(world.progress(0).iterations_done == 2);
+}
+
+TEST_CASE("the workload abandons a section its lock calls invalid, gives up, and a crash ends its belief",
+          "[runner]") {
+  ScriptedWorld world(scripted_scenario(2, 2, false), {7});
+  world.valid = false;
+  testing::EngineWorld engine(1);
+  testing::EngineRuntime runtime(engine, "A");
+  sim::sync_wait(client_main(world, 0, runtime));
+  const History& h = world.history;
+  REQUIRE(h.beliefs.size() == 1);
+  CHECK(h.beliefs[0].end_reason == "abandon");
+  CHECK(h.writes.empty());
+  REQUIRE(h.attempts.size() == 2);
+  CHECK_FALSE(h.attempts[1].acquired);  // the scripted lock has no second token
+  CHECK(world.stats.gave_up == 1);
+  CHECK(std::find(world.notes.begin(), world.notes.end(), "gave-up lock:k") != world.notes.end());
+
+  // A crash while a belief is open closes it as "crash" and notes it.
+  ScriptedWorld crashing(scripted_scenario(1, 1, false), {1});
+  crashing.history.beliefs.push_back({0, 0, TrueInstant{0s}, std::nullopt, std::nullopt, std::nullopt, ""});
+  crashing.progress(0).open_belief = 0;
+  on_client_crash(crashing, 0);
+  CHECK(crashing.history.beliefs[0].end_reason == "crash");
+  CHECK(crashing.history.clients[0].crashes.size() == 1);
+  CHECK(crashing.notes == std::vector<std::string>{"crash grant 1"});
 }
