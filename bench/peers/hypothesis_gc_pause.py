@@ -278,6 +278,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=5, help="--find: Hypothesis seeds to try")
     ap.add_argument("--examples", type=int, default=1000, help="examples at most (per seed)")
     args = ap.parse_args()
+    if args.seeds < 1 or args.examples < 1:
+        ap.error("--seeds and --examples must be at least 1")  # one line, exit 2
     if args.find:
         return find(args.lock or "naive", args.property, args.seeds, args.examples)
     return rate(args.lock or "token", args.property, args.examples)

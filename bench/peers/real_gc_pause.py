@@ -175,8 +175,7 @@ def main():
     ap.add_argument("--search", action="store_true", help="find the shortest TTL that is not flaky")
     args = ap.parse_args()
     if args.ttl_ms < 1 or args.runs < 1:
-        print("real_gc_pause.py: --ttl-ms and --runs must be at least 1", file=sys.stderr)
-        return 2
+        ap.error("--ttl-ms and --runs must be at least 1")  # one line, exit 2
     with Server() as server:
         if not args.search:
             reproduced, secs = runs_at(server.port, args.ttl_ms, args.runs)
