@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 packages=(g++ cmake ninja-build pkg-config catch2 librapidcheck-dev libcli11-dev
   libhiredis-dev liblua5.1-0-dev libtomlplusplus-dev nlohmann-json3-dev
   libbenchmark-dev redis-server libxml2-utils parallel time chromium
-  clang-14 libclang-rt-14-dev)  # clang: scripts/hardening.sh (determinism, libFuzzer)
+  clang-14 libclang-rt-14-dev  # clang: scripts/hardening.sh (determinism, libFuzzer)
+  python3-hypothesis python3-fakeredis python3-lupa python3-redis)  # bench/peers/ (ctest peers_smoke)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
