@@ -386,6 +386,35 @@ TEST_CASE("run, replay and report refuse devices and FIFOs, naming why (issue 15
   CHECK(report_out.find("/dev/zero:0: is not a regular file") != std::string::npos);
 }
 
+TEST_CASE("report never opens a device or FIFO named as a run's source: the timeline says why (issue 15)",
+          "[catalog]") {
+  // The HTML report re-runs a failing cell's scenario from its "source" for the
+  // timeline; /dev/zero used to be read to 2 GB and a FIFO hung the report.
+  const auto [run_json, run_code] = run_cli("run gc-pause --lock naive-del --seed 1 --format json");
+  REQUIRE(run_code == 0);
+  REQUIRE_FALSE(nlohmann::json::parse(run_json)["violations"].empty());  // a failing cell: it gets a timeline
+  const std::string fifo = "/tmp/locksim-test-source.fifo";
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& source : {std::string("/dev/zero"), fifo}) {
+    INFO(source);
+    auto line = nlohmann::json::parse(run_json);
+    line["source"] = source;
+    const std::string jsonl = "/tmp/locksim-test-source.jsonl", html = "/tmp/locksim-test-source.html";
+    std::ofstream(jsonl) << line.dump() << "\n";
+    // `timeout`: a report that opens the FIFO fails the test instead of hanging it.
+    const auto [out, code] = tests::run_shell("timeout 120 " + std::string(LOCKSIM_BINARY) + " report " + jsonl +
+                                              " --format html --out " + html + " 2>&1");
+    INFO(out);
+    CHECK(code == 0);
+    std::stringstream page;
+    page << std::ifstream(html).rdbuf();
+    CHECK_THAT(page.str(), Catch::Contains("No timeline: " + source +
+                                     ":0: file: is not a regular file (a device, FIFO or socket); give a regular file"));
+  }
+  std::remove(fifo.c_str());
+}
+
 namespace {
 void* volatile g_allocation_sink = nullptr;
 }  // namespace
