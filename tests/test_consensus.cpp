@@ -797,3 +797,238 @@ TEST_CASE("consensus runs are deterministic: same seed and faults, same trace di
     RC_ASSERT(faulty_run(seed, member, at, partition) == faulty_run(seed, member, at, partition));
   });
 }
+
+// ---- real etcd and ZooKeeper (live/) ---------------------------------------------
+//
+// [cp-live]: the live clusters (start, faults, teardown, refusals) and the
+// four CP locks through the real clients. [cp_differential]: generated
+// operation sequences against a real single-member service and the
+// simulated one, reply by reply. Each test starts its own servers on free
+// ports and stops them; a missing etcd or JRE fails, it never skips.
+
+#include <signal.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "live/etcd_cluster.hpp"
+#include "live/etcd_http_client.hpp"
+#include "live/zk_c_client.hpp"
+#include "live/zk_cluster.hpp"
+#include "locks/hiredis/real_runtime.hpp"
+
+namespace {
+
+using LiveEtcdCluster = locksim::live::EtcdCluster;
+using locksim::live::EtcdClusterSpec;
+using locksim::live::EtcdHttpConn;
+using locksim::live::ZkCClientConn;
+using LiveZkCluster = locksim::live::ZkCluster;
+using locksim::live::ZkClusterSpec;
+using locksim::locks::EtcdCompare;
+using locksim::locks::EtcdOp;
+
+std::unique_ptr<LiveEtcdCluster> start_etcd(int members, std::vector<std::string> clients = {}) {
+  EtcdClusterSpec spec;
+  spec.cluster.members = members;
+  spec.cluster.clients = std::move(clients);
+  auto cluster = LiveEtcdCluster::start(spec);
+  INFO((cluster ? std::string() : cluster.error().message));
+  REQUIRE(cluster);
+  return std::move(*cluster);
+}
+
+std::unique_ptr<LiveZkCluster> start_zk(int members, std::vector<std::string> clients = {}) {
+  ZkClusterSpec spec;
+  spec.cluster.members = members;
+  spec.cluster.clients = std::move(clients);
+  auto cluster = LiveZkCluster::start(spec);
+  INFO((cluster ? std::string() : cluster.error().message));
+  REQUIRE(cluster);
+  return std::move(*cluster);
+}
+
+bool process_gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+template <class T>
+T now_sync(Task<T> t) {
+  return locksim::sim::sync_wait(std::move(t));
+}
+
+}  // namespace
+
+TEST_CASE("live etcd and ZooKeeper: a missing binary or JRE is a clear exit-2 refusal", "[cp-live]") {
+  EtcdClusterSpec etcd;
+  etcd.binary = "/nonexistent/etcd";
+  auto e = LiveEtcdCluster::start(etcd);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().exit_code == 2);
+  CHECK_THAT(e.error().message, Catch::Contains("/nonexistent/etcd") && Catch::Contains("etcd"));
+  ZkClusterSpec no_java;
+  no_java.java = "/nonexistent/java";
+  auto j = LiveZkCluster::start(no_java);
+  REQUIRE_FALSE(j);
+  CHECK(j.error().exit_code == 2);
+  CHECK_THAT(j.error().message, Catch::Contains("java"));
+  ZkClusterSpec no_jar;
+  no_jar.jar = "/nonexistent/zookeeper.jar";
+  auto z = LiveZkCluster::start(no_jar);
+  REQUIRE_FALSE(z);
+  CHECK(z.error().exit_code == 2);
+  CHECK_THAT(z.error().message, Catch::Contains("/nonexistent/zookeeper.jar") && Catch::Contains("zookeeper"));
+}
+
+TEST_CASE("live etcd: three members on free ports; a killed member restarts and catches up; a paused one stalls", "[cp-live]") {
+  std::vector<pid_t> pids;
+  {
+    auto cluster = start_etcd(3, {"A"});
+    REQUIRE(cluster->size() == 3);
+    CHECK(cluster->member(2).name == "etcd-3");
+    pids = cluster->pids();
+    REQUIRE(pids.size() == 3);
+    EtcdHttpConn all(cluster->client_endpoints("A"), 2000ms);
+    REQUIRE(now_sync(all.put("k", "1", 0)).ok());
+    cluster->kill9(0);
+    CHECK(process_gone(pids[0]));
+    EtcdHttpConn rest({cluster->client_endpoints("A")[1], cluster->client_endpoints("A")[2]}, 2000ms);
+    // Two of three are still a majority; if etcd-1 led, the put waits out an
+    // election (etcd answers "leader changed" or times out meanwhile).
+    locksim::locks::EtcdWrite written;
+    for (int i = 0; i < 20 && !(written = now_sync(rest.put("k", "2", 0))).ok(); ++i) std::this_thread::sleep_for(250ms);
+    INFO(written.error);
+    REQUIRE(written.ok());
+    REQUIRE(cluster->restart(0));
+    EtcdHttpConn first({cluster->endpoints()[0]}, 2000ms);
+    const auto read = now_sync(first.range("k", ""));  // linearizable: through the leader, after catching up
+    REQUIRE(read.ok());
+    REQUIRE(read.kvs.size() == 1);
+    CHECK(read.kvs[0].value == "2");
+    CHECK(read.revision == written.revision);
+    cluster->pause(1);
+    EtcdHttpConn paused({cluster->endpoints()[1]}, 500ms);
+    CHECK_THAT(now_sync(paused.range("k", "")).error, Catch::StartsWith("IOERR"));
+    cluster->resume(1);
+    EtcdHttpConn resumed({cluster->endpoints()[1]}, 5000ms);
+    CHECK(now_sync(resumed.range("k", "")).ok());
+    cluster->proxy(2).cut("A", PartitionMode::Drop);
+    EtcdHttpConn cut({cluster->client_endpoints("A")[2]}, 300ms);
+    CHECK_FALSE(now_sync(cut.range("k", "")).ok());
+    CHECK_FALSE(cluster->died_unexpectedly().has_value());
+  }
+  for (pid_t pid : pids) CHECK(process_gone(pid));  // every member stopped and reaped with the cluster
+}
+
+TEST_CASE("live ZooKeeper: a three-member ensemble; a killed member restarts; the session outlives it", "[cp-live]") {
+  std::vector<pid_t> pids;
+  {
+    auto cluster = start_zk(3, {"A"});
+    REQUIRE(cluster->size() == 3);
+    CHECK(cluster->member(0).name == "zk-1");
+    pids = cluster->pids();
+    ZkCClientConn zk(LiveZkCluster::connect_string(cluster->client_endpoints("A")));
+    REQUIRE(now_sync(zk.start(6s)).ok());
+    CHECK(zk.state() == ZkState::Connected);
+    CHECK(zk.negotiated_ms() == 6000);
+    const auto created = now_sync(zk.create("/job", "", "persistent"));
+    REQUIRE(created.ok());
+    cluster->kill9(0);
+    CHECK(process_gone(pids[0]));
+    const auto child = now_sync(zk.create("/job/lock-", "", "ephemeral_sequential"));
+    if (!child.ok()) CHECK(child.error == locksim::locks::kZkConnectionLoss);  // it may have talked to zk-1
+    REQUIRE(cluster->restart(0));
+    for (int i = 0; i < 100 && zk.state() != ZkState::Connected; ++i) std::this_thread::sleep_for(100ms);
+    CHECK(zk.state() == ZkState::Connected);  // the same session, on another member
+    const auto stat = now_sync(zk.exists("/job"));
+    REQUIRE(stat.ok());
+    CHECK(stat.exists);
+    CHECK(stat.czxid == created.czxid);
+    CHECK_FALSE(cluster->died_unexpectedly().has_value());
+  }
+  for (pid_t pid : pids) CHECK(process_gone(pid));
+}
+
+// ---- the four CP locks against real services ------------------------------------
+
+namespace {
+
+// Two clients, each on its own thread with a RealRuntime over its own CP
+// connection, take the lock `rounds` times each. Holders are counted: a
+// second holder at once is a failure; tokens must grow in grant order.
+struct Contention {
+  std::atomic<int> holders{0};
+  std::atomic<int> overlaps{0};
+  std::atomic<int> grants{0};
+  std::mutex mutex;
+  std::vector<std::int64_t> tokens;
+};
+
+void contend(locksim::locks::Runtime& rt, const std::string& kind, int rounds, Contention& c) {
+  LockConfig config;
+  config.key = "lock-smoke";
+  config.ttl = 6s;
+  config.retry = 50ms;
+  config.acquire_timeout = 30s;
+  auto lock = locksim::locks::make_lock(kind, rt, config);
+  for (int i = 0; i < rounds; ++i) {
+    std::optional<Lease> lease = locksim::sim::sync_wait(lock->try_acquire());
+    if (!lease) continue;
+    if (c.holders.fetch_add(1) != 0) ++c.overlaps;
+    ++c.grants;
+    if (lease->fencing_token) {
+      std::lock_guard g(c.mutex);
+      c.tokens.push_back(*lease->fencing_token);
+    }
+    std::this_thread::sleep_for(150ms);
+    c.holders.fetch_sub(1);
+    CHECK(locksim::sim::sync_wait(lock->release(*lease)));
+  }
+}
+
+void check_contention(const Contention& c, const std::string& kind, int expected_grants) {
+  INFO(kind);
+  CHECK(c.overlaps.load() == 0);
+  CHECK(c.grants.load() == expected_grants);
+  const bool fenced = locksim::locks::find_lock(kind)->fencing;
+  CHECK(c.tokens.size() == (fenced ? static_cast<std::size_t>(expected_grants) : 0u));
+  for (std::size_t i = 1; i < c.tokens.size(); ++i) CHECK(c.tokens[i] > c.tokens[i - 1]);
+}
+
+template <class MakeConn>
+void run_two_clients(const std::string& kind, MakeConn make_conn) {
+  Contention c;
+  auto client = [&](const std::string& name) {
+    auto conn = make_conn(name);
+    locksim::locks::RealRuntimeOptions options;
+    if constexpr (std::is_same_v<decltype(conn), std::unique_ptr<EtcdHttpConn>>) options.etcd = conn.get();
+    else options.zk = conn.get();
+    locksim::locks::RealRuntime rt({}, options);
+    contend(rt, kind, 3, c);
+  };
+  std::thread a(client, "A");
+  std::thread b(client, "B");
+  a.join();
+  b.join();
+  check_contention(c, kind, 6);
+}
+
+}  // namespace
+
+TEST_CASE("etcd-mutex and etcd-fenced acquire and release against a real etcd; two clients contend correctly", "[cp-live]") {
+  auto cluster = start_etcd(3, {"A", "B"});
+  for (const char* kind : {"etcd-mutex", "etcd-fenced"})
+    run_two_clients(kind, [&](const std::string& name) {
+      return std::make_unique<EtcdHttpConn>(cluster->client_endpoints(name), 5000ms);
+    });
+  // Every session was closed: no key is left under the lock prefix.
+  EtcdHttpConn check(cluster->endpoints(), 2000ms);
+  CHECK(now_sync(check.range("lock-smoke/", locksim::locks::etcd_prefix_end("lock-smoke/"))).kvs.empty());
+}
+
+TEST_CASE("zk-lock and zk-fenced acquire and release against a real ZooKeeper; two clients contend correctly", "[cp-live]") {
+  auto cluster = start_zk(1, {"A", "B"});
+  for (const char* kind : {"zk-lock", "zk-fenced"})
+    run_two_clients(kind, [&](const std::string& name) {
+      return std::make_unique<ZkCClientConn>(LiveZkCluster::connect_string(cluster->client_endpoints(name)));
+    });
+}
