@@ -881,6 +881,22 @@ TEST_CASE("live etcd and ZooKeeper: a missing binary or JRE is a clear exit-2 re
   CHECK_THAT(z.error().message, Catch::Contains("/nonexistent/zookeeper.jar") && Catch::Contains("zookeeper"));
 }
 
+TEST_CASE("live etcd and ZooKeeper: a start interrupted by Ctrl-C stops every member and says so", "[cp-live]") {
+  const std::atomic<int> interrupted{2};  // what live mode's SIGINT handler sets
+  EtcdClusterSpec etcd;
+  etcd.cluster.members = 3;
+  etcd.cluster.interrupted = &interrupted;
+  auto e = LiveEtcdCluster::start(etcd);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().interrupted);
+  ZkClusterSpec zk;
+  zk.cluster.interrupted = &interrupted;
+  auto z = LiveZkCluster::start(zk);
+  REQUIRE_FALSE(z);
+  CHECK(z.error().interrupted);
+  CHECK_THAT(z.error().message, Catch::Contains("every member was stopped"));
+}
+
 TEST_CASE("live etcd: three members on free ports; a killed member restarts and catches up; a paused one stalls", "[cp-live]") {
   std::vector<pid_t> pids;
   {
