@@ -4,14 +4,12 @@
 #include "live/redis_cluster.hpp"
 
 #include "live/live_leftovers.hpp"
+#include "live/process_group.hpp"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,35 +38,6 @@ constexpr int kStartAttempts = 5;  // fresh ports tried when another process win
 bool is_executable(const fs::path& p) {
   std::error_code ec;
   return !p.empty() && ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p, ec);
-}
-
-// One raw request over loopback with a 200 ms timeout; the reply's first
-// bytes ("" on any failure). Independent of hiredis and of REDISCLI_AUTH.
-std::string roundtrip(int port, const std::string& request) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return "";
-  timeval tv{0, 200'000};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  std::string reply;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
-    char buf[4096];
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n > 0) reply.assign(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return reply;
-}
-
-bool reaped(pid_t pid) {
-  int status = 0;
-  pid_t r = ::waitpid(pid, &status, WNOHANG);
-  return r == pid || (r < 0 && errno == ECHILD);
 }
 
 std::string log_tail(const fs::path& dir) {
@@ -281,39 +250,10 @@ bool loaded_preload(const fs::path& log, std::size_t before) {
 }  // namespace
 
 bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
-  std::vector<std::string> args = arguments(node);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_text = environment(node);
-  std::vector<char*> envp;
-  for (auto& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  const std::vector<std::string> env = environment(node);
   const std::size_t hellos_before = read_fsync_log(node.dir / "fsync.log").loaded_by.size();
-  const std::string out_path = (node.dir / "stdout.log").string();
-  const pid_t parent = ::getpid();
-  const long max_fd = std::min(::sysconf(_SC_OPEN_MAX), 65536L);
-  const pid_t pid = ::fork();
+  const pid_t pid = spawn_process_group(arguments(node), &env, node.dir / "stdout.log");
   if (pid < 0) return false;
-  if (pid == 0) {  // only async-signal-safe calls from here on
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    ::setpgid(0, 0);  // its own group: signals reach a wrapper script's redis-server too
-    if (::getppid() != parent) ::_exit(127);
-    sigset_t none;  // the forking thread's mask and dispositions are inherited: reset them
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::signal(SIGINT, SIG_IGN);  // Ctrl-C is locksim's to handle; it tears us down
-    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int in = ::open("/dev/null", O_RDONLY);
-    if (out >= 0) ::dup2(out, 1), ::dup2(out, 2);
-    if (in >= 0) ::dup2(in, 0);
-    for (long fd = 3; fd < max_fd; ++fd) ::close(static_cast<int>(fd));
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // also here: no race with the first signal
   node.pid = pid;
   node.exited_before_ready = false;
   const std::size_t master = master_of(node.shard);
@@ -325,8 +265,8 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
       node.exited_before_ready = true;
       return false;
     }
-    if (roundtrip(node.port, "PING\r\n").rfind("+PONG", 0) == 0 &&
-        (!replica || roundtrip(node.port, "INFO replication\r\n").find("master_link_status:up") != std::string::npos)) {
+    if (loopback_roundtrip(node.port, "PING\r\n").rfind("+PONG", 0) == 0 &&
+        (!replica || loopback_roundtrip(node.port, "INFO replication\r\n").find("master_link_status:up") != std::string::npos)) {
       if (loaded_preload(node.dir / "fsync.log", hellos_before)) return true;
       preload_error_ = LiveError{2, node.name + ": " + spec_.binary.string() + " did not load " +
                                         spec_.preload.string() +
@@ -358,29 +298,9 @@ Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fr
                                   " ms: " + log_tail(node.dir)});
 }
 
-void RedisCluster::stop_node(RedisNodeProcess& node) {
-  if (node.pid <= 0) return;
-  ::kill(-node.pid, SIGCONT);  // a paused server cannot act on SIGTERM
-  ::kill(-node.pid, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + 3s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (reaped(node.pid)) {
-      ::kill(-node.pid, SIGKILL);  // what a wrapper script left in its group
-      node.pid = -1;
-      return;
-    }
-    std::this_thread::sleep_for(2ms);
-  }
-  kill9(static_cast<std::size_t>(&node - nodes_.data()));
-}
+void RedisCluster::stop_node(RedisNodeProcess& node) { stop_process_group(node.pid, 3s); }
 
-void RedisCluster::kill9(std::size_t i) {
-  RedisNodeProcess& node = nodes_[i];
-  if (node.pid <= 0) return;
-  ::kill(-node.pid, SIGKILL);
-  ::waitpid(node.pid, nullptr, 0);
-  node.pid = -1;
-}
+void RedisCluster::kill9(std::size_t i) { kill_process_group(nodes_[i].pid); }
 
 void RedisCluster::pause(std::size_t i) {
   if (nodes_[i].pid > 0) ::kill(-nodes_[i].pid, SIGSTOP);
@@ -403,7 +323,7 @@ Result<bool, LiveError> RedisCluster::restart(std::size_t i) {
 
 Result<bool, LiveError> RedisCluster::promote(std::size_t replica) {
   const RedisNodeProcess& node = nodes_[replica];
-  const std::string reply = roundtrip(node.port, "REPLICAOF NO ONE\r\n");
+  const std::string reply = loopback_roundtrip(node.port, "REPLICAOF NO ONE\r\n");
   if (reply.rfind("+OK", 0) != 0) return failure(LiveError{3, node.name + ": REPLICAOF NO ONE failed"});
   std::lock_guard lock(mutex_);
   shard_master_[static_cast<std::size_t>(node.shard)] = replica;

@@ -472,7 +472,7 @@ struct ZkWorld : CpWorld<ZkMember> {
 
 }  // namespace
 
-TEST_CASE("zookeeper: sequential children number by the parent's cversion; czxid grows; ephemerals have no children", "[consensus]") {
+TEST_CASE("zookeeper: sequential children number by the parent's creates; czxid grows; ephemerals have no children", "[consensus]") {
   ZkWorld zw;
   zw.elect();
   const std::int64_t s = zw.session(0, 10000);
@@ -491,8 +491,10 @@ TEST_CASE("zookeeper: sequential children number by the parent's cversion; czxid
   CHECK(zw.call(0, {"DELETE", std::to_string(s), "/locks", "-1"}) == Reply::error("NotEmpty"));
   CHECK(zw.call(0, {"DELETE", std::to_string(s), "/locks/lock-0000000000", "3"}) == Reply::error("BadVersion"));
   REQUIRE(zw.call(0, {"DELETE", std::to_string(s), "/locks/lock-0000000000", "0"}).type == Reply::Type::Array);
-  // A delete bumps cversion too: the next sequence number is 3.
-  CHECK(zw.create(0, s, "/locks/lock-", "ephemeral_sequential").elements[0] == Reply::bulk("/locks/lock-0000000003"));
+  // A delete bumps cversion but not the sequence: real ZooKeeper 3.8 numbers
+  // the next child 2 (measured by the [cp_differential] test; zk_tree.hpp).
+  CHECK(zw.create(0, s, "/locks/lock-", "ephemeral_sequential").elements[0] == Reply::bulk("/locks/lock-0000000002"));
+  CHECK(zw.cluster->leader()->tree().nodes().at("/locks").cversion == 4);
   const Reply stat = zw.call(1, {"EXISTS", std::to_string(s), "/locks/lock-0000000001"});
   CHECK(stat.elements[3].integer == s);  // ephemeralOwner
   CHECK(zw.call(1, {"EXISTS", std::to_string(s), "/locks/lock-0000000000"}).is_nil());
@@ -796,4 +798,596 @@ TEST_CASE("consensus runs are deterministic: same seed and faults, same trace di
     const bool partition = *rc::gen::arbitrary<bool>();
     RC_ASSERT(faulty_run(seed, member, at, partition) == faulty_run(seed, member, at, partition));
   });
+}
+
+// ---- real etcd and ZooKeeper (live/) ---------------------------------------------
+//
+// [cp-live]: the live clusters (start, faults, teardown, refusals) and the
+// four CP locks through the real clients. [cp_differential]: generated
+// operation sequences against a real single-member service and the
+// simulated one, reply by reply. Each test starts its own servers on free
+// ports and stops them; a missing etcd or JRE fails, it never skips.
+
+#include <signal.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "live/etcd_cluster.hpp"
+#include "live/etcd_http_client.hpp"
+#include "live/zk_c_client.hpp"
+#include "live/zk_cluster.hpp"
+#include "locks/hiredis/real_runtime.hpp"
+
+namespace {
+
+using LiveEtcdCluster = locksim::live::EtcdCluster;
+using locksim::live::EtcdClusterSpec;
+using locksim::live::EtcdHttpConn;
+using locksim::live::ZkCClientConn;
+using LiveZkCluster = locksim::live::ZkCluster;
+using locksim::live::ZkClusterSpec;
+using locksim::locks::EtcdCompare;
+using locksim::locks::EtcdOp;
+
+std::unique_ptr<LiveEtcdCluster> start_etcd(int members, std::vector<std::string> clients = {}) {
+  EtcdClusterSpec spec;
+  spec.cluster.members = members;
+  spec.cluster.clients = std::move(clients);
+  auto cluster = LiveEtcdCluster::start(spec);
+  INFO((cluster ? std::string() : cluster.error().message));
+  REQUIRE(cluster);
+  return std::move(*cluster);
+}
+
+std::unique_ptr<LiveZkCluster> start_zk(int members, std::vector<std::string> clients = {}) {
+  ZkClusterSpec spec;
+  spec.cluster.members = members;
+  spec.cluster.clients = std::move(clients);
+  auto cluster = LiveZkCluster::start(spec);
+  INFO((cluster ? std::string() : cluster.error().message));
+  REQUIRE(cluster);
+  return std::move(*cluster);
+}
+
+bool process_gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+template <class T>
+T now_sync(Task<T> t) {
+  return locksim::sim::sync_wait(std::move(t));
+}
+
+}  // namespace
+
+TEST_CASE("live etcd and ZooKeeper: a missing binary or JRE is a clear exit-2 refusal", "[cp-live]") {
+  EtcdClusterSpec etcd;
+  etcd.binary = "/nonexistent/etcd";
+  auto e = LiveEtcdCluster::start(etcd);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().exit_code == 2);
+  CHECK_THAT(e.error().message, Catch::Contains("/nonexistent/etcd") && Catch::Contains("etcd"));
+  ZkClusterSpec no_java;
+  no_java.java = "/nonexistent/java";
+  auto j = LiveZkCluster::start(no_java);
+  REQUIRE_FALSE(j);
+  CHECK(j.error().exit_code == 2);
+  CHECK_THAT(j.error().message, Catch::Contains("java"));
+  ZkClusterSpec no_jar;
+  no_jar.jar = "/nonexistent/zookeeper.jar";
+  auto z = LiveZkCluster::start(no_jar);
+  REQUIRE_FALSE(z);
+  CHECK(z.error().exit_code == 2);
+  CHECK_THAT(z.error().message, Catch::Contains("/nonexistent/zookeeper.jar") && Catch::Contains("zookeeper"));
+}
+
+TEST_CASE("live etcd and ZooKeeper: a start interrupted by Ctrl-C stops every member and says so", "[cp-live]") {
+  const std::atomic<int> interrupted{2};  // what live mode's SIGINT handler sets
+  EtcdClusterSpec etcd;
+  etcd.cluster.members = 3;
+  etcd.cluster.interrupted = &interrupted;
+  auto e = LiveEtcdCluster::start(etcd);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().interrupted);
+  ZkClusterSpec zk;
+  zk.cluster.interrupted = &interrupted;
+  auto z = LiveZkCluster::start(zk);
+  REQUIRE_FALSE(z);
+  CHECK(z.error().interrupted);
+  CHECK_THAT(z.error().message, Catch::Contains("every member was stopped"));
+}
+
+TEST_CASE("live etcd: three members on free ports; a killed member restarts and catches up; a paused one stalls", "[cp-live]") {
+  std::vector<pid_t> pids;
+  {
+    auto cluster = start_etcd(3, {"A"});
+    REQUIRE(cluster->size() == 3);
+    CHECK(cluster->member(2).name == "etcd-3");
+    pids = cluster->pids();
+    REQUIRE(pids.size() == 3);
+    EtcdHttpConn all(cluster->client_endpoints("A"), 2000ms);
+    REQUIRE(now_sync(all.put("k", "1", 0)).ok());
+    cluster->kill9(0);
+    CHECK(process_gone(pids[0]));
+    EtcdHttpConn rest({cluster->client_endpoints("A")[1], cluster->client_endpoints("A")[2]}, 2000ms);
+    // Two of three are still a majority; if etcd-1 led, the put waits out an
+    // election (etcd answers "leader changed" or times out meanwhile).
+    locksim::locks::EtcdWrite written;
+    for (int i = 0; i < 20 && !(written = now_sync(rest.put("k", "2", 0))).ok(); ++i) std::this_thread::sleep_for(250ms);
+    INFO(written.error);
+    REQUIRE(written.ok());
+    REQUIRE(cluster->restart(0));
+    EtcdHttpConn first({cluster->endpoints()[0]}, 2000ms);
+    const auto read = now_sync(first.range("k", ""));  // linearizable: through the leader, after catching up
+    REQUIRE(read.ok());
+    REQUIRE(read.kvs.size() == 1);
+    CHECK(read.kvs[0].value == "2");
+    CHECK(read.revision == written.revision);
+    cluster->pause(1);
+    EtcdHttpConn paused({cluster->endpoints()[1]}, 500ms);
+    CHECK_THAT(now_sync(paused.range("k", "")).error, Catch::StartsWith("IOERR"));
+    cluster->resume(1);
+    EtcdHttpConn resumed({cluster->endpoints()[1]}, 5000ms);
+    CHECK(now_sync(resumed.range("k", "")).ok());
+    cluster->proxy(2).cut("A", PartitionMode::Drop);
+    EtcdHttpConn cut({cluster->client_endpoints("A")[2]}, 300ms);
+    CHECK_FALSE(now_sync(cut.range("k", "")).ok());
+    CHECK_FALSE(cluster->died_unexpectedly().has_value());
+  }
+  for (pid_t pid : pids) CHECK(process_gone(pid));  // every member stopped and reaped with the cluster
+}
+
+TEST_CASE("live ZooKeeper: a three-member ensemble; a killed member restarts; the session outlives it", "[cp-live]") {
+  std::vector<pid_t> pids;
+  {
+    auto cluster = start_zk(3, {"A"});
+    REQUIRE(cluster->size() == 3);
+    CHECK(cluster->member(0).name == "zk-1");
+    pids = cluster->pids();
+    ZkCClientConn zk(LiveZkCluster::connect_string(cluster->client_endpoints("A")));
+    REQUIRE(now_sync(zk.start(6s)).ok());
+    CHECK(zk.state() == ZkState::Connected);
+    CHECK(zk.negotiated_ms() == 6000);
+    const auto created = now_sync(zk.create("/job", "", "persistent"));
+    REQUIRE(created.ok());
+    cluster->kill9(0);
+    CHECK(process_gone(pids[0]));
+    const auto child = now_sync(zk.create("/job/lock-", "", "ephemeral_sequential"));
+    if (!child.ok()) CHECK(child.error == locksim::locks::kZkConnectionLoss);  // it may have talked to zk-1
+    REQUIRE(cluster->restart(0));
+    for (int i = 0; i < 100 && zk.state() != ZkState::Connected; ++i) std::this_thread::sleep_for(100ms);
+    CHECK(zk.state() == ZkState::Connected);  // the same session, on another member
+    const auto stat = now_sync(zk.exists("/job"));
+    REQUIRE(stat.ok());
+    CHECK(stat.exists);
+    CHECK(stat.czxid == created.czxid);
+    CHECK_FALSE(cluster->died_unexpectedly().has_value());
+  }
+  for (pid_t pid : pids) CHECK(process_gone(pid));
+}
+
+// ---- the four CP locks against real services ------------------------------------
+
+namespace {
+
+// Two clients, each on its own thread with a RealRuntime over its own CP
+// connection, take the lock `rounds` times each. Holders are counted: a
+// second holder at once is a failure; tokens must grow in grant order.
+struct Contention {
+  std::atomic<int> holders{0};
+  std::atomic<int> overlaps{0};
+  std::atomic<int> grants{0};
+  std::mutex mutex;
+  std::vector<std::int64_t> tokens;
+};
+
+void contend(locksim::locks::Runtime& rt, const std::string& kind, int rounds, Contention& c) {
+  LockConfig config;
+  config.key = "lock-smoke";
+  config.ttl = 6s;
+  config.retry = 50ms;
+  config.acquire_timeout = 30s;
+  auto lock = locksim::locks::make_lock(kind, rt, config);
+  for (int i = 0; i < rounds; ++i) {
+    std::optional<Lease> lease = locksim::sim::sync_wait(lock->try_acquire());
+    if (!lease) continue;
+    if (c.holders.fetch_add(1) != 0) ++c.overlaps;
+    ++c.grants;
+    if (lease->fencing_token) {
+      std::lock_guard g(c.mutex);
+      c.tokens.push_back(*lease->fencing_token);
+    }
+    std::this_thread::sleep_for(150ms);
+    c.holders.fetch_sub(1);
+    CHECK(locksim::sim::sync_wait(lock->release(*lease)));
+  }
+}
+
+void check_contention(const Contention& c, const std::string& kind, int expected_grants) {
+  INFO(kind);
+  CHECK(c.overlaps.load() == 0);
+  CHECK(c.grants.load() == expected_grants);
+  const bool fenced = locksim::locks::find_lock(kind)->fencing;
+  CHECK(c.tokens.size() == (fenced ? static_cast<std::size_t>(expected_grants) : 0u));
+  for (std::size_t i = 1; i < c.tokens.size(); ++i) CHECK(c.tokens[i] > c.tokens[i - 1]);
+}
+
+template <class MakeConn>
+void run_two_clients(const std::string& kind, MakeConn make_conn) {
+  Contention c;
+  auto client = [&](const std::string& name) {
+    auto conn = make_conn(name);
+    locksim::locks::RealRuntimeOptions options;
+    if constexpr (std::is_same_v<decltype(conn), std::unique_ptr<EtcdHttpConn>>) options.etcd = conn.get();
+    else options.zk = conn.get();
+    locksim::locks::RealRuntime rt({}, options);
+    contend(rt, kind, 3, c);
+  };
+  std::thread a(client, "A");
+  std::thread b(client, "B");
+  a.join();
+  b.join();
+  check_contention(c, kind, 6);
+}
+
+}  // namespace
+
+TEST_CASE("etcd-mutex and etcd-fenced acquire and release against a real etcd; two clients contend correctly", "[cp-live]") {
+  auto cluster = start_etcd(3, {"A", "B"});
+  for (const char* kind : {"etcd-mutex", "etcd-fenced"})
+    run_two_clients(kind, [&](const std::string& name) {
+      return std::make_unique<EtcdHttpConn>(cluster->client_endpoints(name), 5000ms);
+    });
+  // Every session was closed: no key is left under the lock prefix.
+  EtcdHttpConn check(cluster->endpoints(), 2000ms);
+  CHECK(now_sync(check.range("lock-smoke/", locksim::locks::etcd_prefix_end("lock-smoke/"))).kvs.empty());
+}
+
+TEST_CASE("zk-lock and zk-fenced acquire and release against a real ZooKeeper; two clients contend correctly", "[cp-live]") {
+  auto cluster = start_zk(1, {"A", "B"});
+  for (const char* kind : {"zk-lock", "zk-fenced"})
+    run_two_clients(kind, [&](const std::string& name) {
+      return std::make_unique<ZkCClientConn>(LiveZkCluster::connect_string(cluster->client_endpoints(name)));
+    });
+}
+
+// ---- differential: real etcd / ZooKeeper vs the simulated members ----------------
+//
+// One generated operation sequence per seed (sim::Rng: the same sequence on
+// every run), sent to a real single-member service and to a simulated
+// single-member one through the same client interface; every reply is
+// described as text with the service's own identities (lease ids, session
+// ids, zxids) replaced by what both must agree on (the lease's grant index,
+// "owned", the zxid order), and the two texts must be equal.
+
+namespace {
+
+using locksim::locks::EtcdDeleted;
+using locksim::locks::EtcdLease;
+using locksim::locks::EtcdRange;
+using locksim::locks::EtcdTxn;
+using locksim::locks::etcd_prefix_end;
+using locksim::locks::EtcdWrite;
+
+// Runs a client call on the simulated world until its reply is back.
+template <class T, class M>
+T sim_sync(CpWorld<M>& cw, Task<T> task) {
+  auto out = std::make_shared<std::optional<T>>();
+  auto wrap = [](Task<T> t, std::shared_ptr<std::optional<T>> o) -> Task<void> { *o = co_await std::move(t); };
+  cw.a.spawn(wrap(std::move(task), out));
+  for (int i = 0; i < 600000 && !out->has_value(); ++i) cw.advance(1ms);
+  REQUIRE(out->has_value());
+  return std::move(**out);
+}
+
+// Lease ids differ (etcd's are random, the simulator's count): each side's
+// ids become their grant index.
+struct LeaseNames {
+  std::map<std::int64_t, std::size_t> index;
+  std::string operator()(std::int64_t id) const {
+    if (id == 0) return "none";
+    auto it = index.find(id);
+    return it == index.end() ? "unknown" : "#" + std::to_string(it->second);
+  }
+};
+
+std::string describe(const EtcdRange& r, const LeaseNames& leases) {
+  std::string s = r.error.empty() ? "rev " + std::to_string(r.revision) + " [" : "error " + r.error;
+  if (!r.error.empty()) return s;
+  for (const auto& kv : r.kvs)
+    s += kv.key + "=" + kv.value + " c" + std::to_string(kv.create_revision) + " m" + std::to_string(kv.mod_revision) +
+         " v" + std::to_string(kv.version) + " lease " + leases(kv.lease) + "; ";
+  return s + "]";
+}
+std::string describe(const EtcdWrite& w) {
+  return w.error.empty() ? "rev " + std::to_string(w.revision) + " deleted " + std::to_string(w.deleted) : "error " + w.error;
+}
+std::string describe(const EtcdTxn& t, const LeaseNames& leases) {
+  if (!t.error.empty()) return "error " + t.error;
+  std::string s = "rev " + std::to_string(t.revision) + (t.succeeded ? " then" : " else");
+  for (const auto& r : t.ranges) s += " {" + describe(r, leases) + "}";
+  return s;
+}
+std::string describe(const EtcdLease& l) { return l.error.empty() ? "ttl " + std::to_string(l.ttl) : "error " + l.error; }
+std::string describe(const EtcdDeleted& d) {
+  return d.error.empty() ? "deleted " + d.key + " at " + std::to_string(d.revision) : "error " + d.error;
+}
+
+struct EtcdSides {
+  EtcdWorld sim{1, 7, etcd_config()};
+  SimEtcdConn sim_conn;
+  EtcdHttpConn real_conn;
+  LeaseNames sim_leases, real_leases;
+  std::vector<std::pair<std::int64_t, std::int64_t>> leases;  // (real id, sim id) in grant order
+  explicit EtcdSides(const std::vector<std::string>& endpoints)
+      : sim_conn(sim.a, member_ids(sim), 20s), real_conn(endpoints, 5000ms) {
+    sim.elect();
+  }
+};
+
+const char* const kEtcdKeys[] = {"k/0", "k/1", "k/2", "j", ""};
+const char* const kEtcdValues[] = {"", "a", "bb", "ccc"};
+
+std::string pick_key(Rng& rng) { return kEtcdKeys[rng.below(rng.chance(1, 40) ? 5 : 4)]; }
+
+// A key range: one key, the "k/" prefix, or every key ("\0" both ends).
+std::pair<std::string, std::string> pick_range(Rng& rng) {
+  switch (rng.below(4)) {
+    case 0: return {"k/", etcd_prefix_end("k/")};
+    case 1: return {std::string(1, '\0'), std::string(1, '\0')};
+    default: return {pick_key(rng), ""};
+  }
+}
+
+// A lease for a put: none, one granted (maybe revoked since), or an id no
+// side granted. Returns (real id, sim id).
+std::pair<std::int64_t, std::int64_t> pick_lease(Rng& rng, const EtcdSides& s) {
+  if (s.leases.empty() || rng.chance(1, 2)) return {0, 0};
+  if (rng.chance(1, 10)) return {424242, 424242};
+  return s.leases[rng.below(s.leases.size())];
+}
+
+EtcdOp pick_op(Rng& rng, const EtcdSides& s, bool real) {
+  EtcdOp op{static_cast<EtcdOp::Kind>(rng.below(3)), "", "", 0};
+  if (op.kind == EtcdOp::Kind::Put) {
+    op.key = pick_key(rng);
+    op.value_or_end = kEtcdValues[rng.below(4)];
+    const auto lease = pick_lease(rng, s);
+    op.lease = real ? lease.first : lease.second;
+  } else {
+    std::tie(op.key, op.value_or_end) = pick_range(rng);
+  }
+  return op;
+}
+
+EtcdCompare pick_compare(Rng& rng) {
+  static const char* const ops[] = {"=", "!=", "<", ">"};
+  EtcdCompare c{static_cast<EtcdCompare::Target>(rng.below(4)), pick_key(rng), ops[rng.below(4)], ""};
+  c.operand = c.target == EtcdCompare::Target::Value ? kEtcdValues[rng.below(4)] : std::to_string(rng.below(12));
+  return c;
+}
+
+// One generated request to both sides; the two descriptions.
+std::pair<std::string, std::string> etcd_step(Rng& rng, EtcdSides& s, std::string& what) {
+  auto run = [&](auto task_of, auto text) {
+    auto real = now_sync(task_of(s.real_conn, true));
+    auto sim = sim_sync(s.sim, task_of(s.sim_conn, false));
+    return std::pair{text(real, s.real_leases), text(sim, s.sim_leases)};
+  };
+  switch (rng.below(10)) {
+    case 0:
+    case 1: {
+      const std::string key = pick_key(rng), value = kEtcdValues[rng.below(4)];
+      const auto lease = pick_lease(rng, s);
+      what = "put " + key + "=" + value;
+      return run([&](auto& c, bool real) { return c.put(key, value, real ? lease.first : lease.second); },
+                 [](const EtcdWrite& w, const LeaseNames&) { return describe(w); });
+    }
+    case 2: {
+      const auto [key, end] = pick_range(rng);
+      what = "range " + key;
+      return run([&](auto& c, bool) { return c.range(key, end); },
+                 [](const EtcdRange& r, const LeaseNames& l) { return describe(r, l); });
+    }
+    case 3: {
+      const auto [key, end] = pick_range(rng);
+      what = "delete " + key;
+      return run([&](auto& c, bool) { return c.delete_range(key, end); },
+                 [](const EtcdWrite& w, const LeaseNames&) { return describe(w); });
+    }
+    case 4:
+    case 5: {
+      // The same draws for both sides: a copy of the generator for each.
+      const std::size_t ncmp = rng.below(3), nthen = rng.below(3), nelse = rng.below(3);
+      std::vector<EtcdCompare> cmps;
+      for (std::size_t i = 0; i < ncmp; ++i) cmps.push_back(pick_compare(rng));
+      Rng ops_rng = rng.fork("txn-ops-" + std::to_string(rng.next()));
+      auto ops = [&](bool real) {
+        Rng r = ops_rng;
+        std::vector<EtcdOp> then, otherwise;
+        for (std::size_t i = 0; i < nthen; ++i) then.push_back(pick_op(r, s, real));
+        for (std::size_t i = 0; i < nelse; ++i) otherwise.push_back(pick_op(r, s, real));
+        return std::pair{then, otherwise};
+      };
+      what = "txn " + std::to_string(ncmp) + " compares";
+      return run([&](auto& c, bool real) {
+                   auto [then, otherwise] = ops(real);
+                   return c.txn(cmps, then, otherwise);
+                 },
+                 [](const EtcdTxn& t, const LeaseNames& l) { return describe(t, l); });
+    }
+    case 6: {
+      const std::int64_t ttl = rng.chance(1, 2) ? 60 : 600;
+      what = "lease grant " + std::to_string(ttl);
+      const EtcdLease real = now_sync(s.real_conn.lease_grant(ttl));
+      const EtcdLease sim = sim_sync(s.sim, s.sim_conn.lease_grant(ttl));
+      if (real.ok() && sim.ok()) {
+        s.real_leases.index[real.id] = s.leases.size();
+        s.sim_leases.index[sim.id] = s.leases.size();
+        s.leases.emplace_back(real.id, sim.id);
+      }
+      return {describe(real), describe(sim)};
+    }
+    case 7: {
+      if (s.leases.empty()) return {"", ""};
+      const auto lease = s.leases[rng.below(s.leases.size())];
+      const bool revoke = rng.chance(1, 2);
+      what = revoke ? "lease revoke" : "lease keep-alive";
+      if (revoke)
+        return {"revoke " + now_sync(s.real_conn.lease_revoke(lease.first)).error,
+                "revoke " + sim_sync(s.sim, s.sim_conn.lease_revoke(lease.second)).error};
+      return {describe(now_sync(s.real_conn.lease_keep_alive_once(lease.first))),
+              describe(sim_sync(s.sim, s.sim_conn.lease_keep_alive_once(lease.second)))};
+    }
+    case 8: {
+      // A watch from a past revision: the first deletion of the key since.
+      const std::string key = kEtcdKeys[rng.below(4)];
+      const std::int64_t now = sim_sync(s.sim, s.sim_conn.range("j", "")).revision;
+      const std::int64_t from = 1 + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(now)));
+      what = "watch delete " + key + " from " + std::to_string(from);
+      return run([&](auto& c, bool) { return c.wait_delete(key, "", from, 300ms); },
+                 [](const EtcdDeleted& d, const LeaseNames&) { return describe(d); });
+    }
+    default: {
+      // clientv3 concurrency.Mutex's acquire txn (locks/etcd_mutex_lock.cpp).
+      const std::string key = "k/" + std::to_string(rng.below(3));
+      const auto lease = pick_lease(rng, s);
+      what = "mutex txn " + key;
+      return run([&](auto& c, bool real) {
+                   const std::vector<EtcdCompare> cmp{{EtcdCompare::Target::Create, key, "=", "0"}};
+                   const std::vector<EtcdOp> then{{EtcdOp::Kind::Put, key, "", real ? lease.first : lease.second},
+                                                  {EtcdOp::Kind::Range, "k/", etcd_prefix_end("k/"), 0}};
+                   const std::vector<EtcdOp> otherwise{{EtcdOp::Kind::Range, key, "", 0},
+                                                       {EtcdOp::Kind::Range, "k/", etcd_prefix_end("k/"), 0}};
+                   return c.txn(cmp, then, otherwise);
+                 },
+                 [](const EtcdTxn& t, const LeaseNames& l) { return describe(t, l); });
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("etcd differential: generated put/range/delete/txn/lease/watch sequences, real etcd vs simulated", "[cp_differential]") {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    auto cluster = start_etcd(1);
+    EtcdSides sides(cluster->endpoints());
+    // etcd raises a TTL below its minimum (lessor.go Grant: minLeaseTTL).
+    CHECK(describe(now_sync(sides.real_conn.lease_grant(1))) == describe(sim_sync(sides.sim, sides.sim_conn.lease_grant(1))));
+    Rng rng(seed);
+    for (int step = 0; step < 150; ++step) {
+      std::string what;
+      const auto [real, sim] = etcd_step(rng, sides, what);
+      INFO("seed " << seed << " step " << step << ": " << what);
+      REQUIRE(real == sim);
+    }
+  }
+}
+
+// ---- ZooKeeper ----
+
+namespace {
+
+struct ZkSides {
+  ZkWorld sim{1, 7};
+  std::unique_ptr<SimZkConn> sim_conn;
+  std::unique_ptr<ZkCClientConn> real_conn;
+  std::vector<std::pair<std::int64_t, std::int64_t>> zxids;  // (real, sim) czxids seen
+  ZkSides(const std::string& hosts, Duration timeout)
+      : sim_conn(std::make_unique<SimZkConn>(sim.a, member_ids(sim))), real_conn(std::make_unique<ZkCClientConn>(hosts)) {
+    sim.elect();
+    REQUIRE(now_sync(real_conn->start(timeout)).ok());
+    REQUIRE(sim_sync(sim, sim_conn->start(timeout)).ok());
+  }
+  ~ZkSides() { sim_conn.reset(); }
+
+  // Both sides' zxids must be in the same order: each new pair compares
+  // with every earlier one the same way on both sides.
+  std::string order_of(std::int64_t real, std::int64_t sim) {
+    std::string s;
+    for (const auto& [r, m] : zxids)
+      if ((real < r) != (sim < m) || (real == r) != (sim == m)) s += " zxid order differs";
+    zxids.emplace_back(real, sim);
+    return s;
+  }
+};
+
+const char* const kZkPaths[] = {"/d", "/d/a", "/d/a/b", "/d/e", "/d/lock-", "/d/a/lock-", "/x/y"};
+const char* const kZkModes[] = {"persistent", "ephemeral", "persistent_sequential", "ephemeral_sequential"};
+
+std::pair<std::string, std::string> zk_step(Rng& rng, ZkSides& s, std::vector<std::string>& created, std::string& what) {
+  auto existing_or_any = [&] {
+    return !created.empty() && rng.chance(2, 3) ? created[rng.below(created.size())] : std::string(kZkPaths[rng.below(7)]);
+  };
+  switch (rng.below(6)) {
+    case 0:
+    case 1: {
+      const std::string path = kZkPaths[rng.below(7)], mode = kZkModes[rng.below(4)];
+      what = "create " + path + " " + mode;
+      const auto real = now_sync(s.real_conn->create(path, "data", mode));
+      const auto sim = sim_sync(s.sim, s.sim_conn->create(path, "data", mode));
+      if (real.ok()) created.push_back(real.path);
+      if (!real.ok() || !sim.ok()) return {"error " + real.error, "error " + sim.error};
+      const std::string order = s.order_of(real.czxid, sim.czxid);
+      return {real.path + order, sim.path};
+    }
+    case 2: {
+      const std::string path = existing_or_any();
+      const std::int64_t version = static_cast<std::int64_t>(rng.below(3)) - 1;
+      what = "delete " + path + " version " + std::to_string(version);
+      return {"delete " + now_sync(s.real_conn->remove(path, version)).error,
+              "delete " + sim_sync(s.sim, s.sim_conn->remove(path, version)).error};
+    }
+    case 3: {
+      const std::string path = existing_or_any();
+      what = "children " + path;
+      auto text = [](const locksim::locks::ZkChildren& c) {
+        std::string t = "children " + c.error + " [";
+        for (const auto& n : c.names) t += n + " ";
+        return t + "]";
+      };
+      return {text(now_sync(s.real_conn->get_children(path))), text(sim_sync(s.sim, s.sim_conn->get_children(path)))};
+    }
+    default: {
+      const std::string path = existing_or_any();
+      what = "exists " + path;
+      const auto real = now_sync(s.real_conn->exists(path));
+      const auto sim = sim_sync(s.sim, s.sim_conn->exists(path));
+      auto text = [](const locksim::locks::ZkStat& st, std::int64_t session) {
+        if (!st.ok()) return "error " + st.error;
+        if (!st.exists) return std::string("no node");
+        return std::string("version ") + std::to_string(st.version) + (st.mzxid == st.czxid ? " unchanged" : " modified") +
+               (st.ephemeral_owner == 0 ? " persistent" : st.ephemeral_owner == session ? " ours" : " someone's");
+      };
+      const std::string order = real.exists && sim.exists ? s.order_of(real.czxid, sim.czxid) : "";
+      return {text(real, s.real_conn->session_id()) + order, text(sim, s.sim_conn->session_id())};
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ZooKeeper differential: generated create/delete/getChildren/exists sequences, real vs simulated", "[cp_differential]") {
+  SECTION("the negotiated session timeout is clamped to 2..20 ticks on both") {
+    auto cluster = start_zk(1);
+    for (auto asked : {1000ms, 6000ms, 100000ms}) {
+      ZkSides s(LiveZkCluster::connect_string(cluster->endpoints()), asked);
+      INFO("asked " << asked.count() << " ms");
+      CHECK(std::chrono::milliseconds(s.real_conn->negotiated_ms() * 2 / 3) == s.sim_conn->read_timeout());
+    }
+  }
+  SECTION("generated sequences") {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      auto cluster = start_zk(1);  // a fresh tree: sequence numbers start at 0 on both
+      ZkSides s(LiveZkCluster::connect_string(cluster->endpoints()), 10s);
+      Rng rng(seed);
+      std::vector<std::string> created;
+      for (int step = 0; step < 150; ++step) {
+        std::string what;
+        const auto [real, sim] = zk_step(rng, s, created, what);
+        INFO("seed " << seed << " step " << step << ": " << what);
+        REQUIRE(real == sim);
+      }
+    }
+  }
 }

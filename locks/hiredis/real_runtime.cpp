@@ -90,7 +90,8 @@ HiredisOptions parse_endpoint(const std::string& endpoint) {
   return out;
 }
 
-RealRuntime::RealRuntime(const std::vector<std::string>& endpoints, RealRuntimeOptions options) {
+RealRuntime::RealRuntime(const std::vector<std::string>& endpoints, RealRuntimeOptions options)
+    : etcd_(options.etcd), zk_(options.zk) {
   for (const auto& endpoint : endpoints) {
     HiredisOptions o = parse_endpoint(endpoint);
     o.connect_timeout = options.connect_timeout;

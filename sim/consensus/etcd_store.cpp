@@ -38,6 +38,25 @@ std::optional<std::size_t> skip_section(const Argv& c, std::size_t at) {
   return at + 1 + 4 * *n;
 }
 
+constexpr const char* kEmptyKey = "key is not provided";  // rpctypes ErrGRPCEmptyKey
+
+// etcd v3.4 etcdserver/api/v3rpc/key.go checkIntervals, per branch: a key
+// put twice, or put and inside a delete range of the same branch, is
+// refused before the txn is proposed (deletes may overlap each other). The
+// delete ranges are adt.NewStringAffineInterval(key, range_end), so a
+// range_end of "\0" (every key >= key when executed) overlaps nothing in
+// this check, as in etcd.
+bool branch_has_duplicate_key(const Argv& c, std::size_t at, std::size_t end) {
+  std::set<std::string> puts;
+  for (std::size_t i = at + 1; i < end; i += 4)
+    if (c[i] == "put" && !puts.insert(c[i + 1]).second) return true;
+  for (std::size_t i = at + 1; i < end; i += 4)
+    if (c[i] == "delete")
+      for (const std::string& k : puts)  // adt's affine interval [key, end): end "\0" makes it empty here
+        if (c[i + 2].empty() ? k == c[i + 1] : k >= c[i + 1] && k < c[i + 2]) return true;
+  return false;
+}
+
 std::optional<std::string> validate_txn(const Argv& c) {
   const auto ops = skip_section(c, 1);
   if (!ops) return "TXN: bad compare section";
@@ -45,18 +64,24 @@ std::optional<std::string> validate_txn(const Argv& c) {
     if (!is_one_of(c[i], {"create", "mod", "version", "value"})) return "TXN: bad compare target " + c[i];
     if (!is_one_of(c[i + 2], {"=", "!=", "<", ">"})) return "TXN: bad compare op " + c[i + 2];
     if (c[i] != "value" && !parse_i64(c[i + 3])) return "TXN: bad compare operand " + c[i + 3];
+    if (c[i + 1].empty()) return kEmptyKey;  // key.go checkTxnRequest
   }
   std::size_t at = *ops;
+  std::vector<std::pair<std::size_t, std::size_t>> branches;
   for (int branch = 0; branch < 2; ++branch) {
     const auto end = skip_section(c, at);
     if (!end) return "TXN: bad op section";
     for (std::size_t i = at + 1; i < *end; i += 4) {
       if (!is_one_of(c[i], {"put", "range", "delete"})) return "TXN: bad op " + c[i];
       if (c[i] == "put" && !parse_i64(c[i + 3])) return "TXN: bad lease " + c[i + 3];
+      if (c[i + 1].empty()) return kEmptyKey;  // key.go checkRequestOp
     }
+    branches.emplace_back(at, *end);
     at = *end;
   }
   if (at != c.size()) return "TXN: trailing fields";
+  for (const auto& [from, to] : branches)  // after the per-op checks, as key.go's Txn
+    if (branch_has_duplicate_key(c, from, to)) return "duplicate key given in txn request";
   return std::nullopt;
 }
 
@@ -91,12 +116,16 @@ std::string EtcdStore::prefix_end(const std::string& prefix) {
 }
 
 std::optional<std::string> EtcdStore::validate(const Argv& c) {
+  // The messages are rpctypes' (etcd v3.4 etcdserver/api/v3rpc/rpctypes/error.go);
+  // the member prefixes "etcdserver: ".
   if (c.empty()) return "empty command";
   const std::string& op = c[0];
   if (op == "PUT") {
     if (c.size() != 4 || !parse_i64(c[3])) return "PUT key value lease";
+    if (c[1].empty()) return kEmptyKey;  // key.go checkPutRequest
   } else if (op == "RANGE" || op == "DELETERANGE") {
     if (c.size() != 3) return op + " key range_end";
+    if (c[1].empty()) return kEmptyKey;  // key.go checkRangeRequest / checkDeleteRequest
   } else if (op == "TXN") {
     return validate_txn(c);
   } else if (op == "LEASEGRANT") {
@@ -193,6 +222,13 @@ Reply EtcdStore::txn(const Argv& c) {
   const std::size_t fail_at = *skip_section(c, succ_at);
   const std::size_t at = succeeded ? succ_at : fail_at;
   const std::size_t end = *skip_section(c, at);
+  // etcd v3.4 etcdserver/apply.go applierV3backend.Txn: checkRequests(...,
+  // a.checkPut) looks up every lease the taken branch puts with before any
+  // op runs; one missing fails the whole txn (ErrLeaseNotFound), nothing is
+  // written and no revision is taken.
+  for (std::size_t i = at + 1; i < end; i += 4)
+    if (c[i] == "put" && *parse_i64(c[i + 3]) != 0 && !leases_.contains(*parse_i64(c[i + 3])))
+      return Reply::error(kErrLeaseNotFound);
   Writes w{revision_};
   std::vector<Reply> replies;
   for (std::size_t i = at + 1; i < end; i += 4) replies.push_back(txn_op(c, i, w));

@@ -101,11 +101,12 @@ Reply ZkTree::create(std::int64_t session, std::string path, const std::string& 
   auto parent = nodes_.find(parent_of(path));
   if (parent == nodes_.end()) return Reply::error("NoNode");
   if (parent->second.ephemeral_owner != 0) return Reply::error("NoChildrenForEphemerals");
-  if (mode.ends_with("_sequential")) path += sequence_suffix(parent->second.cversion);
+  if (mode.ends_with("_sequential")) path += sequence_suffix(parent->second.sequence);
   if (nodes_.contains(path)) return Reply::error("NodeExists");
   const bool ephemeral = mode.starts_with("ephemeral");
   ++parent->second.cversion;
-  nodes_[path] = Znode{data, zxid, zxid, 0, 0, ephemeral ? session : 0};
+  ++parent->second.sequence;
+  nodes_[path] = Znode{data, zxid, zxid, 0, 0, 0, ephemeral ? session : 0};
   if (ephemeral) sessions_[session].ephemerals.insert(path);
   return Reply::array({Reply::bulk(path), Reply::integer_of(zxid)});
 }

@@ -3,6 +3,7 @@
 // (see redis_server.hpp).
 #include "tests/support/redis_server.hpp"
 
+#include "live/process_group.hpp"
 #include "live/redis_cluster.hpp"
 
 #include <arpa/inet.h>
@@ -68,25 +69,8 @@ fs::path make_temp_dir() {
 // One raw PING over loopback; true if the server answered +PONG or -NOAUTH
 // (a password-protected server is up too). Independent of REDISCLI_AUTH.
 bool answers_ping(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  timeval tv{0, 200'000};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  bool ok = false;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::send(fd, "PING\r\n", 6, MSG_NOSIGNAL) == 6) {
-    char buf[64] = {};
-    ssize_t n = ::recv(fd, buf, sizeof buf - 1, 0);
-    std::string line(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
-    ok = line.rfind("+PONG", 0) == 0 || line.rfind("-NOAUTH", 0) == 0;
-  }
-  ::close(fd);
-  return ok;
+  const std::string line = locksim::live::loopback_roundtrip(port, "PING\r\n");
+  return line.rfind("+PONG", 0) == 0 || line.rfind("-NOAUTH", 0) == 0;
 }
 
 std::string read_file(const fs::path& p) {

@@ -1,0 +1,44 @@
+// Child processes of live mode, each the leader of its own process group:
+// the fork/exec, signal and reap steps every live cluster uses (the Redis
+// servers, etcd members, ZooKeeper members). A child gets PR_SET_PDEATHSIG
+// (it dies with the forking thread, even if locksim is SIGKILLed: fork on
+// the thread that outlives the cluster), a clean signal mask, SIGINT
+// ignored (Ctrl-C is locksim's to handle; it tears the children down),
+// stdin from /dev/null, stdout and stderr into a log file and no other
+// inherited descriptor. Signals go to the whole group, so a wrapper script
+// cannot leave its server behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace locksim::live {
+
+// Starts argv[0] (a path) with `env` (nullptr: this process's environment);
+// the pid, or -1 if fork failed. An exec failure shows as exit code 127.
+pid_t spawn_process_group(const std::vector<std::string>& argv, const std::vector<std::string>* env,
+                          const std::filesystem::path& log);
+
+// Whether the child has exited (and is reaped now); true for a pid that is
+// not our child.
+bool reaped(pid_t pid);
+
+// SIGCONT (a stopped process cannot act on SIGTERM), SIGTERM, then SIGKILL
+// once `grace` has passed; always reaps. pid becomes -1.
+void stop_process_group(pid_t& pid, std::chrono::milliseconds grace);
+
+// SIGKILL to the group and reap; pid becomes -1.
+void kill_process_group(pid_t& pid);
+
+// The readiness probe of a child server: one request to 127.0.0.1:port
+// with a 200 ms timeout per read, "" on any failure. The reply is what the
+// first read returns (a server that keeps the connection, like Redis), or
+// with `until_closed` everything until the server closes it (HTTP/1.0,
+// ZooKeeper's four-letter words).
+std::string loopback_roundtrip(int port, const std::string& request, bool until_closed = false);
+
+}  // namespace locksim::live
