@@ -944,27 +944,6 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
   return std::nullopt;
 }
 
-// How live mode produced the scenario's power-loss, clock and fsync-stall
-// faults (said in the output, one line per mechanism).
-std::vector<std::string> fault_mechanism_notes(const Scenario& s) {
-  auto has = [&](auto pred) { return std::any_of(s.faults.begin(), s.faults.end(), pred); };
-  auto on_node = [](const FaultSpec& f) { return f.target.rfind("redis-", 0) == 0; };
-  std::vector<std::string> notes;
-  if (has([](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; }))
-    notes.push_back("power-loss is observed: SIGKILL, then every AOF file cut back to the length the server's own "
-                    "fsync/fdatasync calls made durable (recorded by liblocksim_preload), then a restart");
-  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && on_node(f); }))
-    notes.push_back("server clock faults are real: liblocksim_preload steps or skews the redis-server's wall clock "
-                    "(CLOCK_REALTIME, gettimeofday, time) while it runs; its monotonic clock is untouched");
-  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && !on_node(f); }) ||
-      std::any_of(s.clients.begin(), s.clients.end(), [](const auto& c) { return c.clock_drift_ppm != 0; }))
-    notes.push_back("client clock faults act on the client runtime's clocks (its wall and monotonic readings and "
-                    "sleeps), not on the machine's");
-  if (has([](const FaultSpec& f) { return f.kind == FaultKind::FsyncStall; }))
-    notes.push_back("fsync-stall is real: liblocksim_preload holds the redis-server's fsync calls until it ends");
-  return notes;
-}
-
 Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
   Scenario s = in;
   auto sc = [ppm](sim::Duration& d) { d = scale(d, ppm); };
@@ -1101,11 +1080,9 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   if (existing)
     out.notes.push_back("existing servers: every key was under the prefix " + prefix +
                         "; the run's keys were deleted at the end");
-  for (const std::string& note : fault_mechanism_notes(scenario)) out.notes.push_back(note);
+  out.fault_mechanisms = scenarios::live_fault_mechanisms(scenario);  // one line each in the text too
+  for (const auto& m : out.fault_mechanisms) out.notes.push_back(scenarios::fault_mechanism_text(m));
   for (std::string& note : run.notes()) out.notes.push_back(std::move(note));
-  if (scenario.redis.replicas > 0)
-    out.notes.push_back("replication lag is emulated: the proxy on each master -> replica link delays every byte by " +
-                        sim::format_duration(scenario.redis.replication_lag));
   if (given.nemesis)
     out.notes.push_back("[nemesis] drawn for seed " + std::to_string(options.seed) + " as `run` draws it: " +
                         std::to_string(scenario.faults.size() - given.faults.size()) + " faults");

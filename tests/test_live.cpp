@@ -518,20 +518,29 @@ TEST_CASE("an observed power loss of a busy node loses the lock entry as the sim
   const auto simulated = sim_kinds(s, "token");
   CHECK(simulated == std::set<std::string>{"mutual-exclusion", "stale-write"});
   std::set<std::string> live;
-  nlohmann::json notes;
+  nlohmann::json notes, mechanisms;
   for (int attempt = 0; attempt < 3 && live != simulated; ++attempt) {
     const auto [out, code] = run_cli("live aof-everysec-power-loss --lock token --format json");
     const auto j = nlohmann::json::parse(out, nullptr, false);
     REQUIRE(j.is_object());
     CHECK(j["live"]["time_scale"] == 0.1);
     notes = j["live"]["notes"];
+    mechanisms = j["live"]["fault_mechanisms"];
     live.clear();
     for (const auto& v : j["violations"]) live.insert(v["kind"].get<std::string>());
   }
   CHECK(live == simulated);
   // The output says the loss was observed, and what the cut took.
   const std::string text = notes.dump();
-  CHECK(text.find("power-loss is observed") != std::string::npos);
+  CHECK(text.find("power-loss redis-1: observed (SIGKILL, every AOF file cut back") != std::string::npos);
+  // The run record carries it typed: the power loss observed, the busy node's load real.
+  REQUIRE(mechanisms.is_array());
+  REQUIRE(mechanisms.size() == 2);
+  CHECK(mechanisms[0]["fault"] == "power-loss");
+  CHECK(mechanisms[0]["targets"] == nlohmann::json::array({"redis-1"}));
+  CHECK(mechanisms[0]["produced"] == "observed");
+  CHECK(mechanisms[1]["fault"] == "background_writes_per_second");
+  CHECK(mechanisms[1]["produced"] == "real");
   CHECK(text.find("power-loss redis-1 observed:") != std::string::npos);
   CHECK(text.find("emulated: SIGKILL") == std::string::npos);
   CHECK(redis_children() == 0);
@@ -667,7 +676,14 @@ TEST_CASE("a server clock jump runs live for real and says so", "[live]") {
   CHECK(code == 0);  // as simulated: four held, one jump leaves three
   const auto j = nlohmann::json::parse(out, nullptr, false);
   REQUIRE(j.is_object());
-  CHECK(j["live"]["notes"].dump().find("server clock faults are real") != std::string::npos);
+  const auto& mechanisms = j["live"]["fault_mechanisms"];
+  REQUIRE(mechanisms.size() == 2);  // the partition that leaves A four nodes, then the jump
+  CHECK(mechanisms[0]["fault"] == "partition");
+  CHECK(mechanisms[1]["fault"] == "clock-jump");
+  CHECK(mechanisms[1]["targets"] == nlohmann::json::array({"redis-3"}));
+  CHECK(mechanisms[1]["produced"] == "real");
+  CHECK(mechanisms[1]["means"].get<std::string>().find("the preload steps the server's wall clock") == 0);
+  CHECK(j["live"]["notes"].dump().find("clock-jump redis-") != std::string::npos);
   CHECK(redis_children() == 0);
 }
 
