@@ -340,7 +340,10 @@ std::uint64_t LiveSession::begin_belief(std::size_t c, const locks::Lease* lease
   scenarios::Belief b{c, history_.next_grant++, now_true(), std::nullopt, std::nullopt, std::nullopt, ""};
   if (lease) {
     b.fencing_token = lease->fencing_token;
-    if (lease->valid_until) b.deadline = to_true(*lease->valid_until);
+    if (lease->valid_until) {  // on c's own (drifting) clock: placed in real time through it
+      const auto real = client_clocks_[c]->real_when_monotonic(lease->valid_until->time_since_epoch());
+      b.deadline = to_true(sim::LocalInstant{real});
+    }
   }
   clients_[c].open_belief = history_.beliefs.size();
   history_.beliefs.push_back(b);

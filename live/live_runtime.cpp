@@ -194,6 +194,15 @@ std::chrono::nanoseconds ClientClock::real_for(std::chrono::nanoseconds d) const
   return std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<__int128>(d.count()) * 1'000'000 / (1'000'000 + ppm_)));
 }
 
+// local = real + drifted_ + (real - base_)·ppm/10^6, solved for real.
+std::chrono::nanoseconds ClientClock::real_when_monotonic(std::chrono::nanoseconds local) const {
+  std::lock_guard lk(mutex_);
+  const auto base = std::chrono::duration_cast<std::chrono::nanoseconds>(base_.time_since_epoch());
+  const auto ahead = local - base - drifted_;
+  return base + std::chrono::nanoseconds(
+                    static_cast<std::int64_t>(static_cast<__int128>(ahead.count()) * 1'000'000 / (1'000'000 + ppm_)));
+}
+
 LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
                          std::string client_name, std::string lock_key, const ClientClock& clock)
     : world_(world),

@@ -786,8 +786,6 @@ struct KnownDifference {
 const KnownDifference kKnownDifferences[] = {
     {"setnx-expire-crash", "no-ttl",
      "A crashes 1.5 ms in (15 us real at 0.01), after its SETNX has left; it agrees at 0.3, 24 s a run, too slow here"},
-    {"redlock-slow-client-clock", "",
-     "A's slow client clock (through ClientClock) has not yet reproduced the simulated 0.5 s overlap live; cause not found"},
     {"aof-everysec-power-loss", "",
      "the busy node's restart under its background load delays B's grant by ~0.3-0.7 s of scenario time at 0.1, so "
      "B's write may follow A's second one (no stale-write); and a real SET that lands within 20 ms of a wall-second "
