@@ -727,8 +727,8 @@ TEST_CASE("sweep --live writes live's JSON lines, a skip line with the reason, a
   std::tie(out, code) = run_cli("sweep --seeds 1" + cells + " --quiet --out " + sim);
   std::tie(out, code) = run_cli("report " + sim + " " + live + " --format md");
   CHECK(code == 0);
-  CHECK_THAT(out, Catch::Contains("| baseline | token | none | none | 0.01 | yes |") &&
-                      Catch::Contains("| baseline | delex | none | — | — | not run live: lock delex needs Redis 8.4"));
+  CHECK_THAT(out, Catch::Contains("| baseline | token | none | none | 0.01 | no faults | yes |") &&
+                      Catch::Contains("| baseline | delex | none | — | — | — | not run live: lock delex needs Redis 8.4"));
   fs::remove_all(dir);
   CHECK(redis_children() == 0);
 }
