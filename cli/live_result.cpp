@@ -21,7 +21,8 @@ double time_scale_of(std::int64_t ppm) { return static_cast<double>(ppm) / 1e6; 
 
 reports::RunRecord live_run_record(const live::LiveRun& live, std::int64_t time_scale_ppm) {
   reports::RunRecord r = reports::record_of(live.run);
-  r.live = reports::LiveRecord{time_scale_of(time_scale_ppm), live.notes, live.key_prefix, std::nullopt};
+  r.live = reports::LiveRecord{time_scale_of(time_scale_ppm), live.notes, live.key_prefix, std::nullopt,
+                               live.fault_mechanisms};
   return r;
 }
 
@@ -39,7 +40,7 @@ reports::RunRecord live_skip_record(const scenarios::Scenario& scenario, const L
   const double scale = time_scale_of(skip.time_scale_ppm);
   // The scale as JSON prints it ("0.01"), the same text the "live" object holds.
   r.repro = scenarios::live_repro(skip.source, skip.lock, nlohmann::json(scale).dump(), {}, std::nullopt);
-  r.live = reports::LiveRecord{scale, {}, "", skip.reason};
+  r.live = reports::LiveRecord{scale, {}, "", skip.reason, std::nullopt};
   return r;
 }
 

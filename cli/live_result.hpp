@@ -3,7 +3,8 @@
 // prints), plus the line a live sweep writes for a cell live mode cannot do.
 //
 // A live line is `run --format json`'s object plus
-//   "live": {"time_scale": F, "deterministic": false, "notes": [...]}
+//   "live": {"time_scale": F, "deterministic": false, "notes": [...],
+//            "fault_mechanisms": [...]}
 // A skipped cell is a line with the cell's identity and the reason, and no
 // run fields (no violations: nothing ran):
 //   {"scenario", "lock", "seed", "source", "expected", "repro",

@@ -163,7 +163,10 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   }
   sim::Task<void> sleep_until(std::size_t c, sim::LocalInstant target) override;
   sim::Task<void> await_start(std::size_t c, sim::Duration start) override;
-  sim::TrueInstant true_when_monotonic(std::size_t, sim::LocalInstant local) override { return to_true(local); }
+  // A reading of c's own (drifting) clock placed in real time through that clock.
+  sim::TrueInstant true_when_monotonic(std::size_t c, sim::LocalInstant local) override {
+    return to_true(sim::LocalInstant{client_clocks_[c]->real_when_monotonic(local.time_since_epoch())});
+  }
   std::int64_t latency_us(sim::Duration true_elapsed) const override {  // real latency, not scaled back
     return (std::chrono::duration_cast<std::chrono::microseconds>(true_elapsed) * ppm_ / 1'000'000).count();
   }
@@ -889,11 +892,9 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   if (existing)
     out.notes.push_back("existing servers: every key was under the prefix " + prefix +
                         "; the run's keys were deleted at the end");
-  for (const std::string& note : fault_mechanism_notes(scenario)) out.notes.push_back(note);
+  out.fault_mechanisms = scenarios::live_fault_mechanisms(scenario);  // one line each in the text too
+  for (const auto& m : out.fault_mechanisms) out.notes.push_back(scenarios::fault_mechanism_text(m));
   for (std::string& note : run.notes()) out.notes.push_back(std::move(note));
-  if (scenario.redis.replicas > 0)
-    out.notes.push_back("replication lag is emulated: the proxy on each master -> replica link delays every byte by " +
-                        sim::format_duration(scenario.redis.replication_lag));
   if (given.nemesis)
     out.notes.push_back("[nemesis] drawn for seed " + std::to_string(options.seed) + " as `run` draws it: " +
                         std::to_string(scenario.faults.size() - given.faults.size()) + " faults");

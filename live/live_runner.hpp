@@ -24,6 +24,7 @@
 
 #include "live/redis_cluster.hpp"
 #include "locks/registry.hpp"
+#include "scenarios/fault_mechanism.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/result.hpp"
@@ -45,7 +46,8 @@ struct LiveOptions {
 
 struct LiveRun {
   scenarios::RunResult run;
-  std::vector<std::string> notes;  // what was emulated, what the digest means
+  std::vector<std::string> notes;  // what the digest means, what a power loss cut, ...
+  std::vector<scenarios::FaultMechanism> fault_mechanisms;  // how each fault was produced
   std::string key_prefix;          // what every key of the run started with
 };
 

@@ -13,7 +13,7 @@ using sim::redis::Reply;
 using Kind = sim::redis::KeyEvent::Kind;
 
 constexpr std::chrono::hours kLeapAfterEnd{1000};  // monotonic leap once the run has ended
-constexpr std::size_t kProbeCommands = 9;  // MULTI, 7 queued, EXEC
+constexpr std::size_t kProbeCommands = 10;  // MULTI, 8 queued, EXEC
 
 bool names_key(const Argv& argv, const std::string& key) {
   for (std::size_t i = 1; i < argv.size(); ++i)
@@ -40,25 +40,48 @@ std::optional<Kind> effect(const Reply& dump_before, const Reply& ttl_before, co
   return std::nullopt;
 }
 
-// The probed transaction's replies (MULTI's, 8 QUEUED, EXEC's): records the
+// Whether the command is a script. Inside EXEC every command decides expiry
+// on the time cached when EXEC began, so DUMP before it sees the entry as the
+// command does (server.c call(): fixed_time_expire; db.c keyIsExpired); a
+// script decides on its own snapshot taken when it starts (script.c
+// scriptPrepareForRun: snapshot_time = mstime()), which may be a millisecond
+// boundary later.
+bool is_script(const std::string& command) {
+  return command.rfind("EVAL", 0) == 0 || command.rfind("FCALL", 0) == 0;
+}
+
+// Whether the entry DUMP showed before the command was gone for it: never
+// for plain commands (see is_script); for a script, certainly when its
+// PEXPIRETIME `deadline` was past at the transaction's first TIME, not when
+// it was still ahead at the TIME right after the script, and in between
+// (the deadline fell while the script started) when the script left no
+// entry or another value — it cannot have replaced or removed a live one
+// that is not its own without seeing it absent.
+bool expired_for_command(const std::string& command, const Reply& deadline, std::int64_t before_us,
+                         std::int64_t after_us, const Reply& dump_before, const Reply& dump_after) {
+  if (!is_script(command) || deadline.type != Reply::Type::Integer || deadline.integer < 0) return false;
+  if (deadline.integer < before_us / 1000) return true;
+  if (deadline.integer >= after_us / 1000) return false;
+  return dump_after.is_nil() || dump_after != dump_before;
+}
+
+// The probed transaction's replies (MULTI's, 9 QUEUED, EXEC's): records the
 // entry's change and returns the command's own reply.
 Reply record_probe(LiveWorld& world, std::size_t client, std::size_t node, const std::string& command,
                    const std::vector<Reply>& replies) {
   for (std::size_t i = 0; i + 1 < replies.size(); ++i)
     if (replies[i].is_error()) return replies[i];  // not queued: EXEC aborts
   const Reply& r = replies.back();
-  if (r.type != Reply::Type::Array || r.elements.size() != 7)
+  if (r.type != Reply::Type::Array || r.elements.size() != kProbeCommands - 2)
     return r.is_error() ? r : Reply::error("IOERR locksim: unexpected EXEC reply");
-  const auto& e = r.elements;
+  const auto& e = r.elements;  // TIME INCR DUMP PEXPIRETIME <command> TIME DUMP PEXPIRETIME
   ServerStamp stamp{server_time_us(e[0]), e[1].integer};
-  // An entry already past its PEXPIRETIME when the transaction began is gone
-  // for the command (Redis expires a key when it is accessed): record it as
-  // absent before, so the history shows an expiry, not this command
-  // removing or replacing someone's lock.
-  const bool expired_before = e[3].type == Reply::Type::Integer && e[3].integer >= 0 &&
-                              e[3].integer < stamp.time_us / 1000;
+  // An entry already expired for the command is gone for it (Redis expires
+  // a key when it is accessed): record it as absent before, so the history
+  // shows an expiry, not this command removing or replacing someone's lock.
+  const bool expired_before = expired_for_command(command, e[3], stamp.time_us, server_time_us(e[5]), e[2], e[6]);
   const Reply& before = expired_before ? kAbsent : e[2];
-  world.record_entry(client, node, effect(before, e[3], e[5], e[6]), command, !before.is_nil(), stamp);
+  world.record_entry(client, node, effect(before, e[3], e[6], e[7]), command, !before.is_nil(), stamp);
   return e[4];
 }
 
@@ -88,7 +111,7 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
     return reply;
   }
 
-  // MULTI TIME INCR <order> DUMP PEXPIRETIME <argv> DUMP PEXPIRETIME EXEC in
+  // MULTI TIME INCR <order> DUMP PEXPIRETIME <argv> TIME DUMP PEXPIRETIME EXEC in
   // one write (so a delayed link delays it whole, as the simulator delays
   // one request): the command's effect on the entry, when the server ran
   // it and in what order. A timed-out transaction's connection goes to
@@ -96,7 +119,7 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
   Reply probed(locks::HiredisConn& c, const Argv& argv, std::chrono::milliseconds timeout) {
     const std::string& key = rt_.lock_key_;
     const std::vector<Argv> commands = {{"MULTI"}, {"TIME"}, {"INCR", rt_.world_.order_key()}, {"DUMP", key}, {"PEXPIRETIME", key},
-                                        argv,      {"DUMP", key}, {"PEXPIRETIME", key}, {"EXEC"}};
+                                        argv,      {"TIME"}, {"DUMP", key}, {"PEXPIRETIME", key}, {"EXEC"}};
     locks::PipelineReplies got = c.execute_pipeline(commands, timeout);
     if (got.owed > 0) {
       rt_.late_.adopt(std::move(conn_), rt_.client_, node_, scenarios::entry_command_text(argv), std::move(got.replies));
@@ -169,6 +192,15 @@ std::chrono::nanoseconds ClientClock::wall_offset() const {
 std::chrono::nanoseconds ClientClock::real_for(std::chrono::nanoseconds d) const {
   std::lock_guard lk(mutex_);
   return std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<__int128>(d.count()) * 1'000'000 / (1'000'000 + ppm_)));
+}
+
+// local = real + drifted_ + (real - base_)·ppm/10^6, solved for real.
+std::chrono::nanoseconds ClientClock::real_when_monotonic(std::chrono::nanoseconds local) const {
+  std::lock_guard lk(mutex_);
+  const auto base = std::chrono::duration_cast<std::chrono::nanoseconds>(base_.time_since_epoch());
+  const auto ahead = local - base - drifted_;
+  return base + std::chrono::nanoseconds(
+                    static_cast<std::int64_t>(static_cast<__int128>(ahead.count()) * 1'000'000 / (1'000'000 + ppm_)));
 }
 
 LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,

@@ -62,6 +62,11 @@ class ClientClock {
   std::chrono::nanoseconds wall_offset() const;
   // The real duration of a local sleep of d.
   std::chrono::nanoseconds real_for(std::chrono::nanoseconds d) const;
+  // The real steady-clock reading (since its epoch) at which this clock's
+  // monotonic reading shows `local`, at the present drift: a lease deadline
+  // taken on the client's clock placed in real time, as the simulator's
+  // HostClock::true_when_monotonic places it in true time.
+  std::chrono::nanoseconds real_when_monotonic(std::chrono::nanoseconds local) const;
 
  private:
   std::chrono::nanoseconds drift_locked(std::chrono::steady_clock::time_point now) const;

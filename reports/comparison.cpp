@@ -263,6 +263,9 @@ Result<bool, ReportError> Comparison::add_live_run(const RunRecord& run) {
   ++cell.runs;
   ++cell.outcomes[run.violation_kinds()];
   cell.time_scales.insert(run.live->time_scale);
+  if (!run.live->fault_mechanisms) ++cell.runs_without_mechanisms;
+  else
+    for (const auto& m : *run.live->fault_mechanisms) scenarios::merge_fault_mechanism(cell.fault_mechanisms, m);
   return true;
 }
 

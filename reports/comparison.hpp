@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "reports/fault_class.hpp"
+#include "scenarios/fault_mechanism.hpp"
 #include "sim/result.hpp"
 
 namespace locksim::reports {
@@ -117,6 +118,10 @@ struct LiveCell {
   std::map<std::set<std::string>, std::uint64_t> outcomes;  // violation set -> live runs
   std::set<double> time_scales;                            // of the runs
   std::optional<std::string> skipped;                      // live mode's reason (exit 2)
+  // How live mode produced the faults, merged over the runs (the run
+  // record's "fault_mechanisms"); runs whose lines predate the field are counted.
+  std::vector<scenarios::FaultMechanism> fault_mechanisms;
+  std::uint64_t runs_without_mechanisms = 0;
 };
 
 // "confirmed on real Redis" for one (scenario, lock).

@@ -72,6 +72,11 @@ std::string agreement_text(const Agreement& agreement);
 std::string simulated_outcomes_text(const Comparison& comparison, const Comparison::Key& key);
 std::string live_outcomes_text(const Comparison& comparison, const Comparison::Key& key);
 std::string live_time_scales_text(const Comparison& comparison, const Comparison::Key& key);
+// How live mode produced the cell's faults, one per fault and way, "; "
+// between: "pause redis-1: real (SIGSTOP, SIGCONT after the duration)";
+// "no faults"; "—" without live runs; runs whose lines predate the record
+// add "(N runs: not recorded)".
+std::string live_mechanisms_text(const Comparison& comparison, const Comparison::Key& key);
 // One sentence: "42 live runs: 30 cells confirmed, 2 differ, 10 not run live."
 std::string agreement_counts_text(const Comparison& comparison);
 // What the section says (for people), ending with agreement_counts_text.

@@ -313,12 +313,13 @@ void html_agreement(std::ostringstream& out, const Comparison& c) {
   out << "<details class=\"fold\" id=\"live\"><summary>Confirmed on real Redis: " << esc(agreement_counts_text(c))
       << "</summary>\n<p class=\"legend\">" << esc(agreement_legend(c))
       << "</p>\n<table>\n<tr><th>scenario</th><th>lock</th><th>simulated</th><th>live</th><th>time scale</th>"
-         "<th>confirmed on real Redis</th></tr>\n";
+         "<th>how produced live</th><th>confirmed on real Redis</th></tr>\n";
   for (const auto& key : c.agreement_keys()) {
     const Agreement a = c.agreement(key.first, key.second);
     out << "<tr><td>" << esc(key.first) << "</td><td>" << esc(key.second) << "</td><td>"
         << esc(simulated_outcomes_text(c, key)) << "</td><td>" << esc(live_outcomes_text(c, key)) << "</td><td>"
-        << esc(live_time_scales_text(c, key)) << "</td><td class=\"" << agreement_class(a.status) << "\">"
+        << esc(live_time_scales_text(c, key)) << "</td><td>" << esc(live_mechanisms_text(c, key))
+        << "</td><td class=\"" << agreement_class(a.status) << "\">"
         << esc(agreement_text(a)) << "</td></tr>\n";
   }
   out << "</table>\n</details>\n";

@@ -5,11 +5,13 @@
 // has no live line): {"status": "yes" | "differs" | "not run live" |
 // "not simulated", "reason" (not run live) or null, "simulated" and "live":
 // the violation sets found with their run counts, "live_runs",
-// "time_scales"}; and at the top "live_runs" and "live_only_cells" (live
+// "time_scales", "fault_mechanisms": how live mode produced the faults, as
+// in the run record, merged over the live runs}; and at the top "live_runs" and "live_only_cells" (live
 // results of cells without simulated runs, in the same shape plus scenario
 // and lock).
 #include "reports/decision.hpp"
 #include "reports/report.hpp"
+#include "reports/run_record.hpp"
 
 namespace locksim::reports {
 
@@ -53,6 +55,7 @@ ordered_json agreement_json(const Comparison& c, const std::string& scenario, co
   j["live"] = live ? outcomes_json(live->outcomes) : ordered_json::array();
   j["live_runs"] = live ? live->runs : 0;
   j["time_scales"] = live ? ordered_json(live->time_scales) : ordered_json::array();
+  j["fault_mechanisms"] = fault_mechanisms_json(live ? live->fault_mechanisms : std::vector<scenarios::FaultMechanism>{});
   return j;
 }
 

@@ -210,10 +210,26 @@ std::string live_time_scales_text(const Comparison& c, const Comparison::Key& ke
   return out.empty() ? "—" : out;
 }
 
+std::string live_mechanisms_text(const Comparison& c, const Comparison::Key& key) {
+  const LiveCell* cell = c.live_cell(key.first, key.second);
+  if (!cell || cell->runs == 0) return "—";
+  if (cell->runs_without_mechanisms == cell->runs) return "not recorded";
+  std::string out;
+  for (const auto& m : cell->fault_mechanisms) out += (out.empty() ? "" : "; ") + scenarios::fault_mechanism_text(m);
+  if (out.empty()) out = "no faults";
+  if (cell->runs_without_mechanisms)
+    out += " (" + std::to_string(cell->runs_without_mechanisms) + " run" + (cell->runs_without_mechanisms == 1 ? "" : "s") +
+           ": not recorded)";
+  return out;
+}
+
 std::string agreement_legend(const Comparison& c) {
   return "Each scenario × lock run live against real redis-server processes (locksim sweep --live, time scaled) "
          "beside the simulation. yes: every live run found a violation set the simulation found for that cell; "
-         "differs: a live run found another; not run live: live mode cannot reproduce it (the reason). Live runs "
+         "differs: a live run found another; not run live: live mode cannot reproduce it (the reason). How produced "
+         "live: each fault as live mode made it — real (the process, clock, disk or link itself: SIGSTOP/SIGCONT, "
+         "SIGKILL, the preload's server clock and fsync hold, the client runtime's clocks, the proxy's delay or cut), "
+         "observed (a power loss cut back to what the server's fsyncs made durable) or emulated (said how). Live runs "
          "are not deterministic and do not count in the rates and verdicts. " +
          agreement_counts_text(c);
 }
@@ -234,14 +250,15 @@ std::string render_agreement_markdown(const Comparison& c) {
   if (!c.has_live()) return "";
   std::ostringstream out;
   out << "## Confirmed on real Redis\n\n" << agreement_legend(c) << "\n\n"
-      << "| scenario | lock | simulated | live | time scale | confirmed on real Redis |\n|---|---|---|---|---|---|\n";
+      << "| scenario | lock | simulated | live | time scale | how produced live | confirmed on real Redis |\n"
+         "|---|---|---|---|---|---|---|\n";
   for (const auto& key : c.agreement_keys()) {
     const Agreement a = c.agreement(key.first, key.second);
     const std::string text = md_escape(agreement_text(a));
     out << "| " << md_escape(key.first) << " | " << md_escape(key.second) << " | "
         << md_escape(simulated_outcomes_text(c, key)) << " | " << md_escape(live_outcomes_text(c, key)) << " | "
-        << live_time_scales_text(c, key) << " | " << (a.status == Agreement::Status::Differs ? "**" + text + "**" : text)
-        << " |\n";
+        << live_time_scales_text(c, key) << " | " << md_escape(live_mechanisms_text(c, key)) << " | "
+        << (a.status == Agreement::Status::Differs ? "**" + text + "**" : text) << " |\n";
   }
   return out.str();
 }

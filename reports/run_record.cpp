@@ -129,6 +129,32 @@ Error read_stats(const json& j, RunRecord& r) {
   return std::nullopt;
 }
 
+Error read_mechanism(const json& m, const std::string& at, scenarios::FaultMechanism& out) {
+  if (!m.is_object()) return at + ": expected an object";
+  if (auto err = read_string(m, "fault", out.fault)) return at + "." + *err;
+  if (auto err = read_strings(m, "targets", out.targets)) return at + "." + *err;
+  std::string produced;
+  if (auto err = read_string(m, "produced", produced)) return at + "." + *err;
+  const auto production = scenarios::fault_production_from_name(produced);
+  if (!production) return at + ".produced: expected \"real\", \"observed\" or \"emulated\"";
+  out.production = *production;
+  if (auto err = read_string(m, "means", out.means)) return at + "." + *err;
+  return std::nullopt;
+}
+
+Error read_mechanisms(const json& live, LiveRecord& out) {
+  if (!live.contains("fault_mechanisms")) return std::nullopt;  // lines written before the field
+  if (!live["fault_mechanisms"].is_array()) return "live.fault_mechanisms: expected an array";
+  out.fault_mechanisms.emplace();
+  for (const json& m : live["fault_mechanisms"]) {
+    scenarios::FaultMechanism mechanism;
+    const std::string at = "live.fault_mechanisms[" + std::to_string(out.fault_mechanisms->size() + 1) + "]";
+    if (auto err = read_mechanism(m, at, mechanism)) return err;
+    out.fault_mechanisms->push_back(std::move(mechanism));
+  }
+  return std::nullopt;
+}
+
 Error read_live(const json& j, RunRecord& r) {
   const json& live = j["live"];
   if (!live.is_object()) return "live: expected an object";
@@ -141,6 +167,7 @@ Error read_live(const json& j, RunRecord& r) {
   }
   if (auto err = read_strings(live, "notes", out.notes)) return "live." + *err;
   if (auto err = read_string(live, "key_prefix", out.key_prefix, false)) return "live." + *err;
+  if (auto err = read_mechanisms(live, out)) return err;
   r.live = std::move(out);
   return std::nullopt;
 }
@@ -200,6 +227,7 @@ ordered_json live_json(const LiveRecord& live) {
   }
   j["notes"] = live.notes;
   if (!live.key_prefix.empty()) j["key_prefix"] = live.key_prefix;
+  if (live.fault_mechanisms) j["fault_mechanisms"] = fault_mechanisms_json(*live.fault_mechanisms);
   return j;
 }
 
@@ -271,6 +299,16 @@ nlohmann::ordered_json to_json(const RunRecord& r) {
   }
   if (r.live) j["live"] = live_json(*r.live);
   return j;
+}
+
+nlohmann::ordered_json fault_mechanisms_json(const std::vector<scenarios::FaultMechanism>& mechanisms) {
+  ordered_json out = ordered_json::array();
+  for (const auto& m : mechanisms)
+    out.push_back({{"fault", m.fault},
+                   {"targets", m.targets},
+                   {"produced", std::string(scenarios::fault_production_name(m.production))},
+                   {"means", m.means}});
+  return out;
 }
 
 std::string to_line(const RunRecord& record) { return to_json(record).dump(); }

@@ -15,7 +15,11 @@
 //   sentence each), "repro", "source" (catalog name or scenario file), "stats"
 //   {"attempts","acquisitions","gave_up","round_trips","acquire_p50_us",
 //   "acquire_p99_us"}, and for live runs "live" {"time_scale",
-//   "deterministic": false, "notes", "key_prefix" (with --redis)}.
+//   "deterministic": false, "notes", "key_prefix" (with --redis),
+//   "fault_mechanisms" [{"fault", "targets", "produced", "means"}]: how live
+//   mode produced each fault, "produced" one of "real", "observed",
+//   "emulated" (scenarios/fault_mechanism.hpp; lines written before it have
+//   none)}.
 // A skip line (a cell live mode cannot run) carries only "scenario", "lock",
 // "seed", "source", "expected", "repro" and "live" {"time_scale",
 // "deterministic": false, "skipped": "why"}: nothing ran.
@@ -35,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/fault_mechanism.hpp"
 #include "scenarios/runner.hpp"
 #include "sim/result.hpp"
 
@@ -63,6 +68,8 @@ struct LiveRecord {
   std::vector<std::string> notes;      // what was emulated (runs only)
   std::string key_prefix;              // with --redis; empty = not written
   std::optional<std::string> skipped;  // a skip line: why live mode could not run the cell
+  // How each fault was produced (runs only); nullopt: a line from before the field.
+  std::optional<std::vector<scenarios::FaultMechanism>> fault_mechanisms;
 };
 
 struct RunRecord {
@@ -91,6 +98,9 @@ struct RunRecord {
 // The record of a simulated (or live) run's result. `live` is added by the
 // caller for live runs.
 RunRecord record_of(const scenarios::RunResult& run);
+
+// "fault_mechanisms" as the run record writes it (the JSON report reuses it).
+nlohmann::ordered_json fault_mechanisms_json(const std::vector<scenarios::FaultMechanism>& mechanisms);
 
 // The one writer: the JSON object in the contract's key order.
 nlohmann::ordered_json to_json(const RunRecord& record);

@@ -518,20 +518,29 @@ TEST_CASE("an observed power loss of a busy node loses the lock entry as the sim
   const auto simulated = sim_kinds(s, "token");
   CHECK(simulated == std::set<std::string>{"mutual-exclusion", "stale-write"});
   std::set<std::string> live;
-  nlohmann::json notes;
+  nlohmann::json notes, mechanisms;
   for (int attempt = 0; attempt < 3 && live != simulated; ++attempt) {
     const auto [out, code] = run_cli("live aof-everysec-power-loss --lock token --format json");
     const auto j = nlohmann::json::parse(out, nullptr, false);
     REQUIRE(j.is_object());
     CHECK(j["live"]["time_scale"] == 0.1);
     notes = j["live"]["notes"];
+    mechanisms = j["live"]["fault_mechanisms"];
     live.clear();
     for (const auto& v : j["violations"]) live.insert(v["kind"].get<std::string>());
   }
   CHECK(live == simulated);
   // The output says the loss was observed, and what the cut took.
   const std::string text = notes.dump();
-  CHECK(text.find("power-loss is observed") != std::string::npos);
+  CHECK(text.find("power-loss redis-1: observed (SIGKILL, every AOF file cut back") != std::string::npos);
+  // The run record carries it typed: the power loss observed, the busy node's load real.
+  REQUIRE(mechanisms.is_array());
+  REQUIRE(mechanisms.size() == 2);
+  CHECK(mechanisms[0]["fault"] == "power-loss");
+  CHECK(mechanisms[0]["targets"] == nlohmann::json::array({"redis-1"}));
+  CHECK(mechanisms[0]["produced"] == "observed");
+  CHECK(mechanisms[1]["fault"] == "background_writes_per_second");
+  CHECK(mechanisms[1]["produced"] == "real");
   CHECK(text.find("power-loss redis-1 observed:") != std::string::npos);
   CHECK(text.find("emulated: SIGKILL") == std::string::npos);
   CHECK(redis_children() == 0);
@@ -667,7 +676,14 @@ TEST_CASE("a server clock jump runs live for real and says so", "[live]") {
   CHECK(code == 0);  // as simulated: four held, one jump leaves three
   const auto j = nlohmann::json::parse(out, nullptr, false);
   REQUIRE(j.is_object());
-  CHECK(j["live"]["notes"].dump().find("server clock faults are real") != std::string::npos);
+  const auto& mechanisms = j["live"]["fault_mechanisms"];
+  REQUIRE(mechanisms.size() == 2);  // the partition that leaves A four nodes, then the jump
+  CHECK(mechanisms[0]["fault"] == "partition");
+  CHECK(mechanisms[1]["fault"] == "clock-jump");
+  CHECK(mechanisms[1]["targets"] == nlohmann::json::array({"redis-3"}));
+  CHECK(mechanisms[1]["produced"] == "real");
+  CHECK(mechanisms[1]["means"].get<std::string>().find("the preload steps the server's wall clock") == 0);
+  CHECK(j["live"]["notes"].dump().find("clock-jump redis-") != std::string::npos);
   CHECK(redis_children() == 0);
 }
 
@@ -711,8 +727,8 @@ TEST_CASE("sweep --live writes live's JSON lines, a skip line with the reason, a
   std::tie(out, code) = run_cli("sweep --seeds 1" + cells + " --quiet --out " + sim);
   std::tie(out, code) = run_cli("report " + sim + " " + live + " --format md");
   CHECK(code == 0);
-  CHECK_THAT(out, Catch::Contains("| baseline | token | none | none | 0.01 | yes |") &&
-                      Catch::Contains("| baseline | delex | none | — | — | not run live: lock delex needs Redis 8.4"));
+  CHECK_THAT(out, Catch::Contains("| baseline | token | none | none | 0.01 | no faults | yes |") &&
+                      Catch::Contains("| baseline | delex | none | — | — | — | not run live: lock delex needs Redis 8.4"));
   fs::remove_all(dir);
   CHECK(redis_children() == 0);
 }
@@ -770,8 +786,6 @@ struct KnownDifference {
 const KnownDifference kKnownDifferences[] = {
     {"setnx-expire-crash", "no-ttl",
      "A crashes 1.5 ms in (15 us real at 0.01), after its SETNX has left; it agrees at 0.3, 24 s a run, too slow here"},
-    {"redlock-slow-client-clock", "",
-     "A's slow client clock (through ClientClock) has not yet reproduced the simulated 0.5 s overlap live; cause not found"},
     {"aof-everysec-power-loss", "",
      "the busy node's restart under its background load delays B's grant by ~0.3-0.7 s of scenario time at 0.1, so "
      "B's write may follow A's second one (no stale-write); and a real SET that lands within 20 ms of a wall-second "

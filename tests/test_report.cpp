@@ -21,6 +21,7 @@
 #include "reports/run_output.hpp"
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/fault_mechanism.hpp"
 #include "scenarios/runner.hpp"
 
 namespace {
@@ -83,6 +84,10 @@ std::string live_line(const Line& l, double time_scale = 0.01) {
   json j = json::parse(line(l));
   j["repro"] = "locksim live " + l.scenario + " --lock " + l.lock + " --time-scale 0.01";
   j["live"] = {{"time_scale", time_scale}, {"deterministic", false}, {"notes", {"live run"}}};
+  // How live mode would produce the catalog scenario's faults, as it writes them.
+  auto scenario = scenarios::resolve_scenario(l.scenario);
+  REQUIRE(scenario);
+  j["live"]["fault_mechanisms"] = reports::fault_mechanisms_json(scenarios::live_fault_mechanisms(*scenario));
   return j.dump();
 }
 
@@ -383,11 +388,17 @@ TEST_CASE("a run record reads back to the same line, simulated, live or skipped"
   CHECK(reports::to_line(*back) == text);
   CHECK(back->violation_kinds() == run->violation_kinds());
   CHECK(back->digest_value == run->digest);
-  record.live = reports::LiveRecord{0.05, {"a note"}, "locksim:abc:", std::nullopt};
+  record.live = reports::LiveRecord{0.05, {"a note"}, "locksim:abc:", std::nullopt,
+                                    scenarios::live_fault_mechanisms(*scenario)};
   back = reports::parse_run_record(reports::to_line(record));
   REQUIRE(back);
   CHECK(back->is_live());
   CHECK(reports::to_line(*back) == reports::to_line(record));
+  REQUIRE(back->live->fault_mechanisms);
+  CHECK(*back->live->fault_mechanisms == *record.live->fault_mechanisms);
+  CHECK(json::parse(reports::to_line(record))["live"]["fault_mechanisms"] ==
+        json::parse(R"([{"fault":"pause","targets":["A"],"produced":"real",)"
+                    R"("means":"the client thread stops at its next step until the pause ends"}])"));
   record.live->skipped = "delay faults have no live counterpart";
   const json skip = json::parse(reports::to_line(record));
   CHECK_FALSE(skip.contains("digest"));
@@ -677,6 +688,61 @@ TEST_CASE("a malformed live line is an error naming the field", "[report]") {
   r = read(j.dump() + "\n" + line(Line()) + "\n", c);
   REQUIRE_FALSE(r);
   CHECK(r.error().message == "sweep.jsonl:1: violations: missing");
+  j = json::parse(live_line(Line()));
+  j["live"]["fault_mechanisms"][0]["produced"] = "faked";
+  r = read(j.dump() + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message ==
+        "sweep.jsonl:1: live.fault_mechanisms[1].produced: expected \"real\", \"observed\" or \"emulated\"");
+  j["live"]["fault_mechanisms"] = "real";
+  r = read(j.dump() + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "sweep.jsonl:1: live.fault_mechanisms: expected an array");
+}
+
+TEST_CASE("the agreement table says per cell how live mode produced each fault", "[report]") {
+  Comparison c;
+  json old_line = json::parse(live_line(Line().in("gc-pause", "token").with_kinds({"stale-write"})));
+  old_line["live"].erase("fault_mechanisms");  // a line written before the field
+  REQUIRE(read(sweep_with_live() + old_line.dump() + "\n", c));
+  CHECK(reports::live_mechanisms_text(c, {"gc-pause", "token"}) ==
+        "pause A: real (the client thread stops at its next step until the pause ends) (1 run: not recorded)");
+  CHECK(reports::live_mechanisms_text(c, {"delayed-packet", "token"}) ==
+        "delay A -> storage: emulated (the in-process storage's link holds the message (the storage is locksim's))");
+  CHECK(reports::live_mechanisms_text(c, {"baseline", "naive-del"}) == "—");  // not run live
+  Comparison old_only;
+  REQUIRE(read(hand_written_sweep() + old_line.dump() + "\n", old_only));
+  CHECK(reports::live_mechanisms_text(old_only, {"gc-pause", "token"}) == "not recorded");
+  Comparison none;
+  REQUIRE(read(line(Line().in("baseline", "token")) + "\n" + live_line(Line().in("baseline", "token")) + "\n", none));
+  CHECK(reports::live_mechanisms_text(none, {"baseline", "token"}) == "no faults");
+}
+
+TEST_CASE("live fault mechanisms say real, observed or emulated as live mode produces each fault", "[report]") {
+  auto mechanisms = [](const std::string& name) {
+    auto s = scenarios::resolve_scenario(name);
+    REQUIRE(s);
+    std::vector<std::string> out;
+    for (const auto& m : scenarios::live_fault_mechanisms(*s)) out.push_back(scenarios::fault_mechanism_text(m));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(mechanisms("baseline").empty());
+  CHECK(mechanisms("aof-everysec-power-loss") ==
+        V{"power-loss redis-1: observed (SIGKILL, every AOF file cut back to what the server's fsyncs made durable "
+          "(the preload's record), restarted from its own AOF)",
+          "background_writes_per_second redis-1: real (a thread SETs an unrelated key at that rate)"});
+  CHECK(mechanisms("replica-failover") ==
+        V{"crash redis-1: real (SIGKILL)",
+          "replication_lag redis-1 -> redis-1-replica-1: emulated (a constant 100ms delay on the TCP proxy's master -> "
+          "replica link (loopback replicates in microseconds))",
+          "failover_after redis-1: real (REPLICAOF NO ONE on the replica once its master has been down that long)"});
+  CHECK(mechanisms("redlock-slow-client-clock") ==
+        V{"clock_drift_ppm A: real (the client runtime's clocks and sleeps drift (ClientClock))"});
+  CHECK(mechanisms("redlock-clock-jump-four-held") ==
+        V{"partition [A] [redis-5]: real (the TCP proxies discard every byte between the groups)",
+          "clock-jump redis-3: real (the preload steps the server's wall clock (CLOCK_REALTIME, gettimeofday, time; "
+          "monotonic untouched))"});
 }
 
 TEST_CASE("the markdown report marks matrix cells and tables what real Redis confirmed", "[report]") {
@@ -687,14 +753,18 @@ TEST_CASE("the markdown report marks matrix cells and tables what real Redis con
   CHECK_THAT(md, Catch::Contains("| gc-pause | ✗ SW 75%, ME 50% — real: differs | SW 100% (as expected) — real: yes |"));
   CHECK_THAT(md, Catch::Contains("## Confirmed on real Redis"));
   CHECK_THAT(md, Catch::Contains("3 live runs: 1 cells confirmed, 1 differ, 1 not run live, 1 not simulated."));
-  CHECK_THAT(md, Catch::Contains("| scenario | lock | simulated | live | time scale | confirmed on real Redis |\n"
-                                 "|---|---|---|---|---|---|\n"
-                                 "| baseline | naive-del | none | — | — | not run live: fault (line 40) delay: "
+  const std::string paused = "pause A: real (the client thread stops at its next step until the pause ends)";
+  CHECK_THAT(md, Catch::Contains("| scenario | lock | simulated | live | time scale | how produced live | confirmed on "
+                                 "real Redis |\n"
+                                 "|---|---|---|---|---|---|---|\n"
+                                 "| baseline | naive-del | none | — | — | — | not run live: fault (line 40) delay: "
                                  "unsupported in live mode yet |\n"
-                                 "| delayed-packet | token | — | none | 0.3 | not simulated |\n"
+                                 "| delayed-packet | token | — | none | 0.3 | delay A -\\> storage: emulated (the "
+                                 "in-process storage's link holds the message (the storage is locksim's)) | not "
+                                 "simulated |\n"
                                  "| gc-pause | naive-del | none (1 run); mutual-exclusion, stale-write (2 runs); "
-                                 "stale-write (1 run) | mutual-exclusion | 0.01 | **differs** |\n"
-                                 "| gc-pause | token | stale-write | stale-write | 0.01 | yes |\n"));
+                                 "stale-write (1 run) | mutual-exclusion | 0.01 | " + paused + " | **differs** |\n"
+                                 "| gc-pause | token | stale-write | stale-write | 0.01 | " + paused + " | yes |\n"));
   Comparison plain;
   REQUIRE(read(hand_written_sweep(), plain));
   const std::string without = reports::render_markdown(plain);
@@ -715,7 +785,10 @@ TEST_CASE("the HTML, JSON and JUnit reports carry confirmed on real Redis", "[re
   CHECK(count(html, "<span class=\"real real-differs\"") == 1);  // gc-pause × naive-del
   CHECK_THAT(html, Catch::Contains("<summary>Confirmed on real Redis: ") &&
                        Catch::Contains("<td class=\"agree-differs\">differs</td>") &&
-                       Catch::Contains("<td class=\"agree-not-run-live\">not run live: fault (line 40) delay"));
+                       Catch::Contains("<td class=\"agree-not-run-live\">not run live: fault (line 40) delay") &&
+                       Catch::Contains("<th>how produced live</th>") &&
+                       Catch::Contains("<td>0.01</td><td>pause A: real (the client thread stops at its next step "
+                                       "until the pause ends)</td><td class=\"agree-differs\">"));
 
   const json j = json::parse(reports::render_json(c));
   CHECK(j["runs"] == 6);
@@ -724,6 +797,9 @@ TEST_CASE("the HTML, JSON and JUnit reports carry confirmed on real Redis", "[re
   CHECK(naive["status"] == "differs");
   CHECK(naive["live"] == json::parse(R"([{"violations":["mutual-exclusion"],"runs":1}])"));
   CHECK(naive["simulated"].size() == 3);
+  CHECK(naive["fault_mechanisms"] ==
+        json::parse(R"([{"fault":"pause","targets":["A"],"produced":"real",)"
+                    R"("means":"the client thread stops at its next step until the pause ends"}])"));
   CHECK(j["cells"][0]["confirmed_on_real_redis"]["reason"] == "fault (line 40) delay: unsupported in live mode yet");
   CHECK(j["cells"][2]["confirmed_on_real_redis"]["status"] == "yes");
   REQUIRE(j["live_only_cells"].size() == 1);
@@ -749,7 +825,7 @@ TEST_CASE("locksim report reads live lines from extra files and refuses live lin
   std::ofstream(dir / "sim.jsonl") << line(Line().in("baseline", "naive-del")) << "\n";
   std::ofstream(dir / "live.jsonl") << live_line(Line().in("baseline", "naive-del")) << "\n";
   CHECK(run_cli("report '" + (dir / "sim.jsonl").string() + "' '" + (dir / "live.jsonl").string() + "'", dir / "r.md") == 0);
-  CHECK_THAT(slurp(dir / "r.md"), Catch::Contains("| baseline | naive-del | none | none | 0.01 | yes |"));
+  CHECK_THAT(slurp(dir / "r.md"), Catch::Contains("| baseline | naive-del | none | none | 0.01 | no faults | yes |"));
   CHECK(run_cli("report '" + (dir / "live.jsonl").string() + "'", dir / "alone.txt") == 2);
   CHECK_THAT(slurp(dir / "alone.txt"), Catch::Contains("live.jsonl:0: only live runs"));
 }
