@@ -329,6 +329,7 @@ struct Hosts {
   bool is_redis(std::string_view h) const { return is_master(h) || has(replicas, h); }
   bool is_member(std::string_view h) const { return has(members, h); }
   bool is_server(std::string_view h) const { return is_redis(h) || is_member(h); }  // crashes and restarts
+  std::string server_kind() const { return members.empty() ? "Redis node" : "CP member"; }
   bool known(std::string_view h) const {
     return is_client(h) || is_server(h) || h == "storage" || (sentinel && h == "sentinel");
   }
@@ -801,8 +802,10 @@ void Parser::read_client(Section& c, std::set<std::string>& seen) {
   }
   if (!valid_client_name(*name))
     c.fail_value("name", "bad client name " + in_quotes(*name) + ": use letters, digits, '_', '-' and '.'");
-  else if (*name == "storage" || *name == "sentinel" || name->rfind("redis-", 0) == 0 || hosts_.is_member(*name))
-    c.fail_value("name", in_quotes(*name) + " is reserved for a Redis node, a CP member, the storage or the sentinel host");
+  else if (*name == "storage" || *name == "sentinel" || name->rfind("redis-", 0) == 0)
+    c.fail_value("name", in_quotes(*name) + " is reserved for a Redis node, the storage or the sentinel host");
+  else if (hosts_.is_member(*name))
+    c.fail_value("name", in_quotes(*name) + " is reserved for a member of the CP topology");
   else if (!seen.insert(*name).second)
     c.fail_value("name", "duplicate client name " + in_quotes(*name));
   spec.name = *name;
@@ -955,7 +958,7 @@ std::optional<std::string> Parser::read_host(Section& s, std::string_view key, s
     return std::nullopt;
   }
   if (role == "process" && !hosts_.is_client(*h) && !hosts_.is_server(*h)) {
-    s.fail_value(key, in_quotes(*h) + " cannot crash or restart: expected a client or a server (Redis node, CP member)");
+    s.fail_value(key, in_quotes(*h) + " cannot crash or restart: expected a client or a " + hosts_.server_kind());
     return std::nullopt;
   }
   if (role == "redis" && !hosts_.is_redis(*h)) {
@@ -1001,7 +1004,7 @@ std::optional<Trigger> Parser::read_trigger(Section& f, std::string_view key) {
     if (!hosts_.is_client(t.host)) return bad(in_quotes(t.host) + " is not a client (only clients " + event + ")");
   } else if (event == "crash" || event == "restart") {
     if (!hosts_.is_client(t.host) && !hosts_.is_server(t.host))
-      return bad(in_quotes(t.host) + " never crashes or restarts (only clients, Redis nodes and CP members do)");
+      return bad(in_quotes(t.host) + " never crashes or restarts (only clients and " + hosts_.server_kind() + "s do)");
   } else {
     return bad("unknown event " + in_quotes(event) + " (expected acquiring, acquired, write, write#N, released, crash or restart)");
   }
