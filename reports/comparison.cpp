@@ -357,6 +357,12 @@ std::string_view lock_family_name(LockFamily family) {
   return "single Redis";
 }
 
+std::string lock_group_label(const std::string& lock) {
+  const auto info = locks::find_lock(lock);
+  const std::string family(lock_family_name(lock_family(lock)));
+  return info && info->reproduces ? "reproductions: " + family : family;
+}
+
 // Recommended and textbook locks first, grouped by family (single Redis,
 // Redis multi-node, etcd, ZooKeeper), then the reproductions of shipped
 // client bugs (locks::LockInfo::reproduces), each group by name.

@@ -223,6 +223,9 @@ class Comparison {
 enum class LockFamily : std::uint8_t { SingleRedis, RedisMultiNode, Etcd, ZooKeeper };
 LockFamily lock_family(const std::string& lock);
 std::string_view lock_family_name(LockFamily family);  // "single Redis", "Redis multi-node", "etcd", "ZooKeeper"
+// The group a lock's row is under in the tables: its family's name, or
+// "reproductions: single Redis" for a reproduction of a shipped bug.
+std::string lock_group_label(const std::string& lock);
 
 // Reads JSONL into the comparison. Blank lines are ignored; a torn last line
 // (a sweep killed mid-write: the start of an object, with no newline after

@@ -193,13 +193,12 @@ void decision_table(std::ostringstream& out, const Decision& d, bool reproductio
       << (reproductions ? "reproduction" : "lock") << "</th>";
   for (FaultClass f : d.classes) out << "<th class=\"fault\">" << esc(fault_class_name(f)) << "</th>";
   out << "<th class=\"sentence-head\">in one sentence</th></tr>\n";
-  std::optional<LockFamily> family;
+  std::optional<std::string> group;
   for (const auto& lock : d.locks) {
     if (is_reproduction(lock) != reproductions || tried_only_without_faults(d, lock)) continue;
-    if (family != lock_family(lock)) {  // a group row: single Redis, Redis multi-node, etcd, ZooKeeper
-      family = lock_family(lock);
-      out << "<tr class=\"family\"><th colspan=\"" << d.classes.size() + 2 << "\">"
-          << esc(std::string(lock_family_name(*family))) << "</th></tr>\n";
+    if (group != lock_group_label(lock)) {  // a group row: single Redis, Redis multi-node, etcd, ZooKeeper
+      group = lock_group_label(lock);
+      out << "<tr class=\"family\"><th colspan=\"" << d.classes.size() + 2 << "\">" << esc(*group) << "</th></tr>\n";
     }
     out << "<tr><th class=\"lock\">" << esc(lock) << "</th>";
     for (FaultClass f : d.classes) decision_cell(out, lock, f, d.cell(lock, f));
@@ -288,8 +287,8 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
   out << "</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<tr class=\"family\"><th></th>";
   for (std::size_t i = 0; i < locks.size();) {  // one header cell per run of locks of a family
     std::size_t j = i;
-    while (j < locks.size() && lock_family(locks[j]) == lock_family(locks[i])) ++j;
-    out << "<th colspan=\"" << j - i << "\">" << esc(std::string(lock_family_name(lock_family(locks[i])))) << "</th>";
+    while (j < locks.size() && lock_group_label(locks[j]) == lock_group_label(locks[i])) ++j;
+    out << "<th colspan=\"" << j - i << "\">" << esc(lock_group_label(locks[i])) << "</th>";
     i = j;
   }
   out << "</tr>\n<tr><th>scenario</th>";

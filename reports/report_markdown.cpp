@@ -57,7 +57,7 @@ void markdown_matrix(std::ostringstream& out, const Comparison& c) {
   out << "\n|---|";
   for (std::size_t i = 0; i < locks.size(); ++i) out << "---|";
   out << "\n| *family* |";
-  for (const auto& l : locks) out << " *" << lock_family_name(lock_family(l)) << "* |";
+  for (const auto& l : locks) out << " *" << lock_group_label(l) << "* |";
   out << "\n";
   for (const auto& s : c.scenarios()) {
     out << "| " << md_escape(s) << " |";
@@ -91,11 +91,11 @@ void markdown_decision(std::ostringstream& out, const Comparison& c) {
   out << "\n|---|";
   for (std::size_t i = 0; i < d.classes.size(); ++i) out << "---|";
   out << "\n";
-  std::optional<LockFamily> family;
+  std::optional<std::string> group;
   for (const auto& lock : d.locks) {
-    if (family != lock_family(lock)) {  // a group row: single Redis, Redis multi-node, etcd, ZooKeeper
-      family = lock_family(lock);
-      out << "| *" << lock_family_name(*family) << "* |";
+    if (group != lock_group_label(lock)) {  // a group row: single Redis, Redis multi-node, etcd, ZooKeeper
+      group = lock_group_label(lock);
+      out << "| *" << *group << "* |";
       for (std::size_t i = 0; i < d.classes.size(); ++i) out << " |";
       out << "\n";
     }
@@ -115,9 +115,9 @@ void markdown_decision(std::ostringstream& out, const Comparison& c) {
     out << "\n";
   }
   out << "\n";
-  family.reset();
+  group.reset();
   for (const auto& lock : d.locks) {
-    if (family != lock_family(lock)) out << (family ? "\n" : "") << "*" << lock_family_name(*(family = lock_family(lock))) << "*\n\n";
+    if (group != lock_group_label(lock)) out << (group ? "\n" : "") << "*" << *(group = lock_group_label(lock)) << "*\n\n";
     out << "- " << md_escape(d.sentences.at(lock)) << "\n";
   }
   out << "\n";
