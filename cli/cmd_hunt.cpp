@@ -91,6 +91,10 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   if (!a.scenario.empty()) {
     auto base = scenarios::resolve_scenario(a.scenario);
     if (!base) throw InputError(base.error().to_string());
+    // Hunts generate Redis topologies (scenarios/schedule_gen.cpp): a CP base has none to vary.
+    if (base->topology != locks::Topology::Redis)
+      throw InputError("hunt: --scenario: " + base->name + " has an [" + locks::topology_name(base->topology) +
+                       "] topology; hunts search Redis topologies only");
     if (static_cast<std::size_t>(base->redis.masters) < lock->min_nodes)
       throw InputError("hunt: " + a.lock + " needs at least " + std::to_string(lock->min_nodes) +
                        " Redis masters; scenario " + base->name + " has " + std::to_string(base->redis.masters));

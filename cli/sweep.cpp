@@ -90,9 +90,10 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
   for (std::size_t s = 0; s < plan.scenarios.size(); ++s) {
     for (const auto& lock : locks) {
       const auto info = locks::find_lock(lock);
-      if (info->topology != locks::Topology::Redis) {  // every scenario is a Redis topology today
-        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs a CP topology: " +
-                                        locks::topology_name(info->topology) + ")");
+      if (info->topology != plan.scenarios[s].topology) {  // a Redis lock on etcd, a CP lock on Redis, ...
+        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs a" +
+                                        (info->topology == locks::Topology::Redis ? " Redis" : " CP") +
+                                        " topology: " + locks::topology_name(info->topology) + ")");
         continue;
       }
       if (!plan.scenarios[s].expected_for(lock) && std::find(named.begin(), named.end(), lock) == named.end()) {
@@ -100,7 +101,8 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
                                         " (no expectation for it in the scenario; name it to run it)");
         continue;
       }
-      if (static_cast<std::size_t>(plan.scenarios[s].redis.masters) < info->min_nodes) {
+      if (info->topology == locks::Topology::Redis &&
+          static_cast<std::size_t>(plan.scenarios[s].redis.masters) < info->min_nodes) {
         summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs " +
                                         std::to_string(info->min_nodes) + " masters)");
         continue;
@@ -247,6 +249,10 @@ std::optional<ItemResult> live_item(const Plan& plan, std::uint64_t item, const 
   options.time_scale_ppm = live_time_scale_ppm(scenario, o.time_scale);
   options.redis_server = o.redis_server;
   options.scenario_ref = plan.refs[pair.scenario];
+  if (auto why = live_topology_refusal(scenario)) {
+    const LiveSkip skip{options.scenario_ref, pair.lock, options.seed, options.time_scale_ppm, *why};
+    return ItemResult{reports::to_line(live_skip_record(scenario, skip)), true, scenario.name + " × " + pair.lock + ": " + *why};
+  }
   auto run = live::run_live(scenario, options);
   if (run) return ItemResult{reports::to_line(live_run_record(*run, options.time_scale_ppm)), run->run.matched, std::nullopt};
   const live::LiveError& e = run.error();

@@ -12,6 +12,7 @@
 #include <limits>
 #include <ostream>
 #include <sstream>
+#include <tuple>
 
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
@@ -320,16 +321,44 @@ std::vector<std::string> Comparison::scenarios() const {
   return {names.begin(), names.end()};
 }
 
-// Recommended and textbook locks first, then the reproductions of shipped
+LockFamily lock_family(const std::string& lock) {
+  const auto info = locks::find_lock(lock);
+  if (!info) return LockFamily::SingleRedis;
+  switch (info->topology) {
+    case locks::Topology::Etcd: return LockFamily::Etcd;
+    case locks::Topology::ZooKeeper: return LockFamily::ZooKeeper;
+    case locks::Topology::Redis: break;
+  }
+  return info->min_nodes > 1 ? LockFamily::RedisMultiNode : LockFamily::SingleRedis;
+}
+
+std::string_view lock_family_name(LockFamily family) {
+  switch (family) {
+    case LockFamily::SingleRedis: return "single Redis";
+    case LockFamily::RedisMultiNode: return "Redis multi-node";
+    case LockFamily::Etcd: return "etcd";
+    case LockFamily::ZooKeeper: return "ZooKeeper";
+  }
+  return "single Redis";
+}
+
+std::string lock_group_label(const std::string& lock) {
+  const auto info = locks::find_lock(lock);
+  const std::string family(lock_family_name(lock_family(lock)));
+  return info && info->reproduces ? "reproductions: " + family : family;
+}
+
+// Recommended and textbook locks first, grouped by family (single Redis,
+// Redis multi-node, etcd, ZooKeeper), then the reproductions of shipped
 // client bugs (locks::LockInfo::reproduces), each group by name.
 std::vector<std::string> Comparison::locks() const {
-  std::set<std::pair<bool, std::string>> names;
+  std::set<std::tuple<bool, LockFamily, std::string>> names;
   for (const auto& [key, cell] : cells_) {
     const auto info = locks::find_lock(key.second);
-    names.insert({info && info->reproduces, key.second});
+    names.insert({info && info->reproduces, lock_family(key.second), key.second});
   }
   std::vector<std::string> out;
-  for (const auto& [reproduction, name] : names) out.push_back(name);
+  for (const auto& [reproduction, family, name] : names) out.push_back(name);
   return out;
 }
 

@@ -33,6 +33,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -171,7 +172,7 @@ class Comparison {
   const std::map<Key, Cell>& cells() const { return cells_; }
   const Cell* cell(const std::string& scenario, const std::string& lock) const;
   std::vector<std::string> scenarios() const;  // sorted
-  std::vector<std::string> locks() const;      // sorted
+  std::vector<std::string> locks() const;      // by family (lock_family), then name; reproductions last
 
   std::uint64_t runs() const { return runs_; }
   std::uint64_t unmatched_runs() const { return unmatched_runs_; }
@@ -218,6 +219,18 @@ class Comparison {
   std::uint64_t duplicates_ = 0;
   std::uint64_t skipped_lines_ = 0;
 };
+
+// The family a lock belongs to, so tables answer "Redis lock or
+// etcd/ZooKeeper, and do I need fencing?": one Redis master, several Redis
+// masters (Redlock and kin), an etcd cluster, a ZooKeeper ensemble. From the
+// registry (LockInfo::topology, min_nodes); an unknown lock counts as
+// single Redis.
+enum class LockFamily : std::uint8_t { SingleRedis, RedisMultiNode, Etcd, ZooKeeper };
+LockFamily lock_family(const std::string& lock);
+std::string_view lock_family_name(LockFamily family);  // "single Redis", "Redis multi-node", "etcd", "ZooKeeper"
+// The group a lock's row is under in the tables: its family's name, or
+// "reproductions: single Redis" for a reproduction of a shipped bug.
+std::string lock_group_label(const std::string& lock);
 
 // Reads JSONL into the comparison. Blank lines are ignored; a torn last line
 // (a sweep killed mid-write: the start of an object, with no newline after

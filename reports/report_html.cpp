@@ -11,6 +11,7 @@
 // "confirmed on real Redis" table, performance tables, and one timeline per
 // (lock, failure mode) — the minimal failing run of the first cell of that
 // mode, with the other cells of the same mode listed, not drawn again.
+#include <optional>
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -48,6 +49,7 @@ th { background: #f3f5f7; text-align: left; }
 .sev-safe { background: #d5f0da; color: #14532d; }
 .notrun { background: #ececec; color: #8a8a8a; }
 table.decision { width: 100%; table-layout: fixed; }
+tr.family th { text-align: left; font-size: 12px; font-weight: 600; background: #eef1f6; padding: 2px 6px; }
 table.decision th.lock, table.decision td.sentence { text-align: left; }
 table.decision th.lock { width: 112px; font-weight: 600; }
 table.decision th.fault { text-align: center; font-size: 12px; font-weight: 600; line-height: 1.15; }
@@ -191,8 +193,13 @@ void decision_table(std::ostringstream& out, const Decision& d, bool reproductio
       << (reproductions ? "reproduction" : "lock") << "</th>";
   for (FaultClass f : d.classes) out << "<th class=\"fault\">" << esc(fault_class_name(f)) << "</th>";
   out << "<th class=\"sentence-head\">in one sentence</th></tr>\n";
+  std::optional<std::string> group;
   for (const auto& lock : d.locks) {
     if (is_reproduction(lock) != reproductions || tried_only_without_faults(d, lock)) continue;
+    if (group != lock_group_label(lock)) {  // a group row: single Redis, Redis multi-node, etcd, ZooKeeper
+      group = lock_group_label(lock);
+      out << "<tr class=\"family\"><th colspan=\"" << d.classes.size() + 2 << "\">" << esc(*group) << "</th></tr>\n";
+    }
     out << "<tr><th class=\"lock\">" << esc(lock) << "</th>";
     for (FaultClass f : d.classes) decision_cell(out, lock, f, d.cell(lock, f));
     out << "<td class=\"sentence\">" << esc(d.sentences.at(lock)) << "</td></tr>\n";
@@ -277,7 +284,14 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
          "wrong-owner-release, SW stale-write, LU lock-unavailable. \"as expected\": the scenario documents this "
          "breakage; a violated cell links to its timeline.<br/>";
   severity_legend(out);
-  out << "</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<tr><th>scenario</th>";
+  out << "</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<tr class=\"family\"><th></th>";
+  for (std::size_t i = 0; i < locks.size();) {  // one header cell per run of locks of a family
+    std::size_t j = i;
+    while (j < locks.size() && lock_group_label(locks[j]) == lock_group_label(locks[i])) ++j;
+    out << "<th colspan=\"" << j - i << "\">" << esc(lock_group_label(locks[i])) << "</th>";
+    i = j;
+  }
+  out << "</tr>\n<tr><th>scenario</th>";
   for (const auto& l : locks) out << "<th class=\"lock\">" << esc(l) << "</th>";
   out << "</tr>\n";
   for (const auto& s : c.scenarios()) {

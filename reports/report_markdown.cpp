@@ -1,6 +1,7 @@
 // The Markdown report (a CI job summary: the decision table with a sentence
 // per lock, the matrix, perf) and what every renderer shares: format names,
 // cell summaries, and the dispatch on format.
+#include <optional>
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -55,6 +56,8 @@ void markdown_matrix(std::ostringstream& out, const Comparison& c) {
   for (const auto& l : locks) out << " " << md_escape(l) << " |";
   out << "\n|---|";
   for (std::size_t i = 0; i < locks.size(); ++i) out << "---|";
+  out << "\n| *family* |";
+  for (const auto& l : locks) out << " *" << lock_group_label(l) << "* |";
   out << "\n";
   for (const auto& s : c.scenarios()) {
     out << "| " << md_escape(s) << " |";
@@ -88,7 +91,14 @@ void markdown_decision(std::ostringstream& out, const Comparison& c) {
   out << "\n|---|";
   for (std::size_t i = 0; i < d.classes.size(); ++i) out << "---|";
   out << "\n";
+  std::optional<std::string> group;
   for (const auto& lock : d.locks) {
+    if (group != lock_group_label(lock)) {  // a group row: single Redis, Redis multi-node, etcd, ZooKeeper
+      group = lock_group_label(lock);
+      out << "| *" << *group << "* |";
+      for (std::size_t i = 0; i < d.classes.size(); ++i) out << " |";
+      out << "\n";
+    }
     out << "| **" << md_escape(lock) << "** |";
     for (FaultClass f : d.classes) {
       const DecisionCell* cell = d.cell(lock, f);
@@ -105,7 +115,11 @@ void markdown_decision(std::ostringstream& out, const Comparison& c) {
     out << "\n";
   }
   out << "\n";
-  for (const auto& lock : d.locks) out << "- " << md_escape(d.sentences.at(lock)) << "\n";
+  group.reset();
+  for (const auto& lock : d.locks) {
+    if (group != lock_group_label(lock)) out << (group ? "\n" : "") << "*" << *(group = lock_group_label(lock)) << "*\n\n";
+    out << "- " << md_escape(d.sentences.at(lock)) << "\n";
+  }
   out << "\n";
 }
 

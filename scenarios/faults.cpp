@@ -84,10 +84,12 @@ void apply_delay(RunContext& ctx, const FaultSpec& f) {
 // fsynced (RedisNode::power_loss); anything else just stops.
 void apply_crash(RunContext& ctx, const FaultSpec& f) {
   sim::redis::RedisNode* node = ctx.node_by_name(f.target);
+  sim::consensus::ConsensusMember* member = ctx.member_by_name(f.target);
   sim::Host* host = node ? &node->host() : ctx.host_by_name(f.target);
   if (!host || !host->up()) return;
   record(ctx, f);
   if (node && f.kind == FaultKind::PowerLoss) node->power_loss();
+  else if (member && f.kind == FaultKind::PowerLoss) member->power_loss();  // raft keeps only what it fsynced
   else host->crash();
   fire_trigger(ctx, f.target, "crash");
   if (f.restart_after) schedule_follow_up(ctx, FaultKind::Restart, f.target, *f.restart_after);
@@ -165,7 +167,8 @@ std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, s
   if (n.kinds.empty()) return out;
   std::vector<std::string> clients, nodes;
   for (const ClientSpec& c : s.clients) clients.push_back(c.name);
-  for (int m = 1; m <= s.redis.masters; ++m)
+  if (s.topology != locks::Topology::Redis) nodes = cp_member_names(s);  // failover/fsync-stall: refused on CP
+  for (int m = 1; m <= s.redis.masters && s.topology == locks::Topology::Redis; ++m)
     for (int r = 0; r <= s.redis.replicas; ++r) nodes.push_back(redis_host_name(m, r));
   std::vector<std::string> targets = n.targets;
   if (targets.empty()) {

@@ -1,7 +1,7 @@
 // RunContext: everything one scenario run builds — the world, its Redis
-// nodes, Sentinel, storage, clients — and the History it records. The
-// workload's world (SimWorkloadWorld), the faults and the runner share it;
-// nothing outlives a run.
+// nodes and Sentinel (or CP members), storage, clients — and the History it
+// records. The workload's world (SimWorkloadWorld), the faults and the runner
+// share it; nothing outlives a run.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include "scenarios/history.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/workload_world.hpp"
+#include "sim/consensus/member.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/redis/sentinel.hpp"
 #include "sim/world.hpp"
@@ -27,6 +28,10 @@ struct ClientState {
   sim::Host* host = nullptr;
   std::unique_ptr<locks::SimRuntime> runtime;
   ClientProgress progress;  // the workload's, across restarts
+  // On a CP topology, the process's client of the cluster (a new one per
+  // incarnation: a restarted process has a new ZooKeeper session).
+  std::unique_ptr<locks::EtcdConn> etcd;
+  std::unique_ptr<locks::ZkConn> zk;
 };
 
 struct RunContext {
@@ -39,6 +44,7 @@ struct RunContext {
   std::vector<std::unique_ptr<sim::redis::RedisNode>> nodes;  // masters first, then replicas
   std::vector<sim::redis::RedisNode*> masters;                // as configured: redis-1..N
   std::unique_ptr<sim::redis::Sentinel> sentinel;
+  std::vector<std::unique_ptr<sim::consensus::ConsensusMember>> members;  // CP topology: etcd-N / zk-N
   sim::Host* storage = nullptr;
   std::vector<ClientState> clients;
   // The world the workload runs in (scenarios/sim_workload_world.hpp).
@@ -53,11 +59,19 @@ struct RunContext {
       : scenario(s), lock(std::move(info)), world(seed) {}
   // Frames first: a lock object living in a client's frame may still talk to
   // its runtime (e.g. cancel a watchdog) while it is destroyed.
-  ~RunContext() { world.destroy_hosts(); }
+  // The CP clients go before their hosts (SimZkConn cancels its pings).
+  ~RunContext() {
+    for (ClientState& c : clients) {
+      c.etcd.reset();
+      c.zk.reset();
+    }
+    world.destroy_hosts();
+  }
   RunContext(const RunContext&) = delete;
   RunContext& operator=(const RunContext&) = delete;
 
   sim::redis::RedisNode* node_by_name(std::string_view name);
+  sim::consensus::ConsensusMember* member_by_name(std::string_view name);
   sim::Host* host_by_name(std::string_view name) { return world.find_host(name); }
 };
 

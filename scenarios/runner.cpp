@@ -5,6 +5,9 @@
 #include "scenarios/run_context.hpp"
 #include "scenarios/sim_workload_world.hpp"
 #include "scenarios/workload.hpp"
+#include "locks/sim_cp_client.hpp"
+#include "sim/consensus/etcd_member.hpp"
+#include "sim/consensus/zk_member.hpp"
 
 namespace locksim::scenarios {
 
@@ -97,6 +100,47 @@ void build_redis(RunContext& ctx, LockKeyObserver& observer) {
                                                           s.redis.failover_after);
 }
 
+// The CP members on hosts etcd-1.. / zk-1.., each an ordinary host: the
+// fault appliers pause, crash, restart and partition them by name, and a
+// member answers a crash through the host hook it registers itself
+// (ConsensusMember: raft keeps what it wrote; power_loss what it fsynced).
+void build_cp(RunContext& ctx) {
+  namespace cs = sim::consensus;
+  const Scenario& s = ctx.scenario;
+  std::vector<sim::Host*> hosts;
+  std::vector<sim::HostId> ids;
+  for (const std::string& name : cp_member_names(s)) {
+    hosts.push_back(&ctx.world.add_host(name));
+    ids.push_back(hosts.back()->id());
+  }
+  cs::EtcdConfig etcd;
+  etcd.raft.election_timeout = s.cp.election_timeout;
+  etcd.raft.heartbeat = s.cp.heartbeat;
+  cs::ZkConfig zk;
+  zk.tick = s.cp.tick;
+  for (sim::Host* h : hosts) {
+    if (s.topology == locks::Topology::Etcd) ctx.members.push_back(std::make_unique<cs::EtcdMember>(*h, etcd, ids));
+    else ctx.members.push_back(std::make_unique<cs::ZkMember>(*h, zk, ids));
+    ctx.history.nodes.resize(h->id() + 1);
+    ctx.history.nodes[h->id()] = h->name();
+  }
+}
+
+// A CP client's connection for this incarnation of its process, talking to
+// member (client index mod N) first so clients spread over the members.
+void connect_cp(RunContext& ctx, std::size_t c) {
+  ClientState& client = ctx.clients[c];
+  std::vector<sim::HostId> ids;
+  for (const auto& m : ctx.members) ids.push_back(m->id());
+  client.etcd.reset();
+  client.zk.reset();
+  if (ctx.scenario.topology == locks::Topology::Etcd)
+    client.etcd = std::make_unique<locks::SimEtcdConn>(*client.host, ids, ctx.scenario.network.timeout, c);
+  else
+    client.zk = std::make_unique<locks::SimZkConn>(*client.host, ids, c);
+  client.runtime->attach_cp(client.etcd.get(), client.zk.get());
+}
+
 void build_clients(RunContext& ctx) {
   const Scenario& s = ctx.scenario;
   ctx.clients.reserve(s.clients.size());
@@ -121,14 +165,18 @@ void build_clients(RunContext& ctx) {
     sim::Host& host = *ctx.clients[c].host;
     host.set_main([&world, &ctx, c](sim::Host&) { return client_main(world, c, *ctx.clients[c].runtime); });
     host.on_crash([&world, c] { on_client_crash(world, c); });
+    if (!ctx.members.empty()) {
+      connect_cp(ctx, c);
+      host.on_crash([&ctx, c] { connect_cp(ctx, c); });  // frames are gone by now (Host::crash)
+    }
   }
 }
 
 }  // namespace
 
 std::optional<std::string> unsupported_lock(const Scenario& s, const locks::LockInfo& lock) {
-  if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return why;
-  if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
+  if (auto why = locks::topology_mismatch(lock, s.topology)) return why;
+  if (s.topology == locks::Topology::Redis && static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
     return "lock " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
            s.name + " has " + std::to_string(s.redis.masters);
   return std::nullopt;
@@ -137,6 +185,12 @@ std::optional<std::string> unsupported_lock(const Scenario& s, const locks::Lock
 RedisNode* RunContext::node_by_name(std::string_view name) {
   for (auto& n : nodes)
     if (n->host().name() == name) return n.get();
+  return nullptr;
+}
+
+sim::consensus::ConsensusMember* RunContext::member_by_name(std::string_view name) {
+  for (auto& m : members)
+    if (m->host().name() == name) return m.get();
   return nullptr;
 }
 
@@ -158,7 +212,8 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   const auto& lat = scenario.network.latency;
   ctx.world.network().set_latency({lat.min, lat.max, scenario.network.tail_per_mille, scenario.network.tail_max_shift});
   LockKeyObserver observer(ctx);
-  build_redis(ctx, observer);
+  if (scenario.topology == locks::Topology::Redis) build_redis(ctx, observer);
+  else build_cp(ctx);
   StorageService storage(ctx.world, ctx.history, scenario.fencing);
   ctx.storage = &ctx.world.add_host("storage");
   ctx.world.network().register_service(ctx.storage->id(), &storage);
@@ -166,6 +221,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   schedule_faults(ctx);
 
   for (auto& node : ctx.nodes) node->host().start();
+  for (auto& member : ctx.members) member->host().start();
   if (ctx.sentinel) ctx.world.find_host("sentinel")->start();
   for (ClientState& c : ctx.clients) c.host->start();
   ctx.world.scheduler().run_until(sim::true_epoch + scenario.duration);

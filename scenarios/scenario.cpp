@@ -8,6 +8,7 @@
 // around toml++'s parse (it reports syntax errors by throwing) and a last
 // guard so nothing ever escapes the load functions.
 #include "scenarios/scenario.hpp"
+#include "scenarios/cp_topology_parse.hpp"
 #include "scenarios/input_file.hpp"
 #include "scenarios/scenario_bounds.hpp"
 
@@ -110,9 +111,13 @@ std::string redis_host_name(int master, int replica) {
 std::vector<std::string> host_names(const Scenario& s) {
   std::vector<std::string> names;
   for (const auto& c : s.clients) names.push_back(c.name);
-  for (int m = 1; m <= s.redis.masters; ++m) names.push_back(redis_host_name(m, 0));
-  for (int m = 1; m <= s.redis.masters; ++m)
-    for (int r = 1; r <= s.redis.replicas; ++r) names.push_back(redis_host_name(m, r));
+  if (s.topology != locks::Topology::Redis) {
+    for (auto& m : cp_member_names(s)) names.push_back(std::move(m));
+  } else {
+    for (int m = 1; m <= s.redis.masters; ++m) names.push_back(redis_host_name(m, 0));
+    for (int m = 1; m <= s.redis.masters; ++m)
+      for (int r = 1; r <= s.redis.replicas; ++r) names.push_back(redis_host_name(m, r));
+  }
   names.push_back("storage");
   return names;
 }
@@ -282,17 +287,22 @@ int line_of(const toml::source_region& r) {
 // Built from the scenario read so far: what a host name may refer to.
 struct Hosts {
   std::vector<std::string> clients, masters, replicas;
+  std::vector<std::string> members;  // a CP topology's etcd-N / zk-N
   bool sentinel = false;  // the failover controller's host, when there are replicas
   bool is_client(std::string_view h) const { return has(clients, h); }
   bool is_master(std::string_view h) const { return has(masters, h); }
   bool is_redis(std::string_view h) const { return is_master(h) || has(replicas, h); }
+  bool is_member(std::string_view h) const { return has(members, h); }
+  bool is_server(std::string_view h) const { return is_redis(h) || is_member(h); }  // crashes and restarts
+  std::string server_kind() const { return members.empty() ? "Redis node" : "CP member"; }
   bool known(std::string_view h) const {
-    return is_client(h) || is_redis(h) || h == "storage" || (sentinel && h == "sentinel");
+    return is_client(h) || is_server(h) || h == "storage" || (sentinel && h == "sentinel");
   }
   std::vector<std::string> all() const {
     std::vector<std::string> v = clients;
     v.insert(v.end(), masters.begin(), masters.end());
     v.insert(v.end(), replicas.begin(), replicas.end());
+    v.insert(v.end(), members.begin(), members.end());
     v.push_back("storage");
     if (sentinel) v.push_back("sentinel");
     return v;
@@ -357,6 +367,7 @@ class Parser {
  private:
   void read_root(Section& root);
   void read_redis(Section& root);
+  void read_cp(const toml::table& file);
   void read_network(Section& root);
   void read_storage_and_check(Section& root);
   void read_workload(Section& root);
@@ -532,13 +543,16 @@ const toml::array* Section::array(std::string_view key) {
 
 Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   Section root(*this, root_table, "");
-  root.check_keys({"name", "description", "duration", "workload", "lock", "redis", "network", "storage",
-                   "check", "client", "fault", "nemesis", "expect", "live"});
+  root.check_keys({"name", "description", "duration", "workload", "lock", "redis", "etcd", "zookeeper", "network",
+                   "storage", "check", "client", "fault", "nemesis", "expect", "live"});
   if (!failed()) read_root(root);
   if (!failed()) read_redis(root);
-  for (int m = 1; m <= sc_.redis.masters; ++m) hosts_.masters.push_back(redis_host_name(m, 0));
+  if (!failed()) read_cp(root_table);
+  for (int m = 1; m <= sc_.redis.masters && sc_.topology == locks::Topology::Redis; ++m)
+    hosts_.masters.push_back(redis_host_name(m, 0));
   for (int m = 1; m <= sc_.redis.masters; ++m)
     for (int r = 1; r <= sc_.redis.replicas; ++r) hosts_.replicas.push_back(redis_host_name(m, r));
+  hosts_.members = cp_member_names(sc_);
   hosts_.sentinel = sc_.redis.replicas > 0;
   if (!failed()) read_network(root);
   if (!failed()) read_storage_and_check(root);
@@ -551,6 +565,8 @@ Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   if (!failed()) read_live(root);
   if (!failed())
     if (auto problem = check_scenario_bounds(sc_, root_table)) fail(problem->line, problem->field, problem->message);
+  if (!failed())
+    if (auto problem = check_cp_lock_ttl(root_table, sc_)) fail(problem->line, problem->field, problem->message);
   if (error_) return failure(*error_);
   sc_.source = file_;
   return std::move(sc_);
@@ -588,6 +604,10 @@ void Parser::read_redis(Section& root) {
     s->fail_value("min_replicas_to_write", "is " + std::to_string(r.min_replicas_to_write) +
                                                " but each master has only " + std::to_string(r.replicas) +
                                                " replicas: every write would fail");
+}
+
+void Parser::read_cp(const toml::table& file) {
+  if (auto problem = read_cp_topology(file, sc_)) fail(problem->line, problem->field, problem->message);
 }
 
 void Parser::read_network(Section& root) {
@@ -628,9 +648,9 @@ void Parser::check_lock_fits(const Section& at, std::string_view key, const std:
   const auto info = locks::find_lock(kind);
   if (!info) {
     fail(line, at.field(key), "unknown lock kind " + in_quotes(kind) + " (known: " + known_locks() + ")");
-  } else if (auto why = locks::topology_mismatch(*info, locks::Topology::Redis)) {
+  } else if (auto why = locks::topology_mismatch(*info, sc_.topology)) {
     fail(line, at.field(key), *why);
-  } else if (info->min_nodes > static_cast<std::size_t>(sc_.redis.masters)) {
+  } else if (sc_.topology == locks::Topology::Redis && info->min_nodes > static_cast<std::size_t>(sc_.redis.masters)) {
     fail(line, at.field(key),
          in_quotes(kind) + " needs at least " + std::to_string(info->min_nodes) + " Redis masters; [redis] masters = " +
              std::to_string(sc_.redis.masters));
@@ -749,6 +769,8 @@ void Parser::read_client(Section& c, std::set<std::string>& seen) {
     c.fail_value("name", "bad client name " + in_quotes(*name) + ": use letters, digits, '_', '-' and '.'");
   else if (*name == "storage" || *name == "sentinel" || name->rfind("redis-", 0) == 0)
     c.fail_value("name", in_quotes(*name) + " is reserved for a Redis node, the storage or the sentinel host");
+  else if (hosts_.is_member(*name))
+    c.fail_value("name", in_quotes(*name) + " is reserved for a member of the CP topology");
   else if (!seen.insert(*name).second)
     c.fail_value("name", "duplicate client name " + in_quotes(*name));
   spec.name = *name;
@@ -862,12 +884,16 @@ std::optional<std::string> Parser::read_host(Section& s, std::string_view key, T
     s.fail_value(key, "unknown host " + in_quotes(*h) + " " + hosts_hint());
     return std::nullopt;
   }
-  if (role == TargetRole::Process && !hosts_.is_client(*h) && !hosts_.is_redis(*h)) {
-    s.fail_value(key, in_quotes(*h) + " cannot crash or restart: expected a client or a Redis node");
+  if (role == TargetRole::Process && !hosts_.is_client(*h) && !hosts_.is_server(*h)) {
+    s.fail_value(key, in_quotes(*h) + " cannot crash or restart: expected a client or a " + hosts_.server_kind());
     return std::nullopt;
   }
   if (role == TargetRole::RedisNode && !hosts_.is_redis(*h)) {
     s.fail_value(key, in_quotes(*h) + " has no AOF to stall: expected a Redis node");
+    return std::nullopt;
+  }
+  if (role == TargetRole::Master && hosts_.masters.empty()) {
+    s.fail_value(key, "failover is a Redis fault: this scenario has no Redis master");
     return std::nullopt;
   }
   if (role == TargetRole::Master && !hosts_.is_master(*h)) {
@@ -904,8 +930,8 @@ std::optional<Trigger> Parser::read_trigger(Section& f, std::string_view key) {
   if (event == "acquiring" || event == "acquired" || event == "write" || event == "released") {
     if (!hosts_.is_client(t.host)) return bad(in_quotes(t.host) + " is not a client (only clients " + event + ")");
   } else if (event == "crash" || event == "restart") {
-    if (!hosts_.is_client(t.host) && !hosts_.is_redis(t.host))
-      return bad(in_quotes(t.host) + " never crashes or restarts (only clients and Redis nodes do)");
+    if (!hosts_.is_client(t.host) && !hosts_.is_server(t.host))
+      return bad(in_quotes(t.host) + " never crashes or restarts (only clients and " + hosts_.server_kind() + "s do)");
   } else {
     return bad("unknown event " + in_quotes(event) + " (expected acquiring, acquired, write, write#N, released, crash or restart)");
   }
@@ -964,7 +990,12 @@ void Parser::read_nemesis(Section& root) {
                " (known: " + join(fault_kind_names()) + ")");
       return;
     }
-    if (fault_kind_info(*kind).needs_replicas && sc_.redis.replicas < 1) {
+    const FaultKindInfo& info = fault_kind_info(*kind);
+    if ((info.needs_replicas || info.target == TargetRole::RedisNode) && sc_.topology != locks::Topology::Redis) {
+      fail(line_of(k.source()), s->field("kinds"), in_quotes(fault_kind_name(*kind)) + " is a Redis fault: this scenario has no Redis node");
+      return;
+    }
+    if (info.needs_replicas && sc_.redis.replicas < 1) {
       fail(line_of(k.source()), s->field("kinds"), *name + " promotes a replica, but [redis] replicas = 0");
       return;
     }

@@ -54,6 +54,11 @@
 //    (LockConfig::thread_name, the watchdog's hash field).
 //  - [expect] without `violations` leaves expect_default unset (only the
 //    locks under by_lock have an expectation); `violations = []` expects none.
+//  - [etcd] / [zookeeper] replace [redis] (scenarios/cp_topology.hpp): the
+//    members are hosts etcd-N / zk-N that pause, crash, restart, lose
+//    power, have their clocks changed and take part in delays and
+//    partitions like any host; failover and fsync-stall are Redis faults.
+//    The lock must be of the file's topology.
 //  - [live] time_scale (a number, kMinLiveTimeScalePpm..kMaxLiveTimeScalePpm
 //    as a fraction, e.g. 0.3): the time scale `locksim live` and `sweep
 //    --live` use for this scenario when the user gives no --time-scale (a
@@ -71,6 +76,7 @@
 
 #include "locks/lock.hpp"
 #include "scenarios/fault_kinds.hpp"
+#include "scenarios/cp_topology.hpp"
 #include "sim/network.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/result.hpp"
@@ -160,6 +166,10 @@ struct Scenario {
   locks::LockConfig lock;           // key, ttl, retry, acquire_timeout and per-lock options
 
   RedisSpec redis;
+  // [etcd] / [zookeeper] instead of [redis] (scenarios/cp_topology.hpp):
+  // `topology` says which; `cp` holds its fields.
+  locks::Topology topology = locks::Topology::Redis;
+  CpSpec cp;
   NetworkSpec network;
   bool fencing = false;               // [storage] fencing
   std::optional<Duration> liveness;   // [check] liveness (default 2 x ttl)
@@ -212,7 +222,8 @@ inline constexpr std::int64_t kMaxLiveTimeScalePpm = 10'000'000;  // 10
 // Host names: "redis-<master>" (1-based), "redis-<master>-replica-<replica>"
 // for replica >= 1.
 std::string redis_host_name(int master, int replica = 0);
-// Every host of a scenario: clients in file order, masters, replicas, "storage".
+// Every host of a scenario: clients in file order, masters, replicas (or the
+// CP members etcd-1.. / zk-1..), "storage".
 std::vector<std::string> host_names(const Scenario& scenario);
 // Names within a small edit distance of `wanted` (or containing it), closest
 // first, at most five: for "did you mean" messages.

@@ -42,6 +42,10 @@ inline constexpr std::int64_t kMaxHistoryEvents = 5'000'000;
 // "exceeds the cap of 10000h ..." when |d| is over kMaxDuration.
 std::optional<std::string> duration_over_cap(Duration d);
 
+// The line of a key given as a toml++ path ("client[0].iterations", 0-based),
+// else of its nearest table that exists, else 1 (the top of the file).
+int line_at(const toml::table& file, std::string path);
+
 // A problem found in a parsed scenario: where, which field, why.
 struct BoundProblem {
   int line = 0;

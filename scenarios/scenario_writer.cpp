@@ -6,6 +6,7 @@
 // in scenario.hpp cannot make the writer drop a value the loader would not
 // restore.
 #include "scenarios/scenario_writer.hpp"
+#include "scenarios/cp_topology_parse.hpp"
 
 #include <toml++/toml.h>
 
@@ -188,7 +189,8 @@ std::string scenario_to_toml(const Scenario& s) {
   root.insert("workload", toml::table{{"kind", s.workload == WorkloadKind::Gate ? "gate" : "lock"},
                                       {"key", s.lock.key}});
   root.insert("lock", lock_table(s));
-  root.insert("redis", redis_table(s.redis));
+  if (s.topology == locks::Topology::Redis) root.insert("redis", redis_table(s.redis));
+  else root.insert(cp_table_name(s.topology), cp_table(s));
   root.insert("network", network_table(s.network));
   root.insert("storage", toml::table{{"fencing", s.fencing}});
   if (s.liveness) root.insert("check", toml::table{{"liveness", duration_text(*s.liveness)}});
@@ -240,6 +242,9 @@ void diff_lock(Diff& d, const locks::LockConfig& a, const locks::LockConfig& b) 
 }
 
 void diff_topology(Diff& d, const Scenario& a, const Scenario& b) {
+  d.eq("topology", a.topology, b.topology).eq("cp.members", a.cp.members, b.cp.members);
+  d.eq("cp.election_timeout", a.cp.election_timeout, b.cp.election_timeout);
+  d.eq("cp.heartbeat", a.cp.heartbeat, b.cp.heartbeat).eq("cp.tick", a.cp.tick, b.cp.tick);
   const RedisSpec &x = a.redis, &y = b.redis;
   d.eq("redis.masters", x.masters, y.masters).eq("redis.replicas", x.replicas, y.replicas);
   d.eq("redis.replication_lag", x.replication_lag, y.replication_lag).eq("redis.appendonly", x.appendonly, y.appendonly);

@@ -501,6 +501,38 @@ TEST_CASE("the markdown report has a matrix row per scenario, the verdicts and p
   CHECK_THAT(md, Catch::Contains("`locksim run gc-pause --lock naive-del --seed 3`"));
 }
 
+// The question the report answers: "Redis lock or etcd/ZooKeeper, and do I
+// need fencing?": locks are grouped by family in the decision and the matrix.
+TEST_CASE("locks are grouped by family: single Redis, Redis multi-node, etcd, ZooKeeper", "[report]") {
+  CHECK(reports::lock_family("token") == reports::LockFamily::SingleRedis);
+  CHECK(reports::lock_family("redlock") == reports::LockFamily::RedisMultiNode);
+  CHECK(reports::lock_family("etcd-fenced") == reports::LockFamily::Etcd);
+  CHECK(reports::lock_family("zk-lock") == reports::LockFamily::ZooKeeper);
+  std::string text;
+  for (const char* lock : {"zk-lock", "redlock", "etcd-fenced", "token", "etcd-mutex"})
+    text += line(Line().in(std::string(lock).starts_with("zk") ? "zk-gc-pause" : std::string(lock).starts_with("etcd")
+                                                                                  ? "etcd-gc-pause"
+                                                                                  : "gc-pause",
+                           lock)
+                     .with_kinds({"mutual-exclusion"})
+                     .expecting({"mutual-exclusion"})) +
+            "\n";
+  Comparison c;
+  REQUIRE(read(text, c));
+  CHECK(c.locks() == std::vector<std::string>{"token", "redlock", "etcd-fenced", "etcd-mutex", "zk-lock"});
+  const std::string md = reports::render_markdown(c);
+  for (const char* family : {"| *single Redis* |", "| *Redis multi-node* |", "| *etcd* |", "| *ZooKeeper* |"})
+    CHECK(count(md, family + std::string(" |\n")) == 1);  // one group row each in the decision table (one class)
+  CHECK(md.find("| *etcd* |") < md.find("| **etcd-fenced** |"));
+  CHECK(md.find("| **etcd-mutex** |") < md.find("| *ZooKeeper* |"));
+  CHECK_THAT(md, Catch::Contains("| *family* | *single Redis* | *Redis multi-node* | *etcd* | *etcd* | *ZooKeeper* |"));
+  reports::HtmlOptions options;
+  options.timelines = false;
+  const std::string html = reports::render_html(c, options);
+  CHECK(count(html, "<tr class=\"family\"><th colspan=") == 4);  // the decision table's group rows
+  CHECK_THAT(html, Catch::Contains("<th colspan=\"2\">etcd</th>"));  // the matrix header over etcd's two locks
+}
+
 TEST_CASE("the HTML report marks unmatched cells and lists their repro commands", "[report]") {
   Comparison c;
   REQUIRE(read(hand_written_sweep(), c));

@@ -127,6 +127,64 @@ TEST_CASE("a lock that needs more masters than the scenario has is an input erro
   CHECK_FALSE(run_scenario(gc_pause(false), o).ok());
 }
 
+TEST_CASE("a lock of another topology is an input error: Redis on etcd, etcd on Redis, ZooKeeper on etcd", "[runner]") {
+  Scenario s = gc_pause(false);
+  RunOptions o;
+  o.lock_kind = "etcd-mutex";
+  auto r = run_scenario(s, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == "lock etcd-mutex needs a CP topology ([etcd]); the scenario has [redis]");
+  s.topology = locks::Topology::Etcd;
+  o.lock_kind = "token";
+  r = run_scenario(s, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == "lock token needs a Redis topology ([redis]); the scenario has [etcd]");
+  o.lock_kind = "zk-lock";
+  CHECK_FALSE(run_scenario(s, o).ok());
+  o.lock_kind = "etcd-mutex";
+  CHECK(run_scenario(s, o).ok());
+}
+
+// Every member of a CP topology takes faults by host name; a power loss and
+// a restart reach the consensus member, and the majority keeps the lock safe.
+TEST_CASE("CP members crash, lose power, restart and pause like any host", "[runner]") {
+  for (const auto topology : {locks::Topology::Etcd, locks::Topology::ZooKeeper}) {
+    const bool etcd = topology == locks::Topology::Etcd;
+    Scenario s;
+    s.name = "cp-member-faults";
+    s.topology = topology;
+    s.duration = 120s;
+    s.lock.key = "lock:report";
+    s.lock.ttl = 10s;
+    s.lock.retry = 100ms;
+    s.lock.acquire_timeout = 100s;
+    const Duration first = etcd ? 3s : 25s;  // after the first election
+    s.clients = {client("A", first, 20s, 2), client("B", first + 1s, 2s, 1)};
+    const std::string m = etcd ? "etcd-" : "zk-";
+    FaultSpec loss;
+    loss.kind = FaultKind::PowerLoss;
+    loss.target = m + "1";
+    loss.after = Trigger{"A", "acquired", 1};
+    loss.at = 1s;
+    loss.restart_after = 2s;
+    FaultSpec pause;
+    pause.kind = FaultKind::Pause;
+    pause.target = m + "2";
+    pause.after = Trigger{m + "1", "restart", 1};
+    pause.at = 8s;
+    pause.duration = 1s;
+    s.faults = {loss, pause};
+    INFO(locks::topology_name(topology));
+    const RunResult r = run(s, etcd ? "etcd-fenced" : "zk-fenced");
+    std::vector<std::string> faults;
+    for (const auto& f : r.history.faults) faults.push_back(f.description);
+    CHECK(faults == std::vector<std::string>{"power-loss " + m + "1", "restart " + m + "1", "pause " + m + "2 1s"});
+    CHECK(r.violations.empty());
+    CHECK(r.summary.acquisitions == 2);
+    CHECK(std::find(r.host_names.begin(), r.host_names.end(), m + "3") != r.host_names.end());
+  }
+}
+
 TEST_CASE("a run matches when it shows every expected violation and nothing outside expected or may", "[runner]") {
   Scenario s;
   s.expect_by_lock["no-ttl"] = {};

@@ -27,6 +27,7 @@
 #include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/schedule_gen.hpp"
+#include "scenarios/scenario_writer.hpp"
 
 namespace {
 
@@ -315,6 +316,86 @@ TEST_CASE("host names follow docs/architecture.md", "[scenarios]") {
         std::vector<std::string>{"A", "redis-1", "redis-2", "redis-1-replica-1", "redis-2-replica-1", "storage"});
 }
 
+TEST_CASE("a CP topology replaces [redis]: members are hosts, the lock defaults to the topology's", "[scenarios]") {
+  auto etcd = load(kHead + "[etcd]\nmembers = 5\nelection_timeout = \"2s\"\nheartbeat = \"200ms\"\n");
+  REQUIRE(etcd.ok());
+  CHECK(etcd->topology == locks::Topology::Etcd);
+  CHECK(etcd->cp.members == 5);
+  CHECK(etcd->cp.election_timeout == 2s);
+  CHECK(etcd->cp.heartbeat == 200ms);
+  CHECK(etcd->lock_kind == "etcd-mutex");
+  CHECK(host_names(*etcd) == std::vector<std::string>{"A", "etcd-1", "etcd-2", "etcd-3", "etcd-4", "etcd-5", "storage"});
+  auto zk = load(kHead + "[zookeeper]\n");
+  REQUIRE(zk.ok());
+  CHECK(zk->topology == locks::Topology::ZooKeeper);
+  CHECK(zk->cp.members == 3);
+  CHECK(zk->cp.tick == 2s);
+  CHECK(zk->lock_kind == "zk-lock");
+  CHECK(host_names(*zk) == std::vector<std::string>{"A", "zk-1", "zk-2", "zk-3", "storage"});
+  // Members pause, crash, lose power and restart by name, and trigger faults.
+  CHECK(outcome(kHead + "[etcd]\n[[fault]]\nkind = \"power-loss\"\ntarget = \"etcd-2\"\nrestart_after = \"1s\"\n"
+                        "[[fault]]\nkind = \"pause\"\ntarget = \"etcd-1\"\nduration = \"1s\"\nafter = \"etcd-2:restart\"\n") == "OK");
+}
+
+TEST_CASE("a CP scenario file written by the scenario writer loads back equal", "[scenarios]") {
+  for (const std::string table : {"[etcd]\nmembers = 5\nelection_timeout = \"1500ms\"\nheartbeat = \"300ms\"\n",
+                                  "[zookeeper]\nmembers = 1\ntick = \"500ms\"\n[lock]\nkind = \"zk-fenced\"\nttl = \"3s\"\n"}) {
+    auto first = load(kHead + table);
+    REQUIRE(first.ok());
+    const std::string text = scenario_to_toml(*first);
+    INFO(text);
+    auto again = load(text);
+    REQUIRE(again.ok());
+    CHECK(scenario_difference(*first, *again).empty());
+  }
+}
+
+TEST_CASE("a CP topology's bad fields and mismatched locks are located errors", "[scenarios]") {
+  CHECK(outcome(kHead + "[etcd]\nmembers = 0\n") == "t.toml:6: etcd.members: must be between 1 and 7 (got 0)");
+  CHECK(outcome(kHead + "[zookeeper]\nmembers = 8\n") == "t.toml:6: zookeeper.members: must be between 1 and 7 (got 8)");
+  CHECK(outcome(kHead + "[etcd]\nmember = 3\n") == "t.toml:6: etcd.member: unknown key (did you mean \"members\"?)");
+  CHECK(outcome(kHead + "[zookeeper]\nheartbeat = \"1s\"\n") ==
+        "t.toml:6: zookeeper.heartbeat: unknown key (known keys: members, tick)");
+  CHECK(outcome(kHead + "[etcd]\nheartbeat = \"1.5ms\"\n") ==
+        "t.toml:6: etcd.heartbeat: must be whole milliseconds (etcd takes milliseconds)");
+  CHECK(outcome(kHead + "[etcd]\nelection_timeout = \"400ms\"\n") ==
+        "t.toml:6: etcd.election_timeout: must be at least 5 heartbeats (500ms), as etcd requires");
+  CHECK(outcome(kHead + "[etcd]\n[zookeeper]\n") ==
+        "t.toml:6: zookeeper: a scenario has one topology: [etcd] or [zookeeper], not both");
+  CHECK(outcome(kHead + "[redis]\n[etcd]\n") == "t.toml:6: etcd: a scenario has one topology: [redis] or [etcd], not both");
+  // The lock must be of the file's topology, both ways.
+  CHECK(outcome(kHead + "[etcd]\n[lock]\nkind = \"zk-lock\"\n") ==
+        "t.toml:7: lock.kind: lock zk-lock needs a CP topology ([zookeeper]); the scenario has [etcd]");
+  CHECK(outcome(kHead + "[zookeeper]\n[lock]\nkind = \"token\"\n") ==
+        "t.toml:7: lock.kind: lock token needs a Redis topology ([redis]); the scenario has [zookeeper]");
+  CHECK(outcome(kHead + "[lock]\nkind = \"etcd-mutex\"\n") ==
+        "t.toml:6: lock.kind: lock etcd-mutex needs a CP topology ([etcd]); the scenario has [redis]");
+  CHECK(outcome(kHead + "[etcd]\n[expect.by_lock]\ntoken = []\n") ==
+        "t.toml:7: expect.by_lock.token: lock token needs a Redis topology ([redis]); the scenario has [etcd]");
+  // The TTL rules of each service.
+  CHECK(outcome(kHead + "[etcd]\n[lock]\nttl = \"1500ms\"\n") ==
+        "t.toml:7: lock.ttl: is the etcd lease TTL: whole seconds (LeaseGrant takes seconds), got 1.5s");
+  CHECK(outcome(kHead + "[zookeeper]\n[lock]\nttl = \"3s\"\n") ==
+        "t.toml:7: lock.ttl: is the ZooKeeper session timeout: between 2 and 20 ticks (4s .. 40s with [zookeeper] tick "
+        "= 2s), got 3s");
+  CHECK(outcome(kHead + "[zookeeper]\ntick = \"1s\"\n[lock]\nttl = \"21s\"\n") ==
+        "t.toml:8: lock.ttl: is the ZooKeeper session timeout: between 2 and 20 ticks (2s .. 20s with [zookeeper] tick "
+        "= 1s), got 21s");
+  // Redis faults and names on a CP topology.
+  CHECK(outcome(kHead + "[zookeeper]\n[[fault]]\nkind = \"failover\"\ntarget = \"zk-1\"\n") ==
+        "t.toml:8: fault[1].target: failover is a Redis fault: this scenario has no Redis master");
+  CHECK(outcome(kHead + "[etcd]\n[[fault]]\nkind = \"fsync-stall\"\ntarget = \"etcd-1\"\nduration = \"1s\"\n") ==
+        "t.toml:8: fault[1].target: \"etcd-1\" has no AOF to stall: expected a Redis node");
+  CHECK(outcome(kHead + "[etcd]\n[nemesis]\nkinds = [\"pause\", \"fsync-stall\"]\n") ==
+        "t.toml:7: nemesis.kinds: \"fsync-stall\" is a Redis fault: this scenario has no Redis node");
+  CHECK(outcome(kHead + "[etcd]\n[[fault]]\nkind = \"crash\"\ntarget = \"redis-1\"\n")
+            .starts_with("t.toml:8: fault[1].target: unknown host \"redis-1\""));
+  CHECK(outcome("name = \"t\"\n[etcd]\n[[client]]\nname = \"etcd-1\"\n") ==
+        "t.toml:4: client[1].name: \"etcd-1\" is reserved for a member of the CP topology");
+  CHECK(outcome("name = \"t\"\n[zookeeper]\n[[client]]\nname = \"A\"\n[[fault]]\nkind = \"restart\"\ntarget = \"storage\"\n") ==
+        "t.toml:7: fault[1].target: \"storage\" cannot crash or restart: expected a client or a CP member");
+}
+
 // --- validation: one test per rule, the whole line pinned ----------------------
 
 TEST_CASE("a TOML syntax error gives the file and line from toml++", "[scenarios]") {
@@ -336,9 +417,10 @@ TEST_CASE("absurdly deep keys and values are refused instead of overflowing the 
         "t.toml:2: syntax: a key nested more than 32 levels deep");
   CHECK(outcome("[" + chain(100000) + "]\n") == "t.toml:1: syntax: a key nested more than 32 levels deep");
   CHECK(outcome("x = \"" + chain(100) + "\"\n# " + chain(100) + "\n") == "t.toml:1: x: unknown key (known keys: "
-        "name, description, duration, workload, lock, redis, network, storage, check, client, fault, nemesis, expect, live)");
+        "name, description, duration, workload, lock, redis, etcd, zookeeper, network, storage, check, client, fault, nemesis, "
+        "expect, live)");
   CHECK(outcome(chain(32) + " = 1\n") == "t.toml:1: a: unknown key (known keys: name, description, duration, "
-        "workload, lock, redis, network, storage, check, client, fault, nemesis, expect, live)");
+        "workload, lock, redis, etcd, zookeeper, network, storage, check, client, fault, nemesis, expect, live)");
   CHECK(outcome("x = " + std::string(100000, '[')).rfind("t.toml:1: syntax: ", 0) == 0);
   std::string worst = "x = ";  // the deepest mix the guards allow
   for (int i = 0; i < 250; ++i) worst += "{" + chain(32) + " = ";

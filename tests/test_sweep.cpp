@@ -232,6 +232,21 @@ TEST_CASE("a lock the topology cannot serve is skipped, not run", "[sweep]") {
   CHECK(s.ran == 12);
 }
 
+TEST_CASE("a sweep runs CP locks on CP scenarios only, and lists every other pair as a skip", "[sweep]") {
+  std::ostringstream log;
+  auto o = small_sweep(tmp("skip-cp.jsonl"));
+  o.scenarios = {"gc-pause", "etcd-gc-pause", "zk-gc-pause"};
+  o.locks = {"token", "etcd-mutex", "zk-lock"};
+  const auto s = run_sweep(o, log);
+  CHECK(s.ran == 3 * o.seeds);
+  REQUIRE(s.skipped_pairs.size() == 6);
+  CHECK(std::count_if(s.skipped_pairs.begin(), s.skipped_pairs.end(), [](const std::string& p) {
+          return p.find("needs a Redis topology") != std::string::npos;
+        }) == 2);
+  CHECK(std::find(s.skipped_pairs.begin(), s.skipped_pairs.end(),
+                  "etcd-gc-pause × zk-lock (needs a CP topology: zookeeper)") != s.skipped_pairs.end());
+}
+
 namespace {
 
 // A valid run that would take hours of CPU: B retries every 1 ms for 999 h

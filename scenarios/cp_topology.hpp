@@ -1,0 +1,48 @@
+// CP topologies: a scenario's [etcd] or [zookeeper] table instead of
+// [redis] (docs/scenario-format.md, "CP topologies"). The members are
+// ordinary simulated hosts etcd-1 … etcd-N or zk-1 … zk-N running
+// sim/consensus/; faults name them like any other host.
+//
+// Contract (other tools write these files):
+//   [etcd]       members (1..7), election_timeout (default "1s"),
+//                heartbeat (default "100ms"); etcd's own rule
+//                (embed/config.go, Config.Validate): the election timeout
+//                is at least 5 heartbeats and at most 50 s; both are whole
+//                milliseconds (etcd takes them in ms).
+//   [zookeeper]  members (1..7), tick (tickTime, default "2s", whole ms).
+// The lock's ttl is the etcd session's lease TTL (whole seconds: LeaseGrant
+// takes seconds) or the ZooKeeper session timeout, within 2..20 ticks
+// (ZooKeeperServer's default minSessionTimeout / maxSessionTimeout; the
+// server would clamp it silently, the file may not). A file with a CP table
+// and no [lock] kind runs etcd-mutex or zk-lock by default.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "locks/registry.hpp"
+#include "sim/time.hpp"
+
+namespace locksim::scenarios {
+
+struct Scenario;
+
+struct CpSpec {
+  int members = 3;
+  sim::Duration election_timeout{std::chrono::seconds(1)};  // [etcd]
+  sim::Duration heartbeat{std::chrono::milliseconds(100)};  // [etcd]
+  sim::Duration tick{std::chrono::seconds(2)};              // [zookeeper] tickTime
+};
+
+inline constexpr std::int64_t kMaxCpMembers = 7;
+
+// "etcd-2", "zk-1" (1-based).
+std::string cp_member_name(locks::Topology topology, int member);
+// Every member of a CP scenario in order; empty for a Redis topology.
+std::vector<std::string> cp_member_names(const Scenario& s);
+// The [lock] kind a CP file without one runs: etcd-mutex or zk-lock.
+std::string default_cp_lock(locks::Topology topology);
+
+}  // namespace locksim::scenarios
