@@ -24,6 +24,7 @@ using sim::Task;
 // Trigger a point and give armed faults the floor at this instant.
 Task<void> reach(RunContext& ctx, std::size_t c, std::string_view event, int write_index = 0) {
   ClientState& client = ctx.clients[c];
+  ctx.history.points.push_back({c, std::string(event), write_index, ctx.world.now()});
   if (fire_trigger(ctx, client.host->name(), event, write_index)) co_await client.host->sleep(Duration{0});
 }
 
