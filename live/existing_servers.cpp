@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "live/live_faults.hpp"
 #include "locks/hiredis/hiredis_conn.hpp"
 #include "locks/hiredis/real_runtime.hpp"
 
@@ -16,7 +17,6 @@ namespace locksim::live {
 
 namespace {
 
-using scenarios::FaultKind;
 constexpr std::chrono::milliseconds kAdminTimeout{2000};
 
 bool is_loopback(const std::string& host) {
@@ -24,20 +24,6 @@ bool is_loopback(const std::string& host) {
   if (host == "localhost") return true;
   if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
   return false;  // a name or IPv6: not provably loopback
-}
-
-bool needs_process_control(const scenarios::FaultSpec& f) {
-  switch (f.kind) {
-    case FaultKind::Pause:
-    case FaultKind::ClockJump:   // a server's clock is set through the preload of a server we start
-    case FaultKind::ClockDrift: return f.target.rfind("redis-", 0) == 0;
-    case FaultKind::FsyncStall:
-    case FaultKind::Crash:
-    case FaultKind::PowerLoss:
-    case FaultKind::Restart:
-    case FaultKind::Failover: return true;
-    default: return false;
-  }
 }
 
 locks::HiredisConn admin_conn(const RedisNodeProcess& node) {
@@ -86,11 +72,7 @@ std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s,
     if (needs_process_control(f))
       return "fault (line " + std::to_string(f.line) + ") " + std::string(scenarios::fault_kind_name(f.kind)) + " " +
              f.target + ": needs process control of the server, refused with --redis";
-  if (s.nemesis && std::any_of(s.nemesis->kinds.begin(), s.nemesis->kinds.end(), [](FaultKind k) {
-        return k == FaultKind::Crash || k == FaultKind::PowerLoss || k == FaultKind::Restart ||
-               k == FaultKind::Failover || k == FaultKind::Pause || k == FaultKind::ClockJump ||
-               k == FaultKind::ClockDrift || k == FaultKind::FsyncStall;
-      }))
+  if (s.nemesis && std::any_of(s.nemesis->kinds.begin(), s.nemesis->kinds.end(), may_need_process_control))
     return "[nemesis] may crash, pause, restart, stall or change the clock of a server: refused with --redis";
   if (s.redis.background_writes_per_second > 0)
     return "scenario " + s.name + " has a background write load: refused with --redis (it would write to your servers)";

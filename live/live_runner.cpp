@@ -1,5 +1,6 @@
 // The live runner (live_runner.hpp): the workload of scenarios/workload.cpp
-// on real threads, the fault schedule on the main thread, the storage as an
+// on real threads, the fault schedule on the main thread (each fault applied
+// by its kind's applier, live_fault_appliers.cpp), the storage as an
 // in-process service with the same fencing rule as scenarios/storage.cpp.
 //
 // Threads: the main thread owns the cluster, runs due faults from a
@@ -22,6 +23,8 @@
 #include <tuple>
 
 #include "live/existing_servers.hpp"
+#include "live/live_fault_appliers.hpp"
+#include "live/live_faults.hpp"
 #include "live/live_network.hpp"
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
@@ -75,27 +78,6 @@ class InterruptGuard {
 
 sim::Duration scale(sim::Duration d, std::int64_t ppm) { return d * ppm / 1'000'000; }
 
-// As the simulator records it (scenarios/faults.cpp); `f` in scenario time.
-std::string fault_text(const FaultSpec& f) {
-  const std::string kind(scenarios::fault_kind_name(f.kind));
-  switch (f.kind) {
-    case FaultKind::Pause:
-    case FaultKind::FsyncStall: return kind + " " + f.target + " " + sim::format_duration(f.duration);
-    case FaultKind::Delay: return kind + " " + f.from + "->" + f.to + " " + sim::format_duration(f.duration);
-    case FaultKind::Partition: {
-      std::string s = kind;
-      for (const auto& g : f.groups) {
-        s += " [";
-        for (std::size_t i = 0; i < g.size(); ++i) s += (i ? " " : "") + g[i];
-        s += "]";
-      }
-      return s;
-    }
-    case FaultKind::Heal: return kind;
-    default: return kind + " " + f.target;
-  }
-}
-
 // A storage write on its way: applied when it reaches the storage, answered
 // when the reply reaches the client (StorageLinks, PartitionMap).
 struct PendingWrite {
@@ -126,7 +108,7 @@ struct Event {
   std::function<void()> run;
 };
 
-class LiveSession final : public LiveWorld {
+class LiveSession final : public LiveWorld, public LiveFaultActions {
  public:
   LiveSession(const Scenario& original, const Scenario& scaled, const locks::LockInfo& lock, std::int64_t ppm,
           RedisCluster& cluster, std::string order_key)
@@ -218,12 +200,38 @@ class LiveSession final : public LiveWorld {
                                           int write_index);   // requires mutex_
   std::uint64_t arm(const FaultSpec& f, Clock::time_point at);  // requires mutex_
   void apply(const FaultSpec& f);
+
+  // LiveFaultActions: what the appliers (live_fault_appliers.cpp) act through.
+  void note_fault(const FaultSpec& f, std::optional<sim::Duration> until) override;
+  void after(sim::Duration after, std::function<void()> then) override;
+  std::optional<std::size_t> find_server(const std::string& host) override { return cluster_.find(host); }
+  bool server_down(std::size_t node) override { return cluster_.node(node).pid <= 0; }
+  void server_pause(std::size_t node, sim::Duration d) override;
+  void server_crash(const FaultSpec& f, std::size_t node, bool power_loss) override { crash_node(f, node, power_loss); }
+  void server_restart(std::size_t node) override { restart_node(node); }
+  void server_promote(std::size_t node) override { promote_shard(cluster_.node(node).shard); }
+  void server_clock_step(std::size_t node, sim::Duration by) override { cluster_.step_clock(node, by); }
+  void server_clock_drift(std::size_t node, std::int64_t ppm) override { cluster_.set_clock_drift(node, ppm); }
+  void server_stall_fsync(std::size_t node, sim::Duration d) override { cluster_.stall_fsync(node, d); }
+  void client_pause(const std::string& client, sim::Duration d) override;
+  void client_crash(const FaultSpec& f) override { crash_client(f, client_index(f.target)); }
+  void client_restart(const std::string& client) override { restart_client(client_index(client)); }
+  void client_clock_step(const std::string& client, sim::Duration by) override {
+    client_clocks_[client_index(client)]->step(by);
+  }
+  void client_clock_drift(const std::string& client, std::int64_t ppm) override {
+    client_clocks_[client_index(client)]->set_drift(ppm);
+  }
+  void network_delay(const FaultSpec& f) override { delay_link(f); }
+  void network_partition(const std::vector<std::vector<std::string>>& groups, sim::PartitionMode mode) override {
+    partition(PartitionMap(groups), mode);
+  }
+  void network_heal() override { partition({}, std::nullopt); }
+
   void crash_node(const FaultSpec& f, std::size_t node, bool power_loss);
   void note_power_cut(const std::string& node, const std::vector<PowerCut>& cuts);
   void restart_node(std::size_t node);
   void promote_shard(int shard);
-  void change_clock(const FaultSpec& f, std::optional<std::size_t> node);
-  void note_fault(const FaultSpec& f, std::optional<sim::Duration> until);
   void fail(LiveError e);
   void finish_entries();
   bool run_due_events();
@@ -568,93 +576,28 @@ void LiveSession::note_fault(const FaultSpec& f, std::optional<sim::Duration> un
   if (until) end = at + *until * 1'000'000 / ppm_;
   FaultSpec shown = f;  // durations back in scenario time, as every other time shown
   shown.duration = f.duration * 1'000'000 / ppm_;
-  history_.faults.push_back({at, fault_text(shown), f.target, end});
+  shown.by = f.by * 1'000'000 / ppm_;
+  history_.faults.push_back({at, f.kind, scenarios::fault_kind_info(f.kind).describe(shown),
+                             scenarios::fault_record_target(f), end});
 }
 
-void LiveSession::apply(const FaultSpec& f) {
-  const auto node = cluster_.find(f.target);
-  switch (f.kind) {
-    case FaultKind::Pause:
-      note_fault(f, f.duration);
-      if (node) {
-        cluster_.pause(*node);
-        std::lock_guard lk(mutex_);
-        schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(f.duration),
-                 [this, n = *node] { cluster_.resume(n); });
-      } else {
-        std::lock_guard lk(mutex_);
-        for (std::size_t c = 0; c < clients_.size(); ++c)
-          if (s_.clients[c].name == f.target)
-            clients_[c].paused_until = std::max(clients_[c].paused_until,
-                                                Clock::now() + std::chrono::duration_cast<Clock::duration>(f.duration));
-      }
-      return;
-    case FaultKind::Crash:
-    case FaultKind::PowerLoss:
-      if (!node) return crash_client(f, client_index(f.target));
-      if (cluster_.node(*node).pid <= 0) return;  // down already: nothing to crash, as simulated
-      note_fault(f, std::nullopt);
-      crash_node(f, *node, f.kind == FaultKind::PowerLoss);
-      return;
-    case FaultKind::Restart:
-      note_fault(f, std::nullopt);
-      if (!node) return restart_client(client_index(f.target));
-      restart_node(*node);
-      return;
-    case FaultKind::Failover:
-      note_fault(f, std::nullopt);
-      promote_shard(cluster_.node(*node).shard);
-      return;
-    case FaultKind::Delay:
-      note_fault(f, std::nullopt);
-      delay_link(f);
-      return;
-    case FaultKind::Partition: {
-      const bool timed = f.duration > sim::Duration{0};
-      note_fault(f, timed ? std::optional(f.duration) : std::nullopt);
-      partition(PartitionMap(f.groups), f.mode);
-      if (timed) {
-        std::lock_guard lk(mutex_);
-        schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(f.duration), [this] {
-          FaultSpec heal;
-          heal.kind = FaultKind::Heal;
-          note_fault(heal, std::nullopt);
-          partition({}, std::nullopt);
-        });
-      }
-      return;
-    }
-    case FaultKind::Heal:
-      note_fault(f, std::nullopt);
-      partition({}, std::nullopt);
-      return;
-    case FaultKind::ClockJump:
-    case FaultKind::ClockDrift:
-      note_fault(f, std::nullopt);
-      change_clock(f, node);
-      return;
-    case FaultKind::FsyncStall:  // the server's fsyncs really wait (the preload)
-      if (!node) return;
-      note_fault(f, f.duration);
-      cluster_.stall_fsync(*node, f.duration);
-      return;
-    default:
-      return;  // refused before the run (live_unsupported)
-  }
+void LiveSession::apply(const FaultSpec& f) { apply_live_fault(*this, f); }
+
+void LiveSession::after(sim::Duration after, std::function<void()> then) {
+  std::lock_guard lk(mutex_);
+  schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(after), std::move(then));
 }
 
-// A server's wall clock through its preload control block (real: the
-// redis-server reads it); a client's through its runtime's ClientClock.
-void LiveSession::change_clock(const FaultSpec& f, std::optional<std::size_t> node) {
-  const bool jump = f.kind == FaultKind::ClockJump;
-  if (node) {
-    if (jump) cluster_.step_clock(*node, f.by);
-    else cluster_.set_clock_drift(*node, f.ppm);
-    return;
-  }
-  ClientClock& clock = *client_clocks_[client_index(f.target)];
-  if (jump) clock.step(f.by);
-  else clock.set_drift(f.ppm);
+void LiveSession::server_pause(std::size_t node, sim::Duration d) {
+  cluster_.pause(node);
+  after(d, [this, node] { cluster_.resume(node); });
+}
+
+void LiveSession::client_pause(const std::string& client, sim::Duration d) {
+  std::lock_guard lk(mutex_);
+  const std::size_t c = client_index(client);
+  clients_[c].paused_until =
+      std::max(clients_[c].paused_until, Clock::now() + std::chrono::duration_cast<Clock::duration>(d));
 }
 
 void LiveSession::note_restart(const std::string& host) {
@@ -745,8 +688,8 @@ void LiveSession::promote_shard(int shard) {
   auto promoted = cluster_.promote(replica);
   if (!promoted) return fail(promoted.error());
   std::lock_guard lk(mutex_);
-  history_.faults.push_back({now_true(), "failover to " + cluster_.node(replica).name, cluster_.node(replica).name,
-                             std::nullopt});
+  history_.faults.push_back({now_true(), FaultKind::Failover, "failover to " + cluster_.node(replica).name,
+                             cluster_.node(replica).name, std::nullopt});
 }
 
 // `delay from -> to`: the next bytes (or storage message) on that link wait
@@ -766,7 +709,7 @@ void LiveSession::delay_link(const FaultSpec& f) {
 // A new partition replaces the last one (as sim::Network::partition does);
 // held storage writes that may now pass are delivered in order.
 void LiveSession::partition(const PartitionMap& map, std::optional<sim::PartitionMode> mode) {
-  apply_partition(cluster_, map, mode);
+  live::apply_partition(cluster_, map, mode);  // live_network.hpp
   std::lock_guard lk(mutex_);
   partition_ = map;
   partition_mode_ = mode;
@@ -892,20 +835,6 @@ std::string scale_text(std::int64_t ppm) {
   return std::to_string(ppm / 1'000'000) + (frac.empty() ? "" : "." + frac);
 }
 
-// Why a delay's link has no live counterpart, or nullopt.
-std::optional<std::string> unroutable_link(const Scenario& s, const std::string& from, const std::string& to) {
-  const auto is_client = [&](const std::string& h) {
-    return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == h; });
-  };
-  const auto is_node = [](const std::string& h) { return h.rfind("redis-", 0) == 0; };
-  const auto shard = [](const std::string& h) { return h.substr(0, h.find("-replica-")); };
-  if ((is_client(from) && (is_node(to) || to == kStorageHost)) || (is_client(to) && (is_node(from) || from == kStorageHost)))
-    return std::nullopt;
-  if (is_node(from) && is_node(to) && shard(from) == shard(to)) return std::nullopt;  // the replication link
-  return "unsupported in live mode (no connection carries it: only client<->redis, client<->storage and "
-         "master<->replica links)";
-}
-
 }  // namespace
 
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
@@ -918,52 +847,9 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
                                           : "[nemesis] fault at " + sim::format_duration(f.at) + " ") +
                               std::string(scenarios::fault_kind_name(f.kind));
-    switch (f.kind) {
-      case FaultKind::FsyncStall:
-        break;  // the parser checked that it names a Redis node
-      case FaultKind::Delay:
-        if (auto why = unroutable_link(s, f.from, f.to)) return where + " " + f.from + "->" + f.to + ": " + *why;
-        break;
-      case FaultKind::Partition:
-        for (const auto& group : f.groups)
-          for (const auto& host : group)
-            if (host == "sentinel")
-              return where + ": unsupported in live mode (there is no sentinel host: the runner promotes replicas)";
-        break;
-      case FaultKind::Heal:
-        break;
-      case FaultKind::Failover:
-        break;  // the parser checked that it names a master
-      default: {  // pause, crash, power-loss, restart, clock-jump, clock-drift
-        const bool client = std::any_of(s.clients.begin(), s.clients.end(),
-                                        [&](const auto& c) { return c.name == f.target; });
-        if (f.target.rfind("redis-", 0) != 0 && !client)
-          return where + " " + f.target + ": unsupported in live mode (only clients and Redis nodes)";
-      }
-    }
+    if (auto why = live_fault_refusal(s, f)) return where + *why;
   }
   return std::nullopt;
-}
-
-// How live mode produced the scenario's power-loss, clock and fsync-stall
-// faults (said in the output, one line per mechanism).
-std::vector<std::string> fault_mechanism_notes(const Scenario& s) {
-  auto has = [&](auto pred) { return std::any_of(s.faults.begin(), s.faults.end(), pred); };
-  auto on_node = [](const FaultSpec& f) { return f.target.rfind("redis-", 0) == 0; };
-  std::vector<std::string> notes;
-  if (has([](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; }))
-    notes.push_back("power-loss is observed: SIGKILL, then every AOF file cut back to the length the server's own "
-                    "fsync/fdatasync calls made durable (recorded by liblocksim_preload), then a restart");
-  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && on_node(f); }))
-    notes.push_back("server clock faults are real: liblocksim_preload steps or skews the redis-server's wall clock "
-                    "(CLOCK_REALTIME, gettimeofday, time) while it runs; its monotonic clock is untouched");
-  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && !on_node(f); }) ||
-      std::any_of(s.clients.begin(), s.clients.end(), [](const auto& c) { return c.clock_drift_ppm != 0; }))
-    notes.push_back("client clock faults act on the client runtime's clocks (its wall and monotonic readings and "
-                    "sleeps), not on the machine's");
-  if (has([](const FaultSpec& f) { return f.kind == FaultKind::FsyncStall; }))
-    notes.push_back("fsync-stall is real: liblocksim_preload holds the redis-server's fsync calls until it ends");
-  return notes;
 }
 
 Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {

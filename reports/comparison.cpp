@@ -123,31 +123,13 @@ std::string list_scenarios(const std::vector<std::string>& names) {
   return out;
 }
 
-std::string fault_words(scenarios::FaultKind kind) {
-  using scenarios::FaultKind;
-  switch (kind) {
-    case FaultKind::Pause: return "process pauses";
-    case FaultKind::ClockJump: return "clock jumps";
-    case FaultKind::ClockDrift: return "clock drift";
-    case FaultKind::Delay: return "delayed packets";
-    case FaultKind::Crash: return "crashes";
-    case FaultKind::PowerLoss: return "power loss";
-    case FaultKind::Restart: return "restarts";
-    case FaultKind::Failover: return "failovers";
-    case FaultKind::Partition: return "partitions";
-    case FaultKind::Heal: return "";
-    case FaultKind::FsyncStall: return "fsync stalls";
-  }
-  return "";
-}
-
 std::vector<std::string> conditions_of(const scenarios::Scenario& s) {
   std::vector<scenarios::FaultKind> kinds;
   for (const auto& f : s.faults) kinds.push_back(f.kind);
   if (s.nemesis) kinds.insert(kinds.end(), s.nemesis->kinds.begin(), s.nemesis->kinds.end());
   std::vector<std::string> out;
   for (auto k : scenarios::all_fault_kinds()) {
-    const std::string w = fault_words(k);
+    const std::string w(scenarios::fault_kind_info(k).report_words);
     if (!w.empty() && std::find(kinds.begin(), kinds.end(), k) != kinds.end()) out.push_back(w);
   }
   return out;

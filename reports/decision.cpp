@@ -52,33 +52,11 @@ std::string_view fault_class_id(FaultClass fault) {
   return "unclassified";
 }
 
-namespace {
-
-std::optional<FaultClass> class_of_kind(scenarios::FaultKind kind) {
-  using scenarios::FaultKind;
-  switch (kind) {
-    case FaultKind::Pause: return FaultClass::ProcessPause;
-    case FaultKind::ClockJump: return FaultClass::ClockStep;
-    case FaultKind::ClockDrift: return FaultClass::ClockDrift;
-    case FaultKind::Delay: return FaultClass::DelayedPacket;
-    case FaultKind::Crash:
-    case FaultKind::PowerLoss:
-    case FaultKind::Restart:
-    case FaultKind::FsyncStall: return FaultClass::CrashPowerLoss;  // a stalled disk loses what a crash then finds unsynced
-    case FaultKind::Failover: return FaultClass::Failover;
-    case FaultKind::Partition: return FaultClass::Partition;
-    case FaultKind::Heal: return std::nullopt;  // ends a partition; no trouble of its own
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 ScenarioFaults scenario_faults_of(const scenarios::Scenario& s) {
   ScenarioFaults out;
   out.fencing = s.fencing;
   auto add = [&](scenarios::FaultKind kind) {
-    if (auto c = class_of_kind(kind)) out.classes.insert(*c);
+    if (auto c = scenarios::fault_kind_info(kind).report_class) out.classes.insert(*c);
   };
   for (const auto& f : s.faults) add(f.kind);
   if (s.nemesis)

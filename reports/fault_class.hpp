@@ -5,10 +5,11 @@
 // from display text. The report's decision table has a column per class.
 #pragma once
 
-#include <cstdint>
 #include <set>
 #include <string_view>
 #include <vector>
+
+#include "scenarios/fault_kinds.hpp"
 
 namespace locksim::scenarios {
 struct Scenario;
@@ -16,13 +17,9 @@ struct Scenario;
 
 namespace locksim::reports {
 
-// In the order the decision table shows them. None: nothing injected and
-// no setting that stresses the lock (the baseline); Unclassified: the
-// scenario could not be loaded to say.
-enum class FaultClass : std::uint8_t {
-  ProcessPause, ClockStep, ClockDrift, DelayedPacket, CrashPowerLoss, Failover, Partition, LongWork, None,
-  Unclassified
-};
+// The classes themselves, and which fault kind belongs to which, live in the
+// fault kind table (scenarios/fault_kinds.hpp).
+using scenarios::FaultClass;
 const std::vector<FaultClass>& all_fault_classes();
 std::string_view fault_class_name(FaultClass fault);  // "process pause", "clock step", ...
 std::string_view fault_class_id(FaultClass fault);    // "process-pause", "clock-step", ... (JSON, CSS)

@@ -21,6 +21,7 @@ namespace {
 
 using scenarios::Belief;
 using scenarios::EntryEvent;
+using scenarios::FaultKind;
 using scenarios::FaultRecord;
 using scenarios::History;
 using scenarios::RunResult;
@@ -712,7 +713,7 @@ class Renderer {
     for (const auto& a : h_.attempts)
       if (a.client == c) draw_attempt(lane, a);
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "GC pause ");
+      if (f.target == lane.name && f.kind == FaultKind::Pause) draw_pause(lane, f, r, "GC pause ");
     for (const Belief& b : h_.beliefs)
       if (b.client == c) r.bar.take(scale_.x(b.start), belief_end_x(b));
     for (const StorageWrite& w : h_.writes) {
@@ -726,7 +727,7 @@ class Renderer {
       if (b.client == c) draw_belief_deadline(lane, b);
     draw_configured_drift(lane, r);
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && !is_kind(f, {"pause", "crash", "power-loss"})) draw_fault_marker(lane, f, r);
+      if (f.target == lane.name && !is_kind(f, {FaultKind::Pause, FaultKind::Crash, FaultKind::PowerLoss})) draw_fault_marker(lane, f, r);
     for (std::int64_t t : crash_times(c)) draw_crash(lane, t, r);
     for (const StorageWrite& w : h_.writes)
       if (w.client == c) draw_lane_write(lane, w, r);
@@ -734,9 +735,8 @@ class Renderer {
       if (b.client == c) draw_belief_end(lane, b, belief_end_x(b), r);
   }
 
-  static bool is_kind(const FaultRecord& f, std::initializer_list<std::string_view> kinds) {
-    const std::string k = first_word(f.description);
-    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+  static bool is_kind(const FaultRecord& f, std::initializer_list<FaultKind> kinds) {
+    return std::find(kinds.begin(), kinds.end(), f.kind) != kinds.end();
   }
 
   // Crashes from the client record and from crash faults aimed at it, once each.
@@ -744,7 +744,7 @@ class Renderer {
     std::vector<std::int64_t> t;
     for (TrueInstant x : h_.clients[c].crashes) t.push_back(ns(x));
     for (const FaultRecord& f : h_.faults)
-      if (f.target == h_.clients[c].name && is_kind(f, {"crash", "power-loss"})) t.push_back(ns(f.at));
+      if (f.target == h_.clients[c].name && is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss})) t.push_back(ns(f.at));
     std::sort(t.begin(), t.end());
     t.erase(std::unique(t.begin(), t.end()), t.end());
     return t;
@@ -936,29 +936,29 @@ class Renderer {
   void draw_node_lane(const Lane& lane) {
     Rows r = rows();
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "paused ");
+      if (f.target == lane.name && f.kind == FaultKind::Pause) draw_pause(lane, f, r, "paused ");
     draw_down_periods(lane);
     const auto spans = entry_spans(static_cast<sim::HostId>(lane.index));
     for (const EntrySpan& s : spans) r.bar.take(scale_.x(s.created->at), scale_.x(s.end));
     for (const EntrySpan& s : spans) draw_entry(lane, s, r);
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && first_word(f.description) != "pause") draw_fault_marker(lane, f, r);
+      if (f.target == lane.name && f.kind != FaultKind::Pause) draw_fault_marker(lane, f, r);
   }
 
   // A crashed node is down until its restart: shade it.
   void draw_down_periods(const Lane& lane) {
     for (std::size_t i = 0; i < h_.faults.size(); ++i) {
       const FaultRecord& f = h_.faults[i];
-      if (f.target != lane.name || !is_kind(f, {"crash", "power-loss"})) continue;
+      if (f.target != lane.name || !is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss})) continue;
       std::int64_t up = run_end_ns(run_);
       for (std::size_t j = i + 1; j < h_.faults.size(); ++j)
-        if (h_.faults[j].target == lane.name && is_kind(h_.faults[j], {"restart"})) {
+        if (h_.faults[j].target == lane.name && h_.faults[j].kind == FaultKind::Restart) {
           up = ns(h_.faults[j].at);
           break;
         }
       const int x0 = scale_.x(f.at), x1 = std::max(x0 + 1, scale_.x(up));
       svg_.rect(x0, lane.top + 1, x1 - x0, lane.height - 2, fill("#000000") + attr("fill-opacity", "0.10"),
-                lane.name + " down from " + ms_text(f.at) + " (" + first_word(f.description) + ")");
+                lane.name + " down from " + ms_text(f.at) + " (" + std::string(scenarios::fault_kind_name(f.kind)) + ")");
     }
   }
 
@@ -1051,20 +1051,21 @@ class Renderer {
 
   // ---- faults other than pauses ----
 
+  // A fault's words without its target (the lane names it); a process
+  // fault is just its kind.
   std::string fault_label(const FaultRecord& f) const {
-    const std::string kind = first_word(f.description);
     std::string label = without_target(f);
-    if (kind == "clock-jump") label = "clock " + label.substr(label.find(' ') + 1);
-    if (kind == "crash" || kind == "power-loss" || kind == "restart" || kind == "failover") label = kind;
+    if (f.kind == FaultKind::ClockJump) label = "clock " + label.substr(label.find(' ') + 1);
+    if (is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss, FaultKind::Restart, FaultKind::Failover}))
+      label = scenarios::fault_kind_name(f.kind);
     return label;
   }
 
   void draw_fault_marker(const Lane& lane, const FaultRecord& f, Rows& r) {
-    if (is_kind(f, {"clock-jump", "clock-drift"})) return draw_clock_fault(lane, f, r);
+    if (is_kind(f, {FaultKind::ClockJump, FaultKind::ClockDrift})) return draw_clock_fault(lane, f, r);
     const int x = scale_.x(f.at);
-    const std::string kind = first_word(f.description);
-    const bool down = kind == "crash" || kind == "power-loss";
-    svg_.open("g", attr("data-fault", kind));
+    const bool down = is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss});
+    svg_.open("g", attr("data-fault", scenarios::fault_kind_name(f.kind)));
     if (down) {  // above the entry bar, whose label it would hide
       svg_.cross(x, lane.top + 8, 5, kFault, f.description + " at " + ms_text(f.at));
     } else {
@@ -1080,7 +1081,7 @@ class Renderer {
   // wedge widening from its start to the end of the span (the offset grows).
   void draw_clock_fault(const Lane& lane, const FaultRecord& f, Rows& r) {
     const int x = scale_.x(f.at), base = lane.top + lane.height - 6;
-    const bool step = is_kind(f, {"clock-jump"});
+    const bool step = f.kind == FaultKind::ClockJump;
     svg_.open("g", attr("data-fault", step ? "clock-jump" : "clock-drift") + attr("data-clock", lane.name));
     if (step) {
       const std::string d = "M" + num(x - 8) + " " + num(base) + "L" + num(x) + " " + num(base) + "L" + num(x) + " " +
@@ -1127,7 +1128,7 @@ class Renderer {
   void draw_storage_lane(const Lane& lane) {
     Rows r = rows();
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && first_word(f.description) == "pause") draw_pause(lane, f, r, "paused ");
+      if (f.target == lane.name && f.kind == FaultKind::Pause) draw_pause(lane, f, r, "paused ");
     for (const StorageWrite& w : h_.writes) {
       const int x = scale_.x(w.at);
       write_marker(x, lane.top + 26, w);
@@ -1139,7 +1140,7 @@ class Renderer {
       else if (auto bx = r.bottom.claim_centred(x, width)) svg_.text(*bx, lane.top + 46, label, style);
     }
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && first_word(f.description) != "pause") draw_fault_marker(lane, f, r);
+      if (f.target == lane.name && f.kind != FaultKind::Pause) draw_fault_marker(lane, f, r);
   }
 
   // Faults aimed at no drawn host: partitions, heals, the sentinel.

@@ -1,11 +1,13 @@
 // The enumeration behind `locksim check` (check.hpp has the bound).
 // The per-kind data (who a kind may hit, which boundary sizes it takes)
-// is the one table kCheckKinds; nothing else here depends on a kind.
+// is in the fault kind table (fault_kinds.hpp: check_targets, check_sizes);
+// nothing here depends on a kind.
 #include "scenarios/check.hpp"
 
 #include <algorithm>
 
 #include "locks/registry.hpp"
+#include "scenarios/fault_kinds.hpp"
 #include "scenarios/lock_assumptions.hpp"
 #include "scenarios/scenario_writer.hpp"
 
@@ -17,41 +19,6 @@ using std::chrono::milliseconds;
 
 constexpr std::uint64_t kBaselineSeed = 1;  // the one seed of network jitter a check runs
 constexpr std::int64_t kMillion = 1'000'000;
-
-// Who a kind may hit.
-enum class CheckTargets : std::uint8_t { ClientsAndNodes, ClientsAndMasters, Nodes, Masters, ClientSenders, EveryHost };
-// Which boundary sizes a kind takes, and into which field.
-enum class CheckSizes : std::uint8_t { Length, Jump, Drift, RestartAfter, None };
-
-struct CheckKind {
-  FaultKind kind;
-  CheckTargets targets;
-  CheckSizes sizes;
-  bool needs_replicas = false;
-  bool needs_aof = false;
-  bool on_client_a_crash = false;  // power-loss: a client has no disk, so it is a crash (faults.cpp crash_host)
-};
-
-// The one place that says, per kind, what a check enumerates. Heal is
-// absent: every checked partition heals on its own after its duration.
-constexpr CheckKind kCheckKinds[] = {
-    {FaultKind::Pause, CheckTargets::ClientsAndNodes, CheckSizes::Length},
-    {FaultKind::ClockJump, CheckTargets::ClientsAndMasters, CheckSizes::Jump},
-    {FaultKind::ClockDrift, CheckTargets::ClientsAndMasters, CheckSizes::Drift},
-    {FaultKind::Delay, CheckTargets::ClientSenders, CheckSizes::Length},
-    {FaultKind::Crash, CheckTargets::ClientsAndNodes, CheckSizes::RestartAfter},
-    {FaultKind::PowerLoss, CheckTargets::ClientsAndNodes, CheckSizes::RestartAfter, false, false, true},
-    {FaultKind::Restart, CheckTargets::Nodes, CheckSizes::None},
-    {FaultKind::Failover, CheckTargets::Masters, CheckSizes::None, true},
-    {FaultKind::Partition, CheckTargets::EveryHost, CheckSizes::Length},
-    {FaultKind::FsyncStall, CheckTargets::Nodes, CheckSizes::Length, false, true},
-};
-
-const CheckKind* check_kind(FaultKind kind) {
-  for (const CheckKind& k : kCheckKinds)
-    if (k.kind == kind) return &k;
-  return nullptr;
-}
 
 struct Hosts {
   std::vector<std::string> clients, masters, nodes;  // nodes: each master, then its replicas
@@ -80,6 +47,7 @@ std::vector<std::string> targets_of(CheckTargets t, const Hosts& h) {
     case CheckTargets::Masters: return h.masters;
     case CheckTargets::ClientSenders: return h.clients;
     case CheckTargets::EveryHost: return concat(concat(h.clients, h.nodes), {"storage"});
+    case CheckTargets::NotEnumerated: return {};
   }
   return {};
 }
@@ -110,9 +78,9 @@ Boundaries boundaries_of(const Scenario& s) {
 }
 
 // A fault with its size set, one per boundary value of the kind.
-std::vector<std::pair<FaultSpec, Duration>> sized(const CheckKind& k, FaultSpec f, const Boundaries& b) {
+std::vector<std::pair<FaultSpec, Duration>> sized(const FaultKindInfo& k, FaultSpec f, const Boundaries& b) {
   std::vector<std::pair<FaultSpec, Duration>> out;
-  switch (k.sizes) {
+  switch (k.check_sizes) {
     case CheckSizes::Length:
       for (const auto& v : b.lengths) f.duration = v.value, out.emplace_back(f, v.value);
       break;
@@ -132,10 +100,10 @@ std::vector<std::pair<FaultSpec, Duration>> sized(const CheckKind& k, FaultSpec 
 
 // One fault of a kind on one target (delay: from `target` to each peer;
 // partition: `target` cut off from every other host).
-std::vector<FaultSpec> placed(const CheckKind& k, const std::string& target, const Hosts& h) {
+std::vector<FaultSpec> placed(const FaultKindInfo& k, const std::string& target, const Hosts& h) {
   FaultSpec f;
   f.kind = k.kind;
-  if (k.targets == CheckTargets::ClientSenders) {  // a delay
+  if (k.check_targets == CheckTargets::ClientSenders) {  // a delay
     std::vector<FaultSpec> out;
     for (const auto& to : concat({"storage"}, h.masters)) {
       f.from = target;
@@ -144,7 +112,7 @@ std::vector<FaultSpec> placed(const CheckKind& k, const std::string& target, con
     }
     return out;
   }
-  if (k.targets == CheckTargets::EveryHost) {  // a partition
+  if (k.check_targets == CheckTargets::EveryHost) {  // a partition
     std::vector<std::string> rest = targets_of(CheckTargets::EveryHost, h);
     std::erase(rest, target);
     f.groups = {{target}, rest};
@@ -207,7 +175,7 @@ std::optional<std::string> client_target(const FaultSpec& f, const Hosts& h) {
 std::optional<RemovalReason> single_removal(const CheckFault& c, bool reached, const Hosts& h,
                                             const std::map<std::string, std::optional<Duration>>& finished) {
   const auto client = client_target(c.spec, h);
-  if (check_kind(c.spec.kind)->on_client_a_crash && client) return RemovalReason::ClientPowerLoss;
+  if (fault_kind_info(c.spec.kind).on_a_client_is_crash && client) return RemovalReason::ClientPowerLoss;
   if (!reached) return RemovalReason::PointNeverReached;
   if (const auto last = last_event(finished); last && c.due >= *last) return RemovalReason::AfterLastEvent;
   if (client) {
@@ -231,19 +199,19 @@ std::string validate(const Scenario& s, const CheckOptions& o, const locks::Lock
       return "check: --property: unknown violation \"" + o.property + "\"";
   }
   for (FaultKind kind : o.kinds) {
-    const CheckKind* k = check_kind(kind);
+    const FaultKindInfo& k = fault_kind_info(kind);
     const std::string name(fault_kind_name(kind));
-    if (!k) return "check: --kinds: " + name + " is not enumerated (a checked partition heals on its own)";
-    if (k->needs_replicas && s.redis.replicas == 0) return "check: --kinds: " + name + " needs replicas; scenario " + s.name + " has none";
-    if (k->needs_aof && !s.redis.appendonly) return "check: --kinds: " + name + " needs an AOF; scenario " + s.name + " has appendonly = false";
+    if (k.check_targets == CheckTargets::NotEnumerated) return "check: --kinds: " + name + " is not enumerated (a checked partition heals on its own)";
+    if (k.needs_replicas && s.redis.replicas == 0) return "check: --kinds: " + name + " needs replicas; scenario " + s.name + " has none";
+    if (k.needs_aof && !s.redis.appendonly) return "check: --kinds: " + name + " needs an AOF; scenario " + s.name + " has appendonly = false";
   }
   return "";
 }
 
 std::vector<FaultKind> kinds_that_apply(const Scenario& s) {
   std::vector<FaultKind> out;
-  for (const CheckKind& k : kCheckKinds)
-    if (!(k.needs_replicas && s.redis.replicas == 0) && !(k.needs_aof && !s.redis.appendonly)) out.push_back(k.kind);
+  for (const FaultKindInfo& k : fault_kind_table())
+    if (k.check_targets != CheckTargets::NotEnumerated && !(k.needs_replicas && s.redis.replicas == 0) && !(k.needs_aof && !s.redis.appendonly)) out.push_back(k.kind);
   return out;
 }
 
@@ -265,8 +233,8 @@ void add_singles(CheckPlan& plan, const std::vector<Point>& points, const std::v
   for (std::size_t p = 0; p < points.size(); ++p)
     for (const BoundaryValue& offset : b.offsets)
       for (FaultKind kind : plan.kinds) {
-        const CheckKind& k = *check_kind(kind);
-        for (const std::string& target : targets_of(k.targets, h))
+        const FaultKindInfo& k = fault_kind_info(kind);
+        for (const std::string& target : targets_of(k.check_targets, h))
           for (FaultSpec f : placed(k, target, h)) {
             f.after = points[p].trigger;
             f.at = offset.value;
@@ -286,7 +254,7 @@ void add_bound_words(CheckPlan& plan, const Boundaries& b, const Hosts& h) {
   plan.sizes.push_back({Duration{0}, "clock drift ±" + std::to_string(b.drift_ppm) +
                                          " ppm (just over the validity margin per TTL)"});
   for (FaultKind kind : plan.kinds)
-    for (const auto& t : targets_of(check_kind(kind)->targets, h))
+    for (const auto& t : targets_of(fault_kind_info(kind).check_targets, h))
       if (std::find(plan.targets.begin(), plan.targets.end(), t) == plan.targets.end()) plan.targets.push_back(t);
 }
 

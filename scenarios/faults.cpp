@@ -1,6 +1,7 @@
 // Fault injection: scheduling (absolute, triggered, random nemesis) and
 // applying each fault kind to the simulated world.
 #include <algorithm>
+#include <array>
 
 #include "scenarios/run_context.hpp"
 
@@ -38,23 +39,73 @@ void schedule_follow_up(RunContext& ctx, FaultKind kind, const std::string& targ
   ctx.generated_faults.push_back(std::move(f));
 }
 
-void record(RunContext& ctx, const FaultSpec& f, std::string description,
-            std::optional<sim::TrueInstant> until = std::nullopt) {
+// Records a fault as it takes effect: in the trace (its table words) and in
+// the History (typed, with its window when it has one).
+void record(RunContext& ctx, const FaultSpec& f) {
+  std::string description = fault_kind_info(f.kind).describe(f);
   ctx.world.note(sim::kNoHost, "fault", description);
-  ctx.history.faults.push_back({ctx.world.now(), std::move(description), f.target, until});
+  std::optional<sim::TrueInstant> until;
+  if (fault_is_timed(f)) until = ctx.world.now() + f.duration;
+  ctx.history.faults.push_back({ctx.world.now(), f.kind, std::move(description), fault_record_target(f), until});
 }
 
-std::string signed_duration(Duration d) { return (d >= Duration{0} ? "+" : "") + sim::format_duration(d); }
+// --- The simulator's appliers, one per kind (kSimAppliers, in FaultKind order).
 
-void crash_host(RunContext& ctx, const FaultSpec& f, bool power_loss) {
+void apply_pause(RunContext& ctx, const FaultSpec& f) {
+  sim::Host* host = ctx.host_by_name(f.target);
+  if (!host || !host->up()) return;
+  record(ctx, f);
+  host->pause(f.duration);
+}
+
+void apply_clock_jump(RunContext& ctx, const FaultSpec& f) {
+  sim::Host* host = ctx.host_by_name(f.target);
+  if (!host) return;
+  record(ctx, f);
+  host->clock().step(f.by);
+}
+
+void apply_clock_drift(RunContext& ctx, const FaultSpec& f) {
+  sim::Host* host = ctx.host_by_name(f.target);
+  if (!host) return;
+  record(ctx, f);
+  host->clock().set_drift(ctx.world.now(), f.ppm);
+}
+
+void apply_delay(RunContext& ctx, const FaultSpec& f) {
+  sim::Host* from = ctx.host_by_name(f.from);
+  sim::Host* to = ctx.host_by_name(f.to);
+  if (!from || !to) return;
+  record(ctx, f);
+  ctx.world.network().delay_next(from->id(), to->id(), f.duration);
+}
+
+// Crash and power loss: a node that loses power also loses what it had not
+// fsynced (RedisNode::power_loss); anything else just stops.
+void apply_crash(RunContext& ctx, const FaultSpec& f) {
   sim::redis::RedisNode* node = ctx.node_by_name(f.target);
   sim::Host* host = node ? &node->host() : ctx.host_by_name(f.target);
   if (!host || !host->up()) return;
-  record(ctx, f, std::string(power_loss ? "power-loss " : "crash ") + f.target);
-  if (node && power_loss) node->power_loss();
+  record(ctx, f);
+  if (node && f.kind == FaultKind::PowerLoss) node->power_loss();
   else host->crash();
   fire_trigger(ctx, f.target, "crash");
   if (f.restart_after) schedule_follow_up(ctx, FaultKind::Restart, f.target, *f.restart_after);
+}
+
+void apply_restart(RunContext& ctx, const FaultSpec& f) {
+  sim::Host* host = ctx.host_by_name(f.target);
+  if (!host) return;
+  record(ctx, f);
+  host->restart();
+  fire_trigger(ctx, f.target, "restart");
+}
+
+void apply_failover(RunContext& ctx, const FaultSpec& f) {
+  sim::redis::RedisNode* node = ctx.node_by_name(f.target);
+  if (!node || !ctx.sentinel) return;
+  record(ctx, f);
+  ctx.sentinel->failover(ctx.sentinel->shard_of(*node));
 }
 
 std::vector<std::vector<sim::HostId>> resolve_groups(RunContext& ctx, const FaultSpec& f) {
@@ -67,79 +118,48 @@ std::vector<std::vector<sim::HostId>> resolve_groups(RunContext& ctx, const Faul
   return groups;
 }
 
-void apply_fault(RunContext& ctx, const FaultSpec& f) {
-  sim::Host* host = ctx.host_by_name(f.target);
-  const sim::TrueInstant now = ctx.world.now();
-  switch (f.kind) {
-    case FaultKind::Pause:
-      if (!host || !host->up()) return;
-      record(ctx, f, "pause " + f.target + " " + sim::format_duration(f.duration), now + f.duration);
-      host->pause(f.duration);
-      return;
-    case FaultKind::ClockJump:
-      if (!host) return;
-      record(ctx, f, "clock-jump " + f.target + " " + signed_duration(f.by));
-      host->clock().step(f.by);
-      return;
-    case FaultKind::ClockDrift:
-      if (!host) return;
-      record(ctx, f, "clock-drift " + f.target + " " + std::to_string(f.ppm) + "ppm");
-      host->clock().set_drift(now, f.ppm);
-      return;
-    case FaultKind::Delay: {
-      sim::Host* from = ctx.host_by_name(f.from);
-      sim::Host* to = ctx.host_by_name(f.to);
-      if (!from || !to) return;
-      FaultSpec shown = f;
-      shown.target = f.from;
-      record(ctx, shown, "delay " + f.from + "->" + f.to + " " + sim::format_duration(f.duration));
-      ctx.world.network().delay_next(from->id(), to->id(), f.duration);
-      return;
-    }
-    case FaultKind::Crash: crash_host(ctx, f, false); return;
-    case FaultKind::PowerLoss: crash_host(ctx, f, true); return;
-    case FaultKind::Restart:
-      if (!host) return;
-      record(ctx, f, "restart " + f.target);
-      host->restart();
-      fire_trigger(ctx, f.target, "restart");
-      return;
-    case FaultKind::Failover: {
-      sim::redis::RedisNode* node = ctx.node_by_name(f.target);
-      if (!node || !ctx.sentinel) return;
-      record(ctx, f, "failover " + f.target);
-      ctx.sentinel->failover(ctx.sentinel->shard_of(*node));
-      return;
-    }
-    case FaultKind::Partition: {
-      std::string text = "partition";
-      for (const auto& g : f.groups) {
-        text += " [";
-        for (std::size_t i = 0; i < g.size(); ++i) text += (i ? " " : "") + g[i];
-        text += "]";
-      }
-      const bool timed = f.duration > Duration{0};
-      record(ctx, f, text, timed ? std::optional(now + f.duration) : std::nullopt);
-      ctx.world.network().partition(resolve_groups(ctx, f), f.mode);
-      if (timed) schedule_follow_up(ctx, FaultKind::Heal, "", f.duration);
-      return;
-    }
-    case FaultKind::Heal:
-      record(ctx, f, "heal");
-      ctx.world.network().heal();
-      return;
-    case FaultKind::FsyncStall:
-      if (sim::redis::RedisNode* node = ctx.node_by_name(f.target)) {
-        record(ctx, f, "fsync-stall " + f.target + " " + sim::format_duration(f.duration), now + f.duration);
-        node->stall_fsync(f.duration);
-      }
-      return;
-  }
+void apply_partition(RunContext& ctx, const FaultSpec& f) {
+  record(ctx, f);
+  ctx.world.network().partition(resolve_groups(ctx, f), f.mode);
+  if (fault_is_timed(f)) schedule_follow_up(ctx, FaultKind::Heal, "", f.duration);
 }
 
+void apply_heal(RunContext& ctx, const FaultSpec& f) {
+  record(ctx, f);
+  ctx.world.network().heal();
+}
+
+// An fsync stall: the node's disk holds its AOF fsyncs for `duration`
+// (RedisNode::stall_fsync); a client or an unknown name has no AOF.
+void apply_fsync_stall(RunContext& ctx, const FaultSpec& f) {
+  sim::redis::RedisNode* node = ctx.node_by_name(f.target);
+  if (!node) return;
+  record(ctx, f);
+  node->stall_fsync(f.duration);
+}
+
+struct SimApplier {
+  FaultKind kind;
+  void (*apply)(RunContext&, const FaultSpec&);
+};
+
+constexpr std::array<SimApplier, kFaultKindCount> kSimAppliers = {{
+    {FaultKind::Pause, apply_pause},         {FaultKind::ClockJump, apply_clock_jump},
+    {FaultKind::ClockDrift, apply_clock_drift}, {FaultKind::Delay, apply_delay},
+    {FaultKind::Crash, apply_crash},         {FaultKind::PowerLoss, apply_crash},
+    {FaultKind::Restart, apply_restart},     {FaultKind::Failover, apply_failover},
+    {FaultKind::Partition, apply_partition}, {FaultKind::Heal, apply_heal},
+    {FaultKind::FsyncStall, apply_fsync_stall},
+}};
+
+static_assert(in_fault_kind_order(kSimAppliers), "kSimAppliers: one applier per FaultKind, in FaultKind order");
+
+void apply_fault(RunContext& ctx, const FaultSpec& f) { kSimAppliers[static_cast<std::size_t>(f.kind)].apply(ctx, f); }
+
 // The random nemesis: faults drawn from the seed's "nemesis" stream, in
-// time order. Host names as the runner builds them: clients in file order,
-// then each master followed by its replicas.
+// time order, each kind's fields as its table entry draws them. Host names
+// as the runner builds them: clients in file order, then each master
+// followed by its replicas.
 std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, sim::Rng rng) {
   std::vector<FaultSpec> out;
   if (n.kinds.empty()) return out;
@@ -152,11 +172,7 @@ std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, s
     targets = clients;
     targets.insert(targets.end(), nodes.begin(), nodes.end());
   }
-  auto pick = [&](const std::vector<std::string>& from) { return from[rng.below(from.size())]; };
-  auto span = [&](Duration max) {
-    return Duration(rng.between(std::chrono::nanoseconds(std::chrono::milliseconds(1)).count(),
-                                std::max<std::int64_t>(max.count(), 1'000'000)));
-  };
+  NemesisDraw draw{rng, clients, nodes, targets, n.max_duration};
   const std::int64_t mean = std::max<std::int64_t>(n.mean_interval.count(), 1'000'000);
   Duration t{0};
   for (;;) {
@@ -165,48 +181,8 @@ std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, s
     FaultSpec f;
     f.kind = n.kinds[rng.below(n.kinds.size())];
     f.at = t;
-    f.target = pick(targets);
-    switch (f.kind) {
-      case FaultKind::Pause: f.duration = span(n.max_duration); break;
-      case FaultKind::ClockJump: {
-        // The sign is drawn before the size: the order GCC happened to use
-        // when both draws shared one expression (unspecified in C++), kept so
-        // no digest changes.
-        const bool forward = rng.chance(1, 2);
-        f.by = span(n.max_duration) * (forward ? 1 : -1);
-        break;
-      }
-      case FaultKind::ClockDrift: f.ppm = rng.between(-1000, 1000); break;
-      case FaultKind::Delay: {
-        f.from = clients[rng.below(clients.size())];
-        const bool to_storage = rng.chance(1, 2);  // one draw per statement ([rules])
-        f.to = to_storage ? "storage" : pick(nodes);
-        f.duration = span(n.max_duration);
-        break;
-      }
-      case FaultKind::Crash:
-      case FaultKind::PowerLoss:
-        f.restart_after = span(n.max_duration);
-        break;
-      case FaultKind::Restart:
-      case FaultKind::Failover:
-        f.target = pick(nodes);
-        break;
-      case FaultKind::Partition: {
-        std::vector<std::string> inside, outside;
-        for (const auto& h : targets) (rng.chance(1, 2) ? inside : outside).push_back(h);
-        if (inside.empty() || outside.empty()) continue;
-        f.groups = {inside, outside};
-        f.duration = span(n.max_duration);
-        break;
-      }
-      case FaultKind::Heal: break;
-      case FaultKind::FsyncStall:
-        f.target = pick(nodes);
-        f.duration = span(n.max_duration);
-        break;
-    }
-    out.push_back(std::move(f));
+    f.target = draw.pick(targets);
+    if (fault_kind_info(f.kind).nemesis(f, draw)) out.push_back(std::move(f));
   }
   return out;
 }

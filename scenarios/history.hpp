@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/fault_kinds.hpp"
 #include "sim/redis/engine.hpp"
 #include "sim/time.hpp"
 #include "sim/trace.hpp"
@@ -99,7 +100,8 @@ struct PointReached {
 
 struct FaultRecord {
   TrueInstant at;
-  std::string description;  // "pause A 35s"
+  FaultKind kind;           // what the timeline and the reports go by
+  std::string description;  // "pause A 35s" (FaultKindInfo::describe): for people
   std::string target;
   std::optional<TrueInstant> until;  // pauses and partitions
 };

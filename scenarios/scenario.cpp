@@ -31,20 +31,6 @@ namespace locksim::scenarios {
 
 namespace {
 
-struct FaultKindName {
-  FaultKind kind;
-  std::string_view name;
-};
-
-constexpr FaultKindName kFaultKindNames[] = {
-    {FaultKind::Pause, "pause"},         {FaultKind::ClockJump, "clock-jump"},
-    {FaultKind::ClockDrift, "clock-drift"}, {FaultKind::Delay, "delay"},
-    {FaultKind::Crash, "crash"},         {FaultKind::PowerLoss, "power-loss"},
-    {FaultKind::Restart, "restart"},     {FaultKind::Failover, "failover"},
-    {FaultKind::Partition, "partition"}, {FaultKind::Heal, "heal"},
-    {FaultKind::FsyncStall, "fsync-stall"},
-};
-
 template <class Range>
 std::string join(const Range& items, std::string_view sep = ", ") {
   std::string out;
@@ -78,27 +64,6 @@ std::string printable(std::string_view s, std::size_t max_shown = 80) {
 std::string in_quotes(std::string_view s) { return "\"" + printable(s) + "\""; }
 
 }  // namespace
-
-std::string_view fault_kind_name(FaultKind kind) {
-  for (const auto& k : kFaultKindNames)
-    if (k.kind == kind) return k.name;
-  return "unknown";
-}
-
-std::optional<FaultKind> fault_kind_from_name(std::string_view name) {
-  for (const auto& k : kFaultKindNames)
-    if (k.name == name) return k.kind;
-  return std::nullopt;
-}
-
-const std::vector<FaultKind>& all_fault_kinds() {
-  static const std::vector<FaultKind> kinds = [] {
-    std::vector<FaultKind> v;
-    for (const auto& k : kFaultKindNames) v.push_back(k.kind);
-    return v;
-  }();
-  return kinds;
-}
 
 const std::vector<std::string>& violation_names() {
   static const std::vector<std::string> names = {"mutual-exclusion", "wrong-owner-release",
@@ -405,7 +370,7 @@ class Parser {
   std::optional<FaultKind> read_fault_kind(Section& f);
   bool check_fault_shape(Section& f, FaultKind kind);
   void read_fault_hosts(Section& f, FaultSpec& fault);
-  std::optional<std::string> read_host(Section& s, std::string_view key, std::string_view role);
+  std::optional<std::string> read_host(Section& s, std::string_view key, TargetRole role);
   std::optional<Trigger> read_trigger(Section& f, std::string_view key);
   void read_groups(Section& f, FaultSpec& fault);
   void read_nemesis(Section& root);
@@ -799,30 +764,6 @@ void Parser::read_client(Section& c, std::set<std::string>& seen) {
 
 // --- [[fault]] ---------------------------------------------------------------
 
-struct FaultShape {
-  FaultKind kind;
-  std::vector<std::string_view> required, optional;
-};
-
-const FaultShape& shape_of(FaultKind kind) {
-  static const std::vector<FaultShape> shapes = {
-      {FaultKind::Pause, {"target", "duration"}, {}},
-      {FaultKind::ClockJump, {"target", "by"}, {}},
-      {FaultKind::ClockDrift, {"target", "ppm"}, {}},
-      {FaultKind::Delay, {"from", "to", "duration"}, {}},
-      {FaultKind::Crash, {"target"}, {"restart_after"}},
-      {FaultKind::PowerLoss, {"target"}, {"restart_after"}},
-      {FaultKind::Restart, {"target"}, {}},
-      {FaultKind::Failover, {"target"}, {}},
-      {FaultKind::Partition, {"groups"}, {"duration", "mode"}},
-      {FaultKind::Heal, {}, {}},
-      {FaultKind::FsyncStall, {"target", "duration"}, {}},
-  };
-  for (const auto& s : shapes)
-    if (s.kind == kind) return s;
-  return shapes.front();
-}
-
 void Parser::read_faults(Section& root) {
   const auto tables = tables_of(root, "fault");
   for (std::size_t i = 0; i < tables.size() && !failed(); ++i) {
@@ -844,7 +785,7 @@ void Parser::read_fault(Section& f) {
   fault.after = read_trigger(f, "after");
   if (!failed() && !fault.after && fault.at >= sc_.duration)
     f.fail_value("at", "the run ends at " + sim::format_duration(sc_.duration) + ", before this fault");
-  const Sign duration_sign = *kind == FaultKind::Partition ? Sign::NonNegative : Sign::Positive;
+  const Sign duration_sign = fault_kind_info(*kind).duration_may_be_zero ? Sign::NonNegative : Sign::Positive;
   if (auto v = f.duration("duration", duration_sign)) fault.duration = *v;
   if (auto v = f.duration("by", Sign::Signed)) fault.by = *v;
   if (auto v = f.integer("ppm", -kMaxPpm, kMaxPpm)) fault.ppm = *v;
@@ -852,7 +793,6 @@ void Parser::read_fault(Section& f) {
   if (auto v = f.choice("mode", {"hold", "drop"}))
     fault.mode = *v == "drop" ? sim::PartitionMode::Drop : sim::PartitionMode::Hold;
   read_fault_hosts(f, fault);
-  if (fault.kind == FaultKind::Partition) read_groups(f, fault);
   if (!failed()) sc_.faults.push_back(std::move(fault));
 }
 
@@ -864,9 +804,7 @@ std::optional<FaultKind> Parser::read_fault_kind(Section& f) {
   }
   const auto kind = fault_kind_from_name(*name);
   if (!kind) {
-    std::vector<std::string> names;
-    for (auto k : all_fault_kinds()) names.emplace_back(fault_kind_name(k));
-    f.fail_value("kind", "unknown fault kind " + in_quotes(*name) + " (known: " + join(names) + ")");
+    f.fail_value("kind", "unknown fault kind " + in_quotes(*name) + " (known: " + join(fault_kind_names()) + ")");
   }
   return kind;
 }
@@ -875,7 +813,7 @@ std::optional<FaultKind> Parser::read_fault_kind(Section& f) {
 // the required ones.
 bool Parser::check_fault_shape(Section& f, FaultKind kind) {
   const std::string kind_name(fault_kind_name(kind));
-  const FaultShape& shape = shape_of(kind);
+  const FaultKindInfo& shape = fault_kind_info(kind);
   std::vector<std::string_view> takes = shape.required;
   takes.insert(takes.end(), shape.optional.begin(), shape.optional.end());
   takes.insert(takes.end(), {"at", "after"});
@@ -894,28 +832,18 @@ bool Parser::check_fault_shape(Section& f, FaultKind kind) {
   return true;
 }
 
+// The hosts a fault names, as its kind's table entry says (fault_kinds.hpp).
 void Parser::read_fault_hosts(Section& f, FaultSpec& fault) {
-  switch (fault.kind) {
-    case FaultKind::Pause:
-    case FaultKind::ClockJump:
-    case FaultKind::ClockDrift: fault.target = read_host(f, "target", "any").value_or(""); break;
-    case FaultKind::Crash:
-    case FaultKind::PowerLoss:
-    case FaultKind::Restart: fault.target = read_host(f, "target", "process").value_or(""); break;
-    case FaultKind::Failover:
-      fault.target = read_host(f, "target", "master").value_or("");
-      if (!failed() && sc_.redis.replicas < 1)
-        f.fail_value("target", "failover promotes a replica, but [redis] replicas = 0");
-      break;
-    case FaultKind::Delay:
-      fault.from = read_host(f, "from", "any").value_or("");
-      fault.to = read_host(f, "to", "any").value_or("");
-      if (!failed() && fault.from == fault.to) f.fail_value("to", "from and to are the same host");
-      break;
-    case FaultKind::Partition:
-    case FaultKind::Heal: break;
-    case FaultKind::FsyncStall: fault.target = read_host(f, "target", "redis").value_or(""); break;
+  const FaultKindInfo& info = fault_kind_info(fault.kind);
+  if (info.target != TargetRole::None) fault.target = read_host(f, "target", info.target).value_or("");
+  if (!failed() && info.needs_replicas && sc_.redis.replicas < 1)
+    f.fail_value("target", std::string(info.name) + " promotes a replica, but [redis] replicas = 0");
+  if (fault_takes_key(fault.kind, "from")) {
+    fault.from = read_host(f, "from", TargetRole::AnyHost).value_or("");
+    fault.to = read_host(f, "to", TargetRole::AnyHost).value_or("");
+    if (!failed() && fault.from == fault.to) f.fail_value("to", "from and to are the same host");
   }
+  if (fault_takes_key(fault.kind, "groups")) read_groups(f, fault);
 }
 
 std::string Parser::hosts_hint() const {
@@ -927,23 +855,22 @@ std::string Parser::hosts_hint() const {
   return "(hosts: " + join(all) + ")";
 }
 
-// `role`: "any" host, a "process" (client or Redis node) or a Redis "master".
-std::optional<std::string> Parser::read_host(Section& s, std::string_view key, std::string_view role) {
+std::optional<std::string> Parser::read_host(Section& s, std::string_view key, TargetRole role) {
   const auto h = s.string(key);
   if (!h) return std::nullopt;
   if (!hosts_.known(*h)) {
     s.fail_value(key, "unknown host " + in_quotes(*h) + " " + hosts_hint());
     return std::nullopt;
   }
-  if (role == "process" && !hosts_.is_client(*h) && !hosts_.is_redis(*h)) {
+  if (role == TargetRole::Process && !hosts_.is_client(*h) && !hosts_.is_redis(*h)) {
     s.fail_value(key, in_quotes(*h) + " cannot crash or restart: expected a client or a Redis node");
     return std::nullopt;
   }
-  if (role == "redis" && !hosts_.is_redis(*h)) {
+  if (role == TargetRole::RedisNode && !hosts_.is_redis(*h)) {
     s.fail_value(key, in_quotes(*h) + " has no AOF to stall: expected a Redis node");
     return std::nullopt;
   }
-  if (role == "master" && !hosts_.is_master(*h)) {
+  if (role == TargetRole::Master && !hosts_.is_master(*h)) {
     s.fail_value(key, in_quotes(*h) + " is not a Redis master (redis-1 .. " + hosts_.masters.back() + ")");
     return std::nullopt;
   }
@@ -1032,15 +959,13 @@ void Parser::read_nemesis(Section& root) {
     const auto name = k.value<std::string>();
     const auto kind = name ? fault_kind_from_name(*name) : std::nullopt;
     if (!kind) {
-      std::vector<std::string> names;
-      for (auto fk : all_fault_kinds()) names.emplace_back(fault_kind_name(fk));
       fail(line_of(k.source()), s->field("kinds"),
            (name ? "unknown fault kind " + in_quotes(*name) : "expected a fault kind name, got " + type_name(k)) +
-               " (known: " + join(names) + ")");
+               " (known: " + join(fault_kind_names()) + ")");
       return;
     }
-    if (*kind == FaultKind::Failover && sc_.redis.replicas < 1) {
-      fail(line_of(k.source()), s->field("kinds"), "failover promotes a replica, but [redis] replicas = 0");
+    if (fault_kind_info(*kind).needs_replicas && sc_.redis.replicas < 1) {
+      fail(line_of(k.source()), s->field("kinds"), *name + " promotes a replica, but [redis] replicas = 0");
       return;
     }
     n.kinds.push_back(*kind);

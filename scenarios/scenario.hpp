@@ -70,6 +70,7 @@
 #include <vector>
 
 #include "locks/lock.hpp"
+#include "scenarios/fault_kinds.hpp"
 #include "sim/network.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/result.hpp"
@@ -86,14 +87,6 @@ struct DurationRange {
 };
 
 enum class WorkloadKind : std::uint8_t { Lock, Gate };
-
-enum class FaultKind : std::uint8_t {
-  Pause, ClockJump, ClockDrift, Delay, Crash, PowerLoss, Restart, Failover, Partition, Heal,
-  FsyncStall  // a Redis node's disk holds its AOF fsyncs for `duration`
-};
-std::string_view fault_kind_name(FaultKind kind);            // "pause", "clock-jump", ...
-std::optional<FaultKind> fault_kind_from_name(std::string_view name);
-const std::vector<FaultKind>& all_fault_kinds();
 
 // `after = "A:acquired"`: a point in the run that starts a fault's clock.
 // Events: acquiring (a client starts an acquire), acquired, write (write 1) or

@@ -110,37 +110,32 @@ toml::table client_table(const ClientSpec& c) {
   return t;
 }
 
-// Exactly the keys the loader's shape_of(kind) takes.
-toml::table fault_table(const FaultSpec& f) {
-  toml::table t;
-  t.insert("kind", std::string(fault_kind_name(f.kind)));
-  switch (f.kind) {
-    case FaultKind::Pause: t.insert("target", f.target); t.insert("duration", duration_text(f.duration)); break;
-    case FaultKind::ClockJump: t.insert("target", f.target); t.insert("by", duration_text(f.by, true)); break;
-    case FaultKind::ClockDrift: t.insert("target", f.target); t.insert("ppm", f.ppm); break;
-    case FaultKind::Delay:
-      t.insert("from", f.from);
-      t.insert("to", f.to);
-      t.insert("duration", duration_text(f.duration));
-      break;
-    case FaultKind::Crash:
-    case FaultKind::PowerLoss:
-      t.insert("target", f.target);
-      if (f.restart_after) t.insert("restart_after", duration_text(*f.restart_after));
-      break;
-    case FaultKind::Restart:
-    case FaultKind::Failover: t.insert("target", f.target); break;
-    case FaultKind::Partition: {
-      toml::array groups;
-      for (const auto& g : f.groups) groups.push_back(string_array(g));
-      t.insert("groups", std::move(groups));
-      if (f.duration != Duration::zero()) t.insert("duration", duration_text(f.duration));
-      if (f.mode == sim::PartitionMode::Drop) t.insert("mode", "drop");
-      break;
-    }
-    case FaultKind::Heal: break;
-    case FaultKind::FsyncStall: t.insert("target", f.target); t.insert("duration", duration_text(f.duration)); break;
+// One of a fault's keys in the form the loader reads; an optional key only
+// when it differs from its absence.
+void insert_fault_key(toml::table& t, const FaultSpec& f, std::string_view key, bool required) {
+  if (key == "target") t.insert("target", f.target);
+  else if (key == "from") t.insert("from", f.from);
+  else if (key == "to") t.insert("to", f.to);
+  else if (key == "by") t.insert("by", duration_text(f.by, true));
+  else if (key == "ppm") t.insert("ppm", f.ppm);
+  else if (key == "duration" && (required || f.duration != Duration::zero()))
+    t.insert("duration", duration_text(f.duration));
+  else if (key == "restart_after" && f.restart_after) t.insert("restart_after", duration_text(*f.restart_after));
+  else if (key == "mode" && f.mode == sim::PartitionMode::Drop) t.insert("mode", "drop");
+  else if (key == "groups") {
+    toml::array groups;
+    for (const auto& g : f.groups) groups.push_back(string_array(g));
+    t.insert("groups", std::move(groups));
   }
+}
+
+// Exactly the keys the fault kind table gives the loader (fault_kinds.hpp).
+toml::table fault_table(const FaultSpec& f) {
+  const FaultKindInfo& info = fault_kind_info(f.kind);
+  toml::table t;
+  t.insert("kind", std::string(info.name));
+  for (auto key : info.required) insert_fault_key(t, f, key, true);
+  for (auto key : info.optional) insert_fault_key(t, f, key, false);
   if (f.after) t.insert("after", f.after->text());
   if (f.at != Duration::zero() || !f.after) t.insert("at", duration_text(f.at));
   return t;

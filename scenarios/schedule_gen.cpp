@@ -21,10 +21,9 @@ constexpr std::uint32_t kPerMille = 1000;
 Duration ms(std::int64_t n) { return milliseconds(n); }
 std::int64_t whole_ms(Duration d) { return std::chrono::duration_cast<milliseconds>(d).count(); }
 
-// The hosts a drawn fault may name, by role.
-struct HostSets {
-  std::vector<std::string> clients, masters, replicas;
-  std::string counter_node;  // "" unless spared
+// The hosts a drawn fault may name, by role (the kind table's HuntHosts),
+// and the minority a `minority_nodes_only` hunt keeps to.
+struct HostSets : HuntHosts {
   std::vector<std::string> minority;  // the first (masters-1)/2 masters
 };
 
@@ -44,33 +43,10 @@ HostSets host_sets(const Scenario& s, const locks::LockInfo& info, const GenLimi
   return h;
 }
 
-std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-std::vector<std::string> without(std::vector<std::string> v, const std::string& name) {
-  std::erase(v, name);
-  return v;
-}
-
 std::vector<std::string> kind_candidates(FaultKind kind, const HostSets& h, const GenLimits& limits) {
-  if (limits.minority_nodes_only) return kind == FaultKind::Failover ? std::vector<std::string>{} : h.minority;
-  const auto nodes = concat(h.masters, h.replicas);
-  switch (kind) {
-    case FaultKind::Pause: return concat(h.clients, nodes);
-    case FaultKind::ClockJump:
-    case FaultKind::ClockDrift: return concat(h.masters, h.clients);
-    case FaultKind::Delay: return h.clients;
-    case FaultKind::Crash:
-    case FaultKind::PowerLoss: return without(concat(h.clients, nodes), h.counter_node);
-    case FaultKind::Restart: return without(nodes, h.counter_node);
-    case FaultKind::Failover: return h.replicas.empty() ? std::vector<std::string>{} : without(h.masters, h.counter_node);
-    case FaultKind::Partition: return concat(h.clients, nodes);
-    case FaultKind::Heal: return {""};
-    case FaultKind::FsyncStall: return nodes;
-  }
-  return {};
+  const FaultKindInfo& info = fault_kind_info(kind);
+  if (limits.minority_nodes_only) return info.needs_replicas ? std::vector<std::string>{} : h.minority;
+  return info.hunt_candidates(h);
 }
 
 // Who a fault of this kind may hit, simplest first (clients before nodes
@@ -83,8 +59,6 @@ std::vector<std::string> candidates(FaultKind kind, const HostSets& h, const Gen
     });
   return who;
 }
-
-const std::string& pick(const std::vector<std::string>& v, std::uint32_t i) { return v[i % v.size()]; }
 
 // Per-mille of the fault span (kFaultSpanTtls x ttl), in whole milliseconds.
 Duration span_part(Duration ttl, std::uint32_t per_mille) {
@@ -114,26 +88,6 @@ void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s, std::uint3
   f.at = std::min(ms(whole_ms(span_part(s.lock.ttl, d.at_pm) / kFaultSpanTtls)), s.lock.ttl);
 }
 
-bool set_partition(FaultSpec& f, const FaultDraw& d, const HostSets& h, const GenLimits& limits,
-                   const std::vector<std::string>& pool) {
-  std::vector<std::string> cut, rest;
-  for (std::size_t i = 0; i < pool.size(); ++i)
-    ((i < 32 && (d.peer >> i) & 1U) ? cut : rest).push_back(pool[i]);
-  if (cut.empty()) {
-    cut.push_back(pick(pool, d.target));
-    rest = without(pool, cut.front());
-  }
-  if (limits.minority_nodes_only) rest = h.clients;  // a minority of nodes cut off from every client
-  if (rest.empty()) {  // every host drawn: the last one is the other side
-    rest.push_back(cut.back());
-    cut.pop_back();
-  }
-  if (cut.empty()) return false;
-  f.groups = {cut, rest};
-  f.mode = d.flag ? sim::PartitionMode::Drop : sim::PartitionMode::Hold;
-  return true;
-}
-
 // One drawn fault on scenario `s`, or nullopt when this kind cannot apply.
 std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, const HostSets& h,
                                      const GenLimits& limits) {
@@ -141,36 +95,17 @@ std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, cons
   if (who.empty()) return std::nullopt;
   FaultSpec f;
   f.kind = d.kind;
-  const Duration length = ms(1) + span_part(s.lock.ttl, d.length_pm);
-  switch (d.kind) {
-    case FaultKind::Pause: f.target = pick(who, d.target); f.duration = length; break;
-    case FaultKind::ClockJump: f.target = pick(who, d.target); f.by = d.backward ? -length : length; break;
-    case FaultKind::ClockDrift:
-      f.target = pick(who, d.target);
-      f.ppm = (1 + std::int64_t{std::min(d.length_pm, kPerMille)} * 200) * (d.backward ? -1 : 1);
-      break;
-    case FaultKind::Delay: {
-      f.from = pick(who, d.target);
-      const auto to = concat({"storage"}, h.masters);
-      f.to = pick(to, d.peer);
-      f.duration = length;
-      break;
-    }
-    case FaultKind::Crash:
-    case FaultKind::PowerLoss:
-      f.target = pick(who, d.target);
-      if (!d.flag)
-        f.restart_after = (limits.restart_after_ttl ? s.lock.ttl + ms(1) : ms(0)) + span_part(s.lock.ttl, d.length_pm);
-      break;
-    case FaultKind::Restart:
-    case FaultKind::Failover: f.target = pick(who, d.target); break;
-    case FaultKind::Partition:
-      if (!set_partition(f, d, h, limits, who)) return std::nullopt;
-      f.duration = length;
-      break;
-    case FaultKind::Heal: break;
-    case FaultKind::FsyncStall: f.target = pick(who, d.target); f.duration = length; break;
-  }
+  HuntFill fill{who, h};
+  fill.target = d.target;
+  fill.peer = d.peer;
+  fill.length_pm = d.length_pm;
+  fill.backward = d.backward;
+  fill.flag = d.flag;
+  fill.minority_nodes_only = limits.minority_nodes_only;
+  fill.length = ms(1) + span_part(s.lock.ttl, d.length_pm);
+  fill.restart_after =
+      (limits.restart_after_ttl ? s.lock.ttl + ms(1) : ms(0)) + span_part(s.lock.ttl, d.length_pm);
+  if (!fault_kind_info(d.kind).hunt_fill(f, fill)) return std::nullopt;
   const std::uint32_t triggers = limits.acquiring_trigger ? 5 : 4;
   if (d.trigger % triggers != 0) set_trigger(f, d, s, triggers);
   else f.at = std::min(span_part(s.lock.ttl, d.at_pm), s.duration - ms(1));
@@ -214,10 +149,7 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
 
 std::vector<FaultKind> default_hunt_kinds() {
   std::vector<FaultKind> kinds = all_fault_kinds();
-  std::erase(kinds, FaultKind::Heal);
-  // Opt-in (--kinds fsync-stall): drawing it by default would change every
-  // recorded hunt's schedule, and a stall only matters with everysec.
-  std::erase(kinds, FaultKind::FsyncStall);
+  std::erase_if(kinds, [](FaultKind k) { return !fault_kind_info(k).hunted_by_default; });
   return kinds;
 }
 

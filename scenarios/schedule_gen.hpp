@@ -172,8 +172,10 @@ HuntResult hunt(const HuntOptions& options);
 // asks for them.
 HuntOptions default_hunt_options(const locks::LockInfo& lock);
 
-// The default fault kinds of a hunt: every kind but heal (a drawn partition
-// heals after its duration). A failover is left out where there are no replicas.
+// The default fault kinds of a hunt: every kind the fault kind table marks
+// hunted_by_default (all but heal, as a drawn partition heals after its
+// duration, and fsync-stall, opt-in). A failover is left out where there are
+// no replicas.
 std::vector<FaultKind> default_hunt_kinds();
 
 }  // namespace locksim::scenarios

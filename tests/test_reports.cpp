@@ -22,6 +22,7 @@ using namespace locksim;
 using namespace std::chrono_literals;
 using scenarios::Belief;
 using scenarios::EntryEvent;
+using scenarios::FaultKind;
 using scenarios::History;
 using scenarios::RunResult;
 using sim::TrueInstant;
@@ -57,7 +58,7 @@ RunResult gc_pause_run(const std::string& first_client = "A") {
   h.attempts = {{kA, at(0ms), at(2ms), true}, {kB, at(500ms), at(10500ms), true}, {kC, at(5s), at(16100ms), true}};
   entry(h, 1ms, kA, EntryKind::Created, "SET " + kKey + " a1 NX PX 10000");
   belief(h, kA, 2ms, 16050ms, 33);
-  h.faults.push_back({at(1s), "pause " + first_client + " 15s", first_client, at(16s)});
+  h.faults.push_back({at(1s), FaultKind::Pause, "pause " + first_client + " 15s", first_client, at(16s)});
   entry(h, 10001ms, std::nullopt, EntryKind::Expired, "(active expiry)");
   entry(h, 10499ms, kB, EntryKind::Created, "SET " + kKey + " b1 NX PX 10000");
   belief(h, kB, 10500ms, 25s, 34);
@@ -180,6 +181,15 @@ TEST_CASE("the pause of a client is shaded with its duration", "[reports]") {
   CHECK(svg.find("GC pause 15s") != std::string::npos);
 }
 
+TEST_CASE("the timeline goes by a fault's typed kind, not by its words", "[reports]") {
+  RunResult run = gc_pause_run();
+  for (auto& f : run.history.faults) f.description = "stop-the-world " + f.target;  // words of another tool
+  const std::string svg = reports::render_timeline_svg(run);
+  CHECK(count(svg, "data-fault=\"pause\"") == 1);
+  CHECK(svg.find("GC pause 15s") != std::string::npos);
+  CHECK(svg.find("stop-the-world") != std::string::npos);  // the tooltip shows the words as recorded
+}
+
 TEST_CASE("storage writes are marked accepted or rejected with their token", "[reports]") {
   const std::string svg = reports::render_timeline_svg(gc_pause_run());
   // Each write is drawn twice: on its client's lane and on the storage lane.
@@ -227,11 +237,11 @@ TEST_CASE("a crash, a validity deadline and node faults are drawn", "[reports]")
   h.beliefs[2].end = at(28s);
   h.beliefs[2].end_reason = "crash";
   h.clients[kC].crashes.push_back(at(28s));
-  h.faults.push_back({at(22s), "clock-jump redis-1 +10s", "redis-1", std::nullopt});
-  h.faults.push_back({at(24s), "power-loss redis-1", "redis-1", std::nullopt});
-  h.faults.push_back({at(25s), "restart redis-1", "redis-1", std::nullopt});
-  h.faults.push_back({at(26s), "partition [A redis-1] [B C storage]", "", at(27s)});
-  h.faults.push_back({at(27s), "pause redis-1 500ms", "redis-1", at(27500ms)});
+  h.faults.push_back({at(22s), FaultKind::ClockJump, "clock-jump redis-1 +10s", "redis-1", std::nullopt});
+  h.faults.push_back({at(24s), FaultKind::PowerLoss, "power-loss redis-1", "redis-1", std::nullopt});
+  h.faults.push_back({at(25s), FaultKind::Restart, "restart redis-1", "redis-1", std::nullopt});
+  h.faults.push_back({at(26s), FaultKind::Partition, "partition [A redis-1] [B C storage]", "", at(27s)});
+  h.faults.push_back({at(27s), FaultKind::Pause, "pause redis-1 500ms", "redis-1", at(27500ms)});
   const std::string svg = reports::render_timeline_svg(run);
   CHECK(count(svg, "data-fault=\"pause\"") == 2);  // A's and the node's
   CHECK(svg.find(">paused 500ms</text>") != std::string::npos);
@@ -343,8 +353,8 @@ TEST_CASE("two writes 4 ms apart in a minute-long run are drawn apart", "[report
 TEST_CASE("clock drift and clock steps are drawn on the host's lane", "[reports]") {
   RunResult run = gc_pause_run();
   run.history.clients[kB].clock_drift_ppm = -50000;
-  run.history.faults.push_back({at(22s), "clock-drift C +200ppm", "C", std::nullopt});
-  run.history.faults.push_back({at(23s), "clock-jump redis-1 +10s", "redis-1", std::nullopt});
+  run.history.faults.push_back({at(22s), FaultKind::ClockDrift, "clock-drift C +200ppm", "C", std::nullopt});
+  run.history.faults.push_back({at(23s), FaultKind::ClockJump, "clock-jump redis-1 +10s", "redis-1", std::nullopt});
   const std::string svg = reports::render_timeline_svg(run);
   CHECK(count(svg, "data-clock=\"B\"") == 1);
   CHECK(svg.find(">clock drift -50000 ppm</text>") != std::string::npos);

@@ -65,6 +65,17 @@ TEST_CASE("naive DEL after a pause past the TTL removes the next holder's lock",
   CHECK(b_and_c);  // C got the lock B still held: A's DEL removed it
 }
 
+TEST_CASE("a run records each fault with its typed kind and its table words", "[runner]") {
+  const auto r = run(gc_pause(false), "naive-del");
+  REQUIRE(r.history.faults.size() == 1);
+  const FaultRecord& f = r.history.faults.front();
+  CHECK(f.kind == FaultKind::Pause);
+  CHECK(f.description == "pause A 15s");
+  CHECK(f.target == "A");
+  REQUIRE(f.until.has_value());
+  CHECK(*f.until - f.at == 15s);
+}
+
 TEST_CASE("token unlock refuses the wrong-owner delete but not the stale write", "[runner]") {
   const auto r = run(gc_pause(false), "token");
   CHECK(r.violation_kinds() == Kinds{"mutual-exclusion", "stale-write"});

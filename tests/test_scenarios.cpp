@@ -14,6 +14,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -27,6 +28,7 @@
 #include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/scenario_writer.hpp"
+#include "scenarios/schedule_gen.hpp"
 
 namespace {
 
@@ -1140,4 +1142,53 @@ TEST_CASE("check refuses what it cannot enumerate, in one line", "[scenarios]") 
   CHECK(error_of({"", 2, {FaultKind::Heal}, ""}).find("not enumerated") != std::string::npos);
   CHECK(error_of({"", 2, {}, "two-holders"}).find("unknown violation") != std::string::npos);
   CHECK(error_of({"etcd-mutex", 2, {}, ""}).find("--lock") != std::string::npos);
+}
+
+// --- The fault kind table (scenarios/fault_kinds.hpp) -------------------------
+
+TEST_CASE("the fault kind table has one entry per kind, in order, with a name that reads back", "[scenarios]") {
+  const auto& table = fault_kind_table();
+  REQUIRE(table.size() == all_fault_kinds().size());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const FaultKindInfo& info = table[i];
+    INFO(info.name);
+    CHECK(static_cast<std::size_t>(info.kind) == i);
+    CHECK(fault_kind_from_name(info.name) == info.kind);
+    CHECK(info.describe != nullptr);
+    CHECK(info.nemesis != nullptr);
+    CHECK(info.hunt_candidates != nullptr);
+    CHECK(info.hunt_fill != nullptr);
+    CHECK(fault_takes_key(info.kind, "target") == (info.target != TargetRole::None));
+  }
+  CHECK_FALSE(fault_kind_from_name("fsync").has_value());
+}
+
+TEST_CASE("a fault's TOML keys, target role and words come from its table entry", "[scenarios]") {
+  const auto with_fault = [](const std::string& body) { return kHead + "[[fault]]\n" + body; };
+  CHECK(outcome(with_fault("kind = \"restart\"\ntarget = \"A\"\nduration = \"1s\"\n")) ==
+        "t.toml:8: fault[1].duration: a \"restart\" fault takes no \"duration\" (it takes target, at, after)");
+  const auto s = load(with_fault("kind = \"delay\"\nfrom = \"A\"\nto = \"storage\"\nduration = \"2s\"\n"));
+  REQUIRE(s.ok());
+  const FaultSpec& f = s.value().faults.at(0);
+  CHECK(fault_kind_info(f.kind).describe(f) == "delay A->storage 2s");
+  CHECK(fault_record_target(f) == "A");
+  CHECK_FALSE(fault_is_timed(f));
+}
+
+TEST_CASE("fsync-stall's table entry: a Redis node for a duration, in the crash / power loss class", "[scenarios]") {
+  const FaultKindInfo& info = fault_kind_info(FaultKind::FsyncStall);
+  CHECK(info.name == "fsync-stall");
+  CHECK(info.target == TargetRole::RedisNode);
+  CHECK(info.report_class == FaultClass::CrashPowerLoss);
+  CHECK_FALSE(info.hunted_by_default);
+  CHECK_FALSE(fault_kind_info(FaultKind::Heal).report_class.has_value());
+  const auto hunted = default_hunt_kinds();
+  CHECK(std::find(hunted.begin(), hunted.end(), FaultKind::FsyncStall) == hunted.end());
+  CHECK(std::find(hunted.begin(), hunted.end(), FaultKind::Pause) != hunted.end());
+  FaultSpec f;
+  f.kind = FaultKind::FsyncStall;
+  f.target = "redis-1";
+  f.duration = std::chrono::seconds(2);
+  CHECK(info.describe(f) == "fsync-stall redis-1 2s");
+  CHECK(fault_is_timed(f));
 }
