@@ -515,7 +515,7 @@ TEST_CASE("check gc-pause with naive-del finds violations, the smallest one a si
   const std::string line = out.substr(first, out.find('\n', out.find('\n', first) + 1) - first);
   CHECK(line.find(". pause A ") != std::string::npos);  // fewest faults, then the shortest: one pause of A
   CHECK(line.find("wrong-owner-release") != std::string::npos);
-  CHECK(out.find("name = \"gc-pause-check-") != std::string::npos);  // a runnable scenario
+  CHECK(out.find("name = 'gc-pause-check-") != std::string::npos);  // a runnable scenario
   CHECK(out.find("repro     locksim run gc-pause-check-") != std::string::npos);
 }
 
