@@ -14,9 +14,11 @@
 #include <limits>
 #include <map>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/parallel.hpp"
 #include "cli/sweep.hpp"
 
 namespace locksim::cli {
@@ -34,19 +36,6 @@ void on_stop_signal(int) {
   static const char kMessage[] = "\nsweep: second signal: stopped at once; continue with --resume\n";
   [[maybe_unused]] const auto written = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
   ::_exit(130);
-}
-
-// "K/N": two plain integers around one slash (the number layer reads each:
-// no blanks, no signs, N at most 2^32-1), 1 <= K <= N.
-void parse_shard(const std::string& text, SweepOptions& o) {
-  const auto slash = text.find('/');
-  if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos)
-    throw InputError("sweep: --shard \"" + text + "\": expected K/N, e.g. 2/8");
-  const reports::Bounds shard_bounds{1, std::numeric_limits<unsigned>::max()};
-  o.shard_index = static_cast<unsigned>(option_number("sweep", "--shard K", text.substr(0, slash), shard_bounds));
-  o.shard_count = static_cast<unsigned>(option_number("sweep", "--shard N", text.substr(slash + 1), shard_bounds));
-  if (o.shard_index > o.shard_count)
-    throw InputError("sweep: --shard \"" + text + "\": K must be at most N (shards are 1/N to N/N)");
 }
 
 // The integer options, read as text by the one number layer; an option not
@@ -107,7 +96,7 @@ Handler add_sweep_command(CLI::App& app) {
                   "--live: real seconds per scenario second (default: each scenario's [live] time_scale, else 0.01)");
   cmd->add_option("--redis-server", o->redis_server, "--live: the redis-server binary (default: found on PATH)");
   return [o, shard, quiet, numbers]() -> int {
-    parse_shard(*shard, *o);
+    std::tie(o->shard_index, o->shard_count) = parse_shard("sweep", *shard);
     if (!o->live && (o->time_scale || !o->redis_server.empty()))
       throw InputError("sweep: --time-scale and --redis-server need --live");
     if (o->live) o->seeds = 1, o->jobs = 1;  // --live defaults: one run per cell, one at a time

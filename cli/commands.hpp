@@ -42,6 +42,7 @@ Handler add_run_command(CLI::App& app);
 Handler add_replay_command(CLI::App& app);
 Handler add_sweep_command(CLI::App& app);
 Handler add_hunt_command(CLI::App& app);
+Handler add_check_command(CLI::App& app);
 Handler add_report_command(CLI::App& app);
 Handler add_live_command(CLI::App& app);
 

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   add(&add_replay_command);
   add(&add_sweep_command);
   add(&add_hunt_command);
+  add(&add_check_command);
   add(&add_report_command);
   add(&add_live_command);
   try {

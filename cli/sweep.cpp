@@ -21,6 +21,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/live_result.hpp"
+#include "cli/parallel.hpp"
 #include "cli/version.hpp"
 #include "live/live_runner.hpp"
 #include "locks/registry.hpp"
@@ -154,69 +155,6 @@ std::set<std::string> read_done(const std::string& path, bool live) {
   return done;
 }
 
-// Writes results in work-list order as they become contiguous.
-class OrderedWriter {
- public:
-  OrderedWriter(std::ostream& out, std::uint64_t total, bool progress, std::ostream& log)
-      : out_(out), total_(total), progress_(progress), log_(log), started_(Clock::now()) {}
-
-  void deliver(std::size_t position, std::string line, bool matched) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pending_.emplace(position, std::make_pair(std::move(line), matched));
-    while (!pending_.empty() && pending_.begin()->first == next_) {
-      auto& [text, ok] = pending_.begin()->second;
-      out_ << text << '\n';
-      out_.flush();
-      written_ += 1;
-      unmatched_ += ok ? 0 : 1;
-      pending_.erase(pending_.begin());
-      ++next_;
-    }
-    if (!out_) failed_ = true;
-    draw_progress(false);
-  }
-  void finish() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    draw_progress(true);
-  }
-  std::uint64_t written() const { return written_; }
-  std::uint64_t unmatched() const { return unmatched_; }
-  bool failed() const { return failed_; }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  void draw_progress(bool final) {
-    if (!progress_) return;
-    const auto now = Clock::now();
-    if (!final && now - last_draw_ < std::chrono::milliseconds(100)) return;
-    last_draw_ = now;
-    const double secs = std::chrono::duration<double>(now - started_).count();
-    const double rate = secs > 0 ? static_cast<double>(written_) / secs : 0.0;
-    const double eta = rate > 0 ? static_cast<double>(total_ - written_) / rate : 0.0;
-    const int width = 30;
-    const int filled = total_ ? static_cast<int>(width * written_ / total_) : width;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "\r[%-*s] %llu/%llu runs  %.0f runs/s  ETA %.0fs  unmatched %llu ", width,
-                  std::string(static_cast<std::size_t>(filled), '=').c_str(),
-                  static_cast<unsigned long long>(written_), static_cast<unsigned long long>(total_), rate, eta,
-                  static_cast<unsigned long long>(unmatched_));
-    log_ << buf << (final ? "\n" : "") << std::flush;
-  }
-
-  std::ostream& out_;
-  std::uint64_t total_;
-  bool progress_;
-  std::ostream& log_;
-  Clock::time_point started_;
-  Clock::time_point last_draw_{};
-  std::mutex mutex_;
-  std::map<std::size_t, std::pair<std::string, bool>> pending_;
-  std::size_t next_ = 0;
-  std::uint64_t written_ = 0;
-  std::uint64_t unmatched_ = 0;
-  bool failed_ = false;
-};
-
 struct ItemResult {
   std::string line;
   bool matched = true;
@@ -319,24 +257,6 @@ std::pair<std::uint64_t, std::uint64_t> count_shard(const Plan& plan, const Swee
   return {planned, resumed};
 }
 
-// Starts up to `extra` more workers; a thread that cannot start (out of
-// memory or threads: --jobs 2000 in a container) ends the spawning, and the
-// sweep goes on with the workers it has (the caller's thread is one).
-std::vector<std::thread> start_workers(unsigned extra, const std::function<void()>& worker, std::ostream& log) {
-  std::vector<std::thread> threads;
-  threads.reserve(extra);
-  for (unsigned j = 0; j < extra; ++j) {
-    try {
-      threads.emplace_back(worker);
-    } catch (const std::system_error& e) {
-      log << "sweep: could start only " << threads.size() + 1 << " of " << extra + 1 << " jobs (" << e.what()
-          << "); continuing with " << threads.size() + 1 << "\n";
-      break;
-    }
-  }
-  return threads;
-}
-
 }  // namespace
 
 void request_sweep_stop() { g_stop.store(true); }
@@ -395,7 +315,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
     }
   };
   const unsigned jobs = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(o.jobs, to_run), 1, UINT_MAX));
-  std::vector<std::thread> threads = start_workers(jobs - 1, worker, log);
+  std::vector<std::thread> threads = start_workers("sweep", jobs - 1, worker, log);
   worker();
   for (auto& t : threads) t.join();
   writer.finish();

@@ -87,6 +87,25 @@ struct HuntFill {
   sim::Duration restart_after{0};    // crash/power-loss: the drawn restart delay
 };
 
+// `locksim check` (scenarios/check.hpp): who it enumerates a fault of a
+// kind on, and which boundary sizes the fault takes.
+enum class CheckTargets : std::uint8_t {
+  NotEnumerated,      // heal: every checked partition heals on its own
+  ClientsAndNodes,    // every client and Redis node
+  ClientsAndMasters,  // clocks: every client and master
+  Nodes,              // every Redis node
+  Masters,            // every master
+  ClientSenders,      // delay: from every client to the storage or a master
+  EveryHost,          // partition: each host (storage too) cut off from all others
+};
+enum class CheckSizes : std::uint8_t {
+  None,          // restart, failover
+  Length,        // duration: just under / just over the TTL
+  Jump,          // by: ±(just over the TTL)
+  Drift,         // ppm: ±(just over the validity margin per TTL)
+  RestartAfter,  // restart_after: just over the TTL / the liveness bound
+};
+
 struct FaultKindInfo {
   FaultKind kind = FaultKind::Pause;
   std::string_view name = {};                   // "pause", "clock-jump", ... (TOML, traces, CLI)
@@ -99,6 +118,10 @@ struct FaultKindInfo {
   std::string_view report_words = {};          // the comparison report's condition ("process pauses"); "" = none
   std::optional<FaultClass> report_class = {};  // the decision table's column; none: no trouble of its own (heal)
   bool hunted_by_default = true;            // in default_hunt_kinds()
+  CheckTargets check_targets = CheckTargets::NotEnumerated;  // `locksim check`
+  CheckSizes check_sizes = CheckSizes::None;
+  bool needs_aof = false;                   // fsync-stall: nothing to stall with appendonly = false
+  bool on_a_client_is_crash = false;        // power-loss: a client has no disk (faults.cpp crash_host)
   // The words a fault is recorded and traced with ("pause A 35s").
   std::string (*describe)(const FaultSpec&) = nullptr;
   // The nemesis: fills the kind's fields after `at` and `target`; false = skip this draw.

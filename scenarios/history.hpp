@@ -89,6 +89,15 @@ struct ClientInfo {
   std::int64_t clock_drift_ppm = 0;     // its clock's configured drift ([[client]] clock_drift_ppm)
 };
 
+// A trigger point a client reached ("A:acquired", "A:write#2"), when it did:
+// `locksim check` places faults at the points a fault-free run reaches.
+struct PointReached {
+  std::size_t client;
+  std::string event;    // "acquiring" | "acquired" | "write" | "released"
+  int write_index = 0;  // for "write"
+  TrueInstant at;
+};
+
 struct FaultRecord {
   TrueInstant at;
   FaultKind kind;           // what the timeline and the reports go by
@@ -105,6 +114,7 @@ struct History {
   std::vector<EntryEvent> entries;
   std::vector<StorageWrite> writes;
   std::vector<FaultRecord> faults;
+  std::vector<PointReached> points;  // in the order they were reached
   TrueInstant end{};
   std::uint64_t next_grant = 0;
 

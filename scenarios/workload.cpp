@@ -27,6 +27,15 @@ using sim::Task;
 
 std::string grant_text(std::uint64_t grant) { return "grant " + std::to_string(grant + 1); }
 
+// A trigger point, recorded before the world fires what it arms (`locksim
+// check` places faults at the points a fault-free run reaches). A plain
+// call, not a coroutine: no frame per point.
+void note_point(WorkloadWorld& world, std::size_t c, std::string_view event, int write_index) {
+  world.record(c, [&](const Ledger& l) {
+    if (!l.ended) l.history.points.push_back({c, std::string(event), write_index, l.now});
+  });
+}
+
 void begin_attempt(WorkloadWorld& world, std::size_t c) {
   world.record(c, [c](const Ledger& l) {
     if (l.ended) return;
@@ -93,6 +102,7 @@ void end_belief(WorkloadWorld& world, std::size_t c, const char* reason) {
 Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock) {
   const ClientSpec& spec = world.scenario().clients[c];
   begin_attempt(world, c);
+  note_point(world, c, "acquiring", 0);
   co_await world.reach(c, "acquiring", 0);  // e.g. a clock step while the first SETs are in flight
   std::optional<locks::Lease> lease = co_await lock.try_acquire();
   end_attempt(world, c, lease.has_value());
@@ -103,6 +113,7 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
   if (world.ended()) co_return;  // live: granted after the end, believed by nobody
   const std::uint64_t grant = begin_belief(world, c, &*lease);
   const sim::LocalInstant entered = world.monotonic_now(c);
+  note_point(world, c, "acquired", 0);
   co_await world.reach(c, "acquired", 0);
   bool abandoned = false;
   for (int i = 1; i <= spec.writes && !world.ended(); ++i) {
@@ -111,6 +122,7 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
       abandoned = true;
       break;
     }
+    note_point(world, c, "write", i);
     co_await world.reach(c, "write", i);
     const sim::redis::Reply reply = co_await world.send_write(c, {c, grant, lease->fencing_token, i});
     world.note(c, "write-reply", reply.to_string());
@@ -118,6 +130,7 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
   if (!abandoned) co_await world.sleep_until(c, entered + spec.work);
   end_belief(world, c, abandoned ? "abandon" : "release");
   (void)co_await lock.release(*lease);
+  note_point(world, c, "released", 0);
   co_await world.reach(c, "released", 0);
 }
 
@@ -148,7 +161,10 @@ Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runt
     if (progress.iterations_done == 0) {
       begin_attempt(world, c);
       const sim::redis::Reply reply = co_await runtime.conn(0).command(gate_command(world, c));
-      if (gate_won(world, c, reply)) co_await world.reach(c, "acquired", 0);
+      if (gate_won(world, c, reply)) {
+        note_point(world, c, "acquired", 0);
+        co_await world.reach(c, "acquired", 0);
+      }
     }
     progress.iterations_done = 1;
   } else {

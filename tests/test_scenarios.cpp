@@ -24,8 +24,10 @@
 
 #include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/check.hpp"
 #include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_writer.hpp"
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
 
@@ -1104,6 +1106,124 @@ TEST_CASE("arbitrary bytes never crash the loader", "[scenarios]") {
   const bool ok = rc::check("arbitrary text gives a scenario or a located error",
                             [](const std::string& text) { RC_ASSERT(well_formed_outcome(text)); });
   CHECK(ok);
+}
+
+// --- locksim check: the enumeration (scenarios/check.hpp) ---------------------
+
+namespace {
+
+// One client, no writes, a 1 s TTL: trigger points A:acquiring, A:acquired,
+// A:released; targets of a pause A and redis-1; offsets 0 and 988 ms (TTL
+// less the 12 ms validity margin); sizes 999 ms and 1001 ms.
+constexpr const char* kTinyCheck = R"(
+name = "tiny-check"
+duration = "10s"
+[lock]
+ttl = "1s"
+[[client]]
+name = "A"
+writes = 0
+)";
+
+CheckPlan tiny_plan(int faults, std::vector<FaultKind> kinds) {
+  auto s = load_scenario_text(kTinyCheck, "tiny-check.toml");
+  REQUIRE(s);
+  CheckOptions o;
+  o.lock_kind = "token";
+  o.max_faults = faults;
+  o.kinds = std::move(kinds);
+  auto plan = plan_check(*s, o);
+  REQUIRE(plan);
+  return std::move(*plan);
+}
+
+std::pair<std::uint64_t, std::map<RemovalReason, std::uint64_t>> walk(const CheckPlan& plan) {
+  ScheduleCursor cursor(plan);
+  while (cursor.next()) {
+  }
+  return {cursor.explored(), cursor.removed()};
+}
+
+}  // namespace
+
+TEST_CASE("check enumerates the tiny scenario's pause schedules as counted by hand", "[scenarios]") {
+  const CheckPlan one = tiny_plan(1, {FaultKind::Pause});
+  CHECK(one.points == std::vector<std::string>{"A:acquiring", "A:acquired", "A:released"});
+  // 3 points x 2 offsets x 2 targets x 2 sizes.
+  REQUIRE(one.singles.size() == 24);
+  // At A:released (both offsets) every client's workload has ended: 8 after the last event.
+  const auto [explored1, removed1] = walk(one);
+  CHECK(explored1 == 16);
+  CHECK(removed1 == std::map<RemovalReason, std::uint64_t>{{RemovalReason::AfterLastEvent, 8}});
+
+  // Pairs: C(24,2) = 276. Two released faults: the earlier one fires first
+  // on the fault-free run, so C(8,2) = 28 pairs go; a released fault after
+  // a live one may meet a changed run, so those 16 x 8 pairs are explored.
+  const auto [explored2, removed2] = walk(tiny_plan(2, {FaultKind::Pause}));
+  CHECK(explored2 == 16 + 120 + 128);
+  CHECK(removed2 == std::map<RemovalReason, std::uint64_t>{{RemovalReason::AfterLastEvent, 8 + 28}});
+}
+
+TEST_CASE("check removes a client's power loss as the crash it is, and that crash runs the same", "[scenarios]") {
+  const CheckPlan plan = tiny_plan(1, {FaultKind::PowerLoss});
+  REQUIRE(plan.singles.size() == 24);  // 3 points x 2 offsets x (A, redis-1) x 2 restart delays
+  const auto [explored, removed] = walk(plan);
+  CHECK(explored == 8);  // redis-1 at acquiring and acquired
+  CHECK(removed == std::map<RemovalReason, std::uint64_t>{{RemovalReason::ClientPowerLoss, 12},
+                                                          {RemovalReason::AfterLastEvent, 4}});
+  // The removal is an equivalence: the client's power loss runs as its crash.
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < plan.singles.size(); ++i) {
+    if (plan.singles[i].removed != RemovalReason::ClientPowerLoss) continue;
+    Scenario power_loss = schedule_scenario(plan, {i}, 1);
+    Scenario crash = power_loss;
+    crash.faults[0].kind = FaultKind::Crash;
+    RunOptions o;
+    o.lock_kind = "token";
+    const auto a = run_scenario(power_loss, o);
+    const auto b = run_scenario(crash, o);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(a->events == b->events);
+    CHECK(a->violation_kinds() == b->violation_kinds());
+    CHECK(a->history.beliefs.size() == b->history.beliefs.size());
+    ++compared;
+  }
+  CHECK(compared == 12);
+}
+
+TEST_CASE("check's schedules load back from their TOML and walk in the same order every time", "[scenarios]") {
+  const CheckPlan plan = tiny_plan(2, {FaultKind::Pause, FaultKind::Partition});
+  ScheduleCursor first(plan), second(plan);
+  std::uint64_t n = 0;
+  while (auto schedule = first.next()) {
+    REQUIRE(second.next() == schedule);
+    if (++n % 37 != 1) continue;  // a sample: each is a full scenario round trip
+    const Scenario s = schedule_scenario(plan, *schedule, n);
+    auto back = load_scenario_text(scenario_to_toml(s), s.name + ".toml");
+    REQUIRE(back);
+    CHECK(scenario_difference(s, *back).empty());
+  }
+  CHECK(!second.next());
+  CHECK(n > 0);
+}
+
+TEST_CASE("check refuses what it cannot enumerate, in one line", "[scenarios]") {
+  auto s = load_scenario_text(kTinyCheck, "tiny-check.toml");
+  REQUIRE(s);
+  auto error_of = [&](CheckOptions o) {
+    if (o.lock_kind.empty()) o.lock_kind = "token";
+    auto plan = plan_check(*s, o);
+    REQUIRE(!plan);
+    return plan.error();
+  };
+  CHECK(error_of({"no-such-lock", 2, {}, ""}).find("no-such-lock") != std::string::npos);
+  CHECK(error_of({"", 0, {}, ""}).find("--faults must be from 1 to 3") != std::string::npos);
+  CHECK(error_of({"", kMaxCheckFaults + 1, {}, ""}).find("--faults must be from 1 to 3") != std::string::npos);
+  CHECK(error_of({"", 2, {FaultKind::Failover}, ""}).find("needs replicas") != std::string::npos);
+  CHECK(error_of({"", 2, {FaultKind::Heal}, ""}).find("not enumerated") != std::string::npos);
+  CHECK(error_of({"", 2, {}, "two-holders"}).find("unknown violation") != std::string::npos);
+  CHECK(error_of({"etcd-mutex", 2, {}, ""}).find("--lock") != std::string::npos);
 }
 
 // --- The fault kind table (scenarios/fault_kinds.hpp) -------------------------

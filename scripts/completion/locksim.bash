@@ -15,7 +15,7 @@ _locksim() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
   sub=${COMP_WORDS[1]}
-  local subcommands="list run replay sweep hunt report live"
+  local subcommands="list run replay sweep hunt check report live"
   if ((COMP_CWORD == 1)); then
     mapfile -t COMPREPLY < <(compgen -W "$subcommands --help --version" -- "$cur")
     return
@@ -23,7 +23,10 @@ _locksim() {
   case $prev in
     --lock) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names locks) all" -- "$cur"); return ;;
     --scenario) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names scenarios) all" -- "$cur"); compopt -o default; return ;;
-    --faults|--kinds) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
+    --property) mapfile -t COMPREPLY < <(compgen -W "mutual-exclusion wrong-owner-release stale-write lock-unavailable" -- "$cur"); return ;;
+    --faults) [[ $sub == check ]] && { COMPREPLY=(); return; }
+      mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
+    --kinds) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
     --format) mapfile -t COMPREPLY < <(compgen -W "text json md html junit" -- "$cur"); return ;;
     --out|--timeline|--redis-server|--store) compopt -o default; COMPREPLY=(); return ;;
   esac
@@ -34,12 +37,13 @@ _locksim() {
     replay) opts="--format --trace --timeline --line" ;;
     sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
     hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation" ;;
+    check) opts="--lock --faults --kinds --property --jobs --shard --out" ;;
     report) opts="--format --out" ;;
     live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote" ;;
   esac
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$opts --help" -- "$cur")
-  elif [[ $sub == run || $sub == live ]]; then
+  elif [[ $sub == run || $sub == live || $sub == check ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names scenarios)" -- "$cur")
     compopt -o default
   else

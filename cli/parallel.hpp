@@ -1,0 +1,94 @@
+// What the commands that run many worlds at once share (sweep, check):
+// `--shard K/N` parsing, the worker threads, and the writer that puts each
+// result line into the output in work-list order whatever thread finished
+// it first, so an output file is the same for any --jobs.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace locksim::cli {
+
+// "K/N": two plain integers around one slash (the number layer reads each:
+// no blanks, no signs, N at most 2^32-1), 1 <= K <= N. Errors name `command`.
+std::pair<unsigned, unsigned> parse_shard(const std::string& command, const std::string& text);
+
+// Starts up to `extra` more workers; a thread that cannot start (out of
+// memory or threads: --jobs 2000 in a container) ends the spawning, and the
+// command goes on with the workers it has (the caller's thread is one).
+std::vector<std::thread> start_workers(const std::string& command, unsigned extra, const std::function<void()>& worker,
+                                       std::ostream& log);
+
+// Writes results in work-list order as they become contiguous.
+class OrderedWriter {
+ public:
+  OrderedWriter(std::ostream& out, std::uint64_t total, bool progress, std::ostream& log)
+      : out_(out), total_(total), progress_(progress), log_(log), started_(Clock::now()) {}
+
+  void deliver(std::size_t position, std::string line, bool matched) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.emplace(position, std::make_pair(std::move(line), matched));
+    while (!pending_.empty() && pending_.begin()->first == next_) {
+      auto& [text, ok] = pending_.begin()->second;
+      out_ << text << '\n';
+      out_.flush();
+      written_ += 1;
+      unmatched_ += ok ? 0 : 1;
+      pending_.erase(pending_.begin());
+      ++next_;
+    }
+    if (!out_) failed_ = true;
+    draw_progress(false);
+  }
+  void finish() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    draw_progress(true);
+  }
+  std::uint64_t written() const { return written_; }
+  std::uint64_t unmatched() const { return unmatched_; }
+  bool failed() const { return failed_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void draw_progress(bool final) {
+    if (!progress_) return;
+    const auto now = Clock::now();
+    if (!final && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    last_draw_ = now;
+    const double secs = std::chrono::duration<double>(now - started_).count();
+    const double rate = secs > 0 ? static_cast<double>(written_) / secs : 0.0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - written_) / rate : 0.0;
+    const int width = 30;
+    const int filled = total_ ? static_cast<int>(width * written_ / total_) : width;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "\r[%-*s] %llu/%llu runs  %.0f runs/s  ETA %.0fs  unmatched %llu ", width,
+                  std::string(static_cast<std::size_t>(filled), '=').c_str(),
+                  static_cast<unsigned long long>(written_), static_cast<unsigned long long>(total_), rate, eta,
+                  static_cast<unsigned long long>(unmatched_));
+    log_ << buf << (final ? "\n" : "") << std::flush;
+  }
+
+  std::ostream& out_;
+  std::uint64_t total_;
+  bool progress_;
+  std::ostream& log_;
+  Clock::time_point started_;
+  Clock::time_point last_draw_{};
+  std::mutex mutex_;
+  std::map<std::size_t, std::pair<std::string, bool>> pending_;
+  std::size_t next_ = 0;
+  std::uint64_t written_ = 0;
+  std::uint64_t unmatched_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace locksim::cli

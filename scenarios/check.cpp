@@ -1,0 +1,422 @@
+// The enumeration behind `locksim check` (check.hpp has the bound).
+// The per-kind data (who a kind may hit, which boundary sizes it takes)
+// is in the fault kind table (fault_kinds.hpp: check_targets, check_sizes);
+// nothing here depends on a kind.
+#include "scenarios/check.hpp"
+
+#include <algorithm>
+
+#include "locks/registry.hpp"
+#include "scenarios/fault_kinds.hpp"
+#include "scenarios/lock_assumptions.hpp"
+#include "scenarios/scenario_writer.hpp"
+
+namespace locksim::scenarios {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::uint64_t kBaselineSeed = 1;  // the one seed of network jitter a check runs
+constexpr std::int64_t kMillion = 1'000'000;
+
+struct Hosts {
+  std::vector<std::string> clients, masters, nodes;  // nodes: each master, then its replicas
+};
+
+Hosts hosts_of(const Scenario& s) {
+  Hosts h;
+  for (const ClientSpec& c : s.clients) h.clients.push_back(c.name);
+  for (int m = 1; m <= s.redis.masters; ++m) {
+    h.masters.push_back(redis_host_name(m));
+    for (int r = 0; r <= s.redis.replicas; ++r) h.nodes.push_back(redis_host_name(m, r));
+  }
+  return h;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<std::string> targets_of(CheckTargets t, const Hosts& h) {
+  switch (t) {
+    case CheckTargets::ClientsAndNodes: return concat(h.clients, h.nodes);
+    case CheckTargets::ClientsAndMasters: return concat(h.clients, h.masters);
+    case CheckTargets::Nodes: return h.nodes;
+    case CheckTargets::Masters: return h.masters;
+    case CheckTargets::ClientSenders: return h.clients;
+    case CheckTargets::EveryHost: return concat(concat(h.clients, h.nodes), {"storage"});
+    case CheckTargets::NotEnumerated: return {};
+  }
+  return {};
+}
+
+Duration at_least_1ms(Duration d) { return std::max<Duration>(d, milliseconds(1)); }
+
+// redlock-rb's drift allowance (locks/redlock.hpp Redlock::drift): ttl/100 + 2 ms.
+Duration validity_margin(const Scenario& s) { return s.lock.ttl / 100 + milliseconds(2); }
+
+struct Boundaries {
+  std::vector<BoundaryValue> offsets, lengths, restarts;
+  std::int64_t drift_ppm = 0;
+};
+
+Boundaries boundaries_of(const Scenario& s) {
+  const Duration ttl = s.lock.ttl;
+  Boundaries b;
+  b.offsets = {{Duration{0}, "at the trigger"},
+               {at_least_1ms(ttl - validity_margin(s)), "the end of the validity (TTL less the validity margin)"}};
+  b.lengths = {{at_least_1ms(ttl - milliseconds(1)), "just under the TTL"}, {ttl + milliseconds(1), "just over the TTL"}};
+  b.restarts = {{ttl + milliseconds(1), "restart just over the TTL"},
+                {s.liveness_bound() + milliseconds(1), "restart just over the liveness bound"}};
+  // Gains (or loses) just over the validity margin in one TTL.
+  const auto margin_ns = std::chrono::nanoseconds(validity_margin(s)).count();
+  const auto ttl_ns = std::chrono::nanoseconds(ttl).count();
+  b.drift_ppm = std::min<std::int64_t>(margin_ns / (ttl_ns / kMillion) + 1, kMaxPpm);
+  return b;
+}
+
+// A fault with its size set, one per boundary value of the kind.
+std::vector<std::pair<FaultSpec, Duration>> sized(const FaultKindInfo& k, FaultSpec f, const Boundaries& b) {
+  std::vector<std::pair<FaultSpec, Duration>> out;
+  switch (k.check_sizes) {
+    case CheckSizes::Length:
+      for (const auto& v : b.lengths) f.duration = v.value, out.emplace_back(f, v.value);
+      break;
+    case CheckSizes::Jump:
+      for (const int sign : {1, -1}) f.by = b.lengths.back().value * sign, out.emplace_back(f, b.lengths.back().value);
+      break;
+    case CheckSizes::Drift:
+      for (const int sign : {1, -1}) f.ppm = b.drift_ppm * sign, out.emplace_back(f, Duration{0});
+      break;
+    case CheckSizes::RestartAfter:
+      for (const auto& v : b.restarts) f.restart_after = v.value, out.emplace_back(f, v.value);
+      break;
+    case CheckSizes::None: out.emplace_back(f, Duration{0}); break;
+  }
+  return out;
+}
+
+// One fault of a kind on one target (delay: from `target` to each peer;
+// partition: `target` cut off from every other host).
+std::vector<FaultSpec> placed(const FaultKindInfo& k, const std::string& target, const Hosts& h) {
+  FaultSpec f;
+  f.kind = k.kind;
+  if (k.check_targets == CheckTargets::ClientSenders) {  // a delay
+    std::vector<FaultSpec> out;
+    for (const auto& to : concat({"storage"}, h.masters)) {
+      f.from = target;
+      f.to = to;
+      out.push_back(f);
+    }
+    return out;
+  }
+  if (k.check_targets == CheckTargets::EveryHost) {  // a partition
+    std::vector<std::string> rest = targets_of(CheckTargets::EveryHost, h);
+    std::erase(rest, target);
+    f.groups = {{target}, rest};
+    return {f};
+  }
+  f.target = target;
+  return {f};
+}
+
+struct Point {
+  Trigger trigger;
+  Duration at{0};  // when the fault-free run reached it
+};
+
+std::vector<Trigger> declared_points(const Scenario& s) {
+  std::vector<Trigger> out;
+  for (const ClientSpec& c : s.clients) {
+    out.push_back({c.name, "acquiring", 1});
+    out.push_back({c.name, "acquired", 1});
+    for (int i = 1; i <= c.writes && s.workload == WorkloadKind::Lock; ++i) out.push_back({c.name, "write", i});
+    if (s.workload == WorkloadKind::Lock) out.push_back({c.name, "released", 1});
+  }
+  return out;
+}
+
+// The first time the run reached `t` (a trigger fires once: faults.cpp fire_trigger).
+std::optional<Duration> reached_at(const RunResult& run, const Trigger& t) {
+  for (const PointReached& p : run.history.points) {
+    if (run.history.clients[p.client].name != t.host || p.event != t.event) continue;
+    if (p.event == "write" && p.write_index != t.write_index) continue;
+    return p.at - sim::true_epoch;
+  }
+  return std::nullopt;
+}
+
+// When each client's workload ended in the fault-free run (nullopt: it did not).
+std::map<std::string, std::optional<Duration>> finish_times(const RunResult& run) {
+  std::map<std::string, std::optional<Duration>> out;
+  for (const ClientInfo& c : run.history.clients)
+    out[c.name] = c.finished ? std::optional<Duration>(*c.finished - sim::true_epoch) : std::nullopt;
+  return out;
+}
+
+std::optional<Duration> last_event(const std::map<std::string, std::optional<Duration>>& finished) {
+  Duration last{0};
+  for (const auto& [name, at] : finished) {
+    if (!at) return std::nullopt;
+    last = std::max(last, *at);
+  }
+  return last;
+}
+
+// The client a fault acts on, if it acts on one client only.
+std::optional<std::string> client_target(const FaultSpec& f, const Hosts& h) {
+  const std::string& who = !f.from.empty() ? f.from : f.groups.empty() ? f.target : f.groups.front().front();
+  if (std::find(h.clients.begin(), h.clients.end(), who) == h.clients.end()) return std::nullopt;
+  return who;
+}
+
+std::optional<RemovalReason> single_removal(const CheckFault& c, bool reached, const Hosts& h,
+                                            const std::map<std::string, std::optional<Duration>>& finished) {
+  const auto client = client_target(c.spec, h);
+  if (fault_kind_info(c.spec.kind).on_a_client_is_crash && client) return RemovalReason::ClientPowerLoss;
+  if (!reached) return RemovalReason::PointNeverReached;
+  if (const auto last = last_event(finished); last && c.due >= *last) return RemovalReason::AfterLastEvent;
+  if (client) {
+    const auto& end = finished.at(*client);
+    if (end && c.due >= *end) return RemovalReason::TargetFinished;
+  }
+  return std::nullopt;
+}
+
+std::string validate(const Scenario& s, const CheckOptions& o, const locks::LockInfo& lock) {
+  if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return "check: --lock: " + *why;
+  if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
+    return "check: " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
+           s.name + " has " + std::to_string(s.redis.masters);
+  if (o.max_faults < 1 || o.max_faults > kMaxCheckFaults)
+    return "check: --faults must be from 1 to " + std::to_string(kMaxCheckFaults) + " (the schedules grow as singles^K), got " +
+           std::to_string(o.max_faults);
+  if (!o.property.empty()) {
+    const auto& names = violation_names();
+    if (std::find(names.begin(), names.end(), o.property) == names.end())
+      return "check: --property: unknown violation \"" + o.property + "\"";
+  }
+  for (FaultKind kind : o.kinds) {
+    const FaultKindInfo& k = fault_kind_info(kind);
+    const std::string name(fault_kind_name(kind));
+    if (k.check_targets == CheckTargets::NotEnumerated) return "check: --kinds: " + name + " is not enumerated (a checked partition heals on its own)";
+    if (k.needs_replicas && s.redis.replicas == 0) return "check: --kinds: " + name + " needs replicas; scenario " + s.name + " has none";
+    if (k.needs_aof && !s.redis.appendonly) return "check: --kinds: " + name + " needs an AOF; scenario " + s.name + " has appendonly = false";
+  }
+  return "";
+}
+
+std::vector<FaultKind> kinds_that_apply(const Scenario& s) {
+  std::vector<FaultKind> out;
+  for (const FaultKindInfo& k : fault_kind_table())
+    if (k.check_targets != CheckTargets::NotEnumerated && !(k.needs_replicas && s.redis.replicas == 0) && !(k.needs_aof && !s.redis.appendonly)) out.push_back(k.kind);
+  return out;
+}
+
+Scenario check_base(const Scenario& base, const locks::LockInfo& lock) {
+  Scenario s = base;
+  s.faults.clear();
+  s.nemesis.reset();
+  s.lock_kind = lock.name;
+  s.expect_default = std::set<std::string>{};
+  s.expect_by_lock.clear();
+  s.expect_may_default.clear();
+  s.expect_may_by_lock.clear();
+  give_assumed_environment(s, lock);
+  return s;
+}
+
+void add_singles(CheckPlan& plan, const std::vector<Point>& points, const std::vector<bool>& reached,
+                 const Boundaries& b, const Hosts& h, const std::map<std::string, std::optional<Duration>>& finished) {
+  for (std::size_t p = 0; p < points.size(); ++p)
+    for (const BoundaryValue& offset : b.offsets)
+      for (FaultKind kind : plan.kinds) {
+        const FaultKindInfo& k = fault_kind_info(kind);
+        for (const std::string& target : targets_of(k.check_targets, h))
+          for (FaultSpec f : placed(k, target, h)) {
+            f.after = points[p].trigger;
+            f.at = offset.value;
+            for (auto& [spec, size] : sized(k, f, b)) {
+              CheckFault c{spec, points[p].at + offset.value, size, std::nullopt};
+              c.removed = single_removal(c, reached[p], h, finished);
+              plan.singles.push_back(std::move(c));
+            }
+          }
+      }
+}
+
+void add_bound_words(CheckPlan& plan, const Boundaries& b, const Hosts& h) {
+  plan.offsets = b.offsets;
+  plan.sizes = b.lengths;
+  plan.sizes.insert(plan.sizes.end(), b.restarts.begin(), b.restarts.end());
+  plan.sizes.push_back({Duration{0}, "clock drift ±" + std::to_string(b.drift_ppm) +
+                                         " ppm (just over the validity margin per TTL)"});
+  for (FaultKind kind : plan.kinds)
+    for (const auto& t : targets_of(fault_kind_info(kind).check_targets, h))
+      if (std::find(plan.targets.begin(), plan.targets.end(), t) == plan.targets.end()) plan.targets.push_back(t);
+}
+
+}  // namespace
+
+std::string_view removal_reason_text(RemovalReason reason) {
+  switch (reason) {
+    case RemovalReason::PointNeverReached: return "trigger point never reached";
+    case RemovalReason::AfterLastEvent: return "fault after the last event";
+    case RemovalReason::TargetFinished: return "target's workload already ended";
+    case RemovalReason::ClientPowerLoss: return "power loss of a client is a crash";
+  }
+  return "";
+}
+
+std::string CheckFault::text() const {
+  std::string words = std::string(fault_kind_name(spec.kind)) + " ";
+  if (spec.kind == FaultKind::Delay) words += spec.from + "->" + spec.to;
+  else if (!spec.groups.empty()) words += spec.groups.front().front() + " cut off";
+  else words += spec.target;
+  if (spec.duration > Duration{0}) words += " " + duration_text(spec.duration);
+  if (spec.by != Duration{0}) words += " " + duration_text(spec.by, true);
+  if (spec.ppm != 0) words += " " + std::to_string(spec.ppm) + "ppm";
+  if (spec.restart_after) words += " restart " + duration_text(*spec.restart_after);
+  return words + " at " + spec.after->text() + "+" + duration_text(spec.at);
+}
+
+Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptions& o) {
+  const auto lock = locks::find_lock(o.lock_kind);
+  if (!lock) return failure("check: --lock: " + locks::unknown_lock_message(o.lock_kind));
+  if (auto why = validate(base, o, *lock); !why.empty()) return failure(why);
+  CheckPlan plan;
+  plan.base = check_base(base, *lock);
+  plan.lock_kind = lock->name;
+  plan.property = o.property;
+  plan.max_faults = o.max_faults;
+  plan.kinds = o.kinds.empty() ? kinds_that_apply(plan.base) : o.kinds;
+  plan.assumptions = stated_assumptions(*lock);
+
+  RunOptions run_options;
+  run_options.lock_kind = plan.lock_kind;
+  run_options.seed = kBaselineSeed;
+  auto baseline = run_scenario(plan.base, run_options);
+  if (!baseline) return failure("check: " + baseline.error());
+
+  std::vector<Point> points;
+  std::vector<bool> reached;
+  for (const Trigger& t : declared_points(plan.base)) {
+    const auto at = reached_at(*baseline, t);
+    points.push_back({t, at.value_or(plan.base.duration)});
+    reached.push_back(at.has_value());
+    (at ? plan.points : plan.unreached_points).push_back(t.text());
+  }
+  const Hosts h = hosts_of(plan.base);
+  const Boundaries b = boundaries_of(plan.base);
+  add_singles(plan, points, reached, b, h, finish_times(*baseline));
+  add_bound_words(plan, b, h);
+  return plan;
+}
+
+ScheduleCursor::ScheduleCursor(const CheckPlan& plan) : plan_(plan) {}
+
+bool ScheduleCursor::advance() {
+  const std::size_t n = plan_.singles.size();
+  if (!started_) {
+    started_ = true;
+    current_ = {0};
+    return n > 0;
+  }
+  // The next k-combination in lexicographic order; past the last one, the first (k+1)-combination.
+  const std::size_t k = current_.size();
+  for (std::size_t i = k; i-- > 0;) {
+    if (current_[i] < n - (k - i)) {
+      ++current_[i];
+      for (std::size_t j = i + 1; j < k; ++j) current_[j] = current_[j - 1] + 1;
+      return true;
+    }
+  }
+  if (k + 1 > static_cast<std::size_t>(plan_.max_faults) || k + 1 > n) return false;
+  current_.resize(k + 1);
+  for (std::size_t j = 0; j <= k; ++j) current_[j] = j;
+  return true;
+}
+
+// A schedule is removed for a member that never fires or is always a
+// crash; or for a member that observes nothing when it fires at or before
+// every other member (the run is the fault-free one up to that moment, so
+// the judgement on the fault-free run holds). A member that fires after
+// another may meet a changed run: that schedule is explored.
+std::optional<RemovalReason> ScheduleCursor::removal(const std::vector<std::size_t>& schedule) const {
+  for (std::size_t i : schedule) {
+    const CheckFault& f = plan_.singles[i];
+    if (!f.removed) continue;
+    if (*f.removed == RemovalReason::PointNeverReached || *f.removed == RemovalReason::ClientPowerLoss) return f.removed;
+    const bool first = std::all_of(schedule.begin(), schedule.end(),
+                                   [&](std::size_t j) { return f.due <= plan_.singles[j].due; });
+    if (first) return f.removed;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::size_t>> ScheduleCursor::next() {
+  while (advance()) {
+    if (const auto why = removal(current_)) {
+      ++removed_[*why];
+      continue;
+    }
+    ++explored_;
+    return current_;
+  }
+  return std::nullopt;
+}
+
+Scenario schedule_scenario(const CheckPlan& plan, const std::vector<std::size_t>& schedule, std::uint64_t number) {
+  Scenario s = plan.base;
+  s.name = plan.base.name + "-check-" + std::to_string(number);
+  s.description = "Schedule " + std::to_string(number) + " of `locksim check " + plan.base.name + " --lock " +
+                  plan.lock_kind + "`:";
+  for (std::size_t i : schedule) {
+    s.faults.push_back(plan.singles[i].spec);
+    s.description += " " + plan.singles[i].text() + ";";
+  }
+  s.description.pop_back();
+  s.description += ".";
+  return s;
+}
+
+std::vector<std::string> counted_violations(const CheckPlan& plan, const RunResult& run) {
+  std::vector<std::string> out;
+  for (const std::string& kind : run.violation_kinds())
+    if (plan.property.empty() || kind == plan.property) out.push_back(kind);
+  return out;
+}
+
+std::pair<std::size_t, Duration> schedule_rank(const CheckPlan& plan, const std::vector<std::size_t>& schedule) {
+  Duration total{0};
+  for (std::size_t i : schedule) total += plan.singles[i].size;
+  return {schedule.size(), total};
+}
+
+std::string bound_text(const CheckPlan& plan) {
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& w : v) s += (s.empty() ? "" : ", ") + w;
+    return s.empty() ? std::string("none") : s;
+  };
+  std::vector<std::string> kinds, offsets, sizes;
+  for (FaultKind k : plan.kinds) kinds.emplace_back(fault_kind_name(k));
+  for (const auto& v : plan.offsets) offsets.push_back(duration_text(v.value) + " (" + v.why + ")");
+  for (const auto& v : plan.sizes)
+    sizes.push_back(v.value == Duration{0} ? v.why : duration_text(v.value) + " (" + v.why + ")");
+  std::string text = "  faults      up to " + std::to_string(plan.max_faults) + " per schedule\n";
+  text += "  kinds       " + list(kinds) + "\n";
+  text += "  targets     " + list(plan.targets) + "\n";
+  text += "  triggers    " + list(plan.points) + "\n";
+  if (!plan.unreached_points.empty()) text += "  unreached   " + list(plan.unreached_points) + "\n";
+  text += "  offsets     " + list(offsets) + "\n";
+  text += "  sizes       " + list(sizes) + "\n";
+  text += "  seed        " + std::to_string(kBaselineSeed) + " (one seed of network jitter)\n";
+  text += "  property    " + (plan.property.empty() ? std::string("any violation") : plan.property) + "\n";
+  for (const auto& a : plan.assumptions) text += "  assumes     " + a + " (given)\n";
+  return text;
+}
+
+}  // namespace locksim::scenarios

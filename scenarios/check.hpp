@@ -1,0 +1,129 @@
+// Bounded exhaustive checking (`locksim check`): every schedule of up to K
+// faults on a base scenario's topology and workload, at the moments and
+// with the sizes that matter, so a clean result says "no violation within
+// this bound" instead of "none found by chance".
+//
+// The bound (docs/check.md):
+//  - fault kinds: those that apply to the topology (a failover needs
+//    replicas, an fsync stall an AOF; heal is never enumerated: a checked
+//    partition ends on its own), or the ones asked for;
+//  - targets: every host a kind may hit (kCheckKinds in check.cpp);
+//  - trigger points: every acquiring, acquired, write#i and released point
+//    a fault-free run of the lock reaches (its history's `points`);
+//  - offsets after the trigger: 0 and the end of the validity (TTL less
+//    the validity margin ttl/100 + 2 ms of redlock-rb, locks/redlock.hpp);
+//  - sizes: just under and just over the TTL (pause, delay, partition,
+//    fsync stall, clock jump forward and back), restart just over the TTL
+//    and just over the liveness bound (crash, power loss), a drift just
+//    over the validity margin per TTL (clock drift, fast and slow).
+// Schedules are sets (combinations): faults at different points cannot be
+// reordered by listing them differently. Equivalent schedules are removed
+// and counted by reason (see RemovalReason). Everything is a function of
+// the inputs: the same plan walks the same schedules in the same order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/runner.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/result.hpp"
+
+namespace locksim::scenarios {
+
+// The most faults one check schedule may hold (--faults): past three the
+// schedules outgrow any machine (the count grows as singles^K).
+inline constexpr int kMaxCheckFaults = 3;
+
+struct CheckOptions {
+  std::string lock_kind;
+  int max_faults = 2;
+  std::vector<FaultKind> kinds;  // empty: every kind that applies to the topology
+  std::string property;          // a violation name; empty: any violation counts
+};
+
+// Why a schedule was not run: it is equivalent to one that is (or can
+// change no verdict), judged on the fault-free run.
+enum class RemovalReason : std::uint8_t {
+  PointNeverReached,  // its trigger point is not reached by the fault-free run: the fault never fires
+  AfterLastEvent,     // due after every client's workload ended: no belief, attempt or write left to judge
+  TargetFinished,     // its target (or delay's sender) is a client whose workload ended: nothing on it observes
+  ClientPowerLoss,    // a power loss of a client is a crash (scenarios/faults.cpp crash_host)
+};
+std::string_view removal_reason_text(RemovalReason reason);
+
+// A boundary value and what it is ("just over the TTL").
+struct BoundaryValue {
+  Duration value{0};
+  std::string why;
+};
+
+// One candidate fault of the enumeration.
+struct CheckFault {
+  FaultSpec spec;
+  Duration due{0};  // trigger time (fault-free run) + offset
+  Duration size{0};  // for ranking: its duration, |jump|, restart delay
+  std::optional<RemovalReason> removed;
+  std::string text() const;  // "pause A 30.001s after A:acquired+0"
+};
+
+struct CheckPlan {
+  Scenario base;  // faults and nemesis dropped, the lock's assumed environment given
+  std::string lock_kind;
+  std::string property;
+  int max_faults = 2;
+  std::vector<FaultKind> kinds;
+  std::vector<std::string> targets;          // every host some kind may hit
+  std::vector<std::string> points;           // reached trigger points ("A:acquired")
+  std::vector<std::string> unreached_points; // declared but not reached by the fault-free run
+  std::vector<BoundaryValue> offsets;
+  std::vector<BoundaryValue> sizes;          // every boundary size in use
+  std::vector<CheckFault> singles;
+  std::vector<std::string> assumptions;      // given to the lock (lock_assumptions.hpp)
+};
+
+// Runs the fault-free baseline and lays out the candidates. Errors (one
+// line): unknown lock, a lock of another topology, too few masters, a kind
+// that does not apply, --faults outside 1..kMaxCheckFaults, unknown property.
+Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptions& options);
+
+// Walks every schedule (1 fault, then 2, ... up to max_faults; each a set
+// of single indexes in increasing order), counting the removed ones by
+// reason, and hands out the explored ones in enumeration order.
+class ScheduleCursor {
+ public:
+  explicit ScheduleCursor(const CheckPlan& plan);
+  // The next explored schedule, or nullopt at the end.
+  std::optional<std::vector<std::size_t>> next();
+  const std::map<RemovalReason, std::uint64_t>& removed() const { return removed_; }
+  std::uint64_t explored() const { return explored_; }
+
+ private:
+  bool advance();  // to the next set of the current size, or the next size
+  std::optional<RemovalReason> removal(const std::vector<std::size_t>& schedule) const;
+
+  const CheckPlan& plan_;
+  std::vector<std::size_t> current_;
+  bool started_ = false;
+  std::map<RemovalReason, std::uint64_t> removed_;
+  std::uint64_t explored_ = 0;
+};
+
+// The runnable scenario of schedule `number` (1-based, its place among the
+// explored ones): the base with these faults and no expectation (any
+// violation fails `locksim run`).
+Scenario schedule_scenario(const CheckPlan& plan, const std::vector<std::size_t>& schedule, std::uint64_t number);
+
+// The violations of a run that count for the plan's property (all without one).
+std::vector<std::string> counted_violations(const CheckPlan& plan, const RunResult& run);
+
+// "fewest faults, then shortest": the ranking key of a violating schedule.
+std::pair<std::size_t, Duration> schedule_rank(const CheckPlan& plan, const std::vector<std::size_t>& schedule);
+
+// The bound, spelled out: K, kinds, targets, trigger points, offsets and sizes.
+std::string bound_text(const CheckPlan& plan);
+
+}  // namespace locksim::scenarios
