@@ -73,7 +73,7 @@ Handler add_live_command(CLI::App& app) {
     check_redis_options(*args, prefix->count() > 0);
     auto scenario = scenarios::resolve_scenario(args->scenario);
     if (!scenario) throw InputError(scenario.error().to_string());
-    if (auto why = live_topology_refusal(*scenario)) throw InputError("live: " + *why);
+    if (auto why = live::live_topology_refusal(*scenario)) throw InputError("live: " + *why);
     live::LiveOptions options;
     options.lock_kind = args->lock;
     options.seed = option_number("live", "--seed", args->seed);

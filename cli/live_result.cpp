@@ -19,12 +19,6 @@ std::int64_t live_time_scale_ppm(const scenarios::Scenario& scenario, std::optio
 
 double time_scale_of(std::int64_t ppm) { return static_cast<double>(ppm) / 1e6; }
 
-std::optional<std::string> live_topology_refusal(const scenarios::Scenario& scenario) {
-  if (scenario.topology == locks::Topology::Redis) return std::nullopt;
-  return "scenario " + scenario.name + " has an [" + locks::topology_name(scenario.topology) +
-         "] topology: live mode starts redis-server processes only";
-}
-
 reports::RunRecord live_run_record(const live::LiveRun& live, std::int64_t time_scale_ppm) {
   reports::RunRecord r = reports::record_of(live.run);
   r.live = reports::LiveRecord{time_scale_of(time_scale_ppm), live.notes, live.key_prefix, std::nullopt,

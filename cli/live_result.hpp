@@ -35,12 +35,6 @@ std::int64_t live_time_scale_ppm(const scenarios::Scenario& scenario, std::optio
 
 double time_scale_of(std::int64_t ppm);
 
-// Why live mode cannot run a scenario of this topology: it starts
-// redis-server processes only (live etcd / ZooKeeper clusters are not part
-// of it yet), so an [etcd] or [zookeeper] scenario is refused (exit 2;
-// `sweep --live` lists it as a live skip).
-std::optional<std::string> live_topology_refusal(const scenarios::Scenario& scenario);
-
 reports::RunRecord live_run_record(const live::LiveRun& live, std::int64_t time_scale_ppm);
 nlohmann::ordered_json live_run_json(const live::LiveRun& live, std::int64_t time_scale_ppm);
 

@@ -750,7 +750,14 @@ std::string scale_text(std::int64_t ppm) {
 
 }  // namespace
 
+std::optional<std::string> live_topology_refusal(const Scenario& scenario) {
+  if (scenario.topology == locks::Topology::Redis) return std::nullopt;
+  return "scenario " + scenario.name + " has an [" + locks::topology_name(scenario.topology) +
+         "] topology: live mode starts redis-server processes only";
+}
+
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
+  if (auto why = live_topology_refusal(s)) return why;
   if (auto why = scenarios::unsupported_lock(s, lock)) return why;
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
   for (const FaultSpec& f : s.faults) {

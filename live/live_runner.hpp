@@ -55,6 +55,12 @@ inline constexpr std::int64_t kMinTimeScalePpm = 1'000;       // F >= 0.001
 inline constexpr std::int64_t kMaxTimeScalePpm = 10'000'000;  // F <= 10
 
 // Why a scenario cannot run live (exit 2), or nullopt.
+// Why live mode cannot run a scenario of this topology: it starts
+// redis-server processes only (the etcd / ZooKeeper clusters of
+// live/cp_cluster.* are not wired into live runs yet), so an [etcd] or
+// [zookeeper] scenario is refused (exit 2; `sweep --live` lists it as a
+// live skip).
+std::optional<std::string> live_topology_refusal(const scenarios::Scenario& scenario);
 std::optional<std::string> live_unsupported(const scenarios::Scenario& s, const locks::LockInfo& lock);
 
 // The scenario with every duration multiplied by F (see above).
