@@ -34,8 +34,9 @@ run_ctest() {
 }
 
 (run_ctest "$@")
-case "${HARDENING:-clang}" in
+hardening=${HARDENING:-clang}
+case "$hardening" in
   0) ;;
   all) scripts/hardening.sh ;;
-  *) read -ra passes <<<"$HARDENING" && scripts/hardening.sh "${passes[@]}" ;;
+  *) read -ra passes <<<"$hardening" && scripts/hardening.sh "${passes[@]}" ;;
 esac
