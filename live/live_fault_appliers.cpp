@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <array>
 
+#include "live/live_network.hpp"
+#include "scenarios/fault_kinds.hpp"
+
 namespace locksim::live {
 
 namespace {
@@ -88,26 +91,126 @@ void apply_fsync_stall(LiveFaultActions& w, const FaultSpec& f) {
   w.server_stall_fsync(*node, f.duration);
 }
 
+// --- how each kind is produced live (the run record's "fault_mechanisms") ---
+
+using scenarios::FaultMechanism;
+using scenarios::FaultProduction;
+
+struct How {
+  FaultProduction production;
+  std::string means;
+};
+How real(std::string means) { return {FaultProduction::Real, std::move(means)}; }
+
+// `on_server`: the fault names a server, not a client (find_server at run time).
+How how_pause(const FaultSpec&, bool on_server) {
+  return on_server ? real("SIGSTOP, SIGCONT after the duration")
+                   : real("the client thread stops at its next step until the pause ends");
+}
+
+How how_clock(const FaultSpec& f, bool on_server) {
+  const bool jump = f.kind == FaultKind::ClockJump;
+  if (on_server)
+    return real(std::string("the preload ") + (jump ? "steps" : "skews") +
+                " the server's wall clock (CLOCK_REALTIME, gettimeofday, time; monotonic untouched)");
+  return real(jump ? "the client runtime's wall clock steps (ClientClock)"
+                   : "the client runtime's clocks and sleeps drift (ClientClock)");
+}
+
+How how_delay(const FaultSpec& f, bool) {
+  if (f.from == kStorageHost || f.to == kStorageHost)
+    return {FaultProduction::Emulated, "the in-process storage's link holds the message (the storage is locksim's)"};
+  return real("the TCP proxy holds the link's next bytes and everything behind them");
+}
+
+How how_crash(const FaultSpec& f, bool on_server) {
+  const bool restarts = f.restart_after.has_value();
+  if (!on_server)
+    return real(std::string("the client thread forgets its lock and unwinds at its next step") +
+                (restarts ? ", restarted with a fresh lock" : ""));
+  const std::string restart = restarts ? ", restarted from its own AOF" : "";
+  if (f.kind == FaultKind::PowerLoss)
+    return {FaultProduction::Observed,
+            "SIGKILL, every AOF file cut back to what the server's fsyncs made durable (the preload's record)" + restart};
+  return real("SIGKILL" + restart);
+}
+
+How how_restart(const FaultSpec&, bool on_server) {
+  return on_server ? real("SIGTERM, started again on its port and directory")
+                   : real("the client thread unwinds and runs the iterations left with a fresh lock");
+}
+
+How how_failover(const FaultSpec&, bool) { return real("REPLICAOF NO ONE on the replica"); }
+
+How how_partition(const FaultSpec& f, bool) {
+  return real(f.mode == sim::PartitionMode::Hold ? "the TCP proxies hold every byte between the groups until the heal"
+                                                 : "the TCP proxies discard every byte between the groups");
+}
+
+How how_heal(const FaultSpec&, bool) { return real("the TCP proxies pass bytes again"); }
+
+How how_fsync_stall(const FaultSpec&, bool) {
+  return real("the preload holds the server's fsync calls until the stall ends");
+}
+
 struct LiveApplier {
   FaultKind kind;
   void (*apply)(LiveFaultActions&, const FaultSpec&);
+  How (*how)(const FaultSpec&, bool on_server);
 };
 
 constexpr std::array<LiveApplier, scenarios::kFaultKindCount> kLiveAppliers = {{
-    {FaultKind::Pause, apply_pause},
-    {FaultKind::ClockJump, apply_clock_jump},
-    {FaultKind::ClockDrift, apply_clock_drift},
-    {FaultKind::Delay, apply_delay},
-    {FaultKind::Crash, apply_crash},
-    {FaultKind::PowerLoss, apply_power_loss},
-    {FaultKind::Restart, apply_restart},
-    {FaultKind::Failover, apply_failover},
-    {FaultKind::Partition, apply_partition},
-    {FaultKind::Heal, apply_heal},
-    {FaultKind::FsyncStall, apply_fsync_stall},
+    {FaultKind::Pause, apply_pause, how_pause},
+    {FaultKind::ClockJump, apply_clock_jump, how_clock},
+    {FaultKind::ClockDrift, apply_clock_drift, how_clock},
+    {FaultKind::Delay, apply_delay, how_delay},
+    {FaultKind::Crash, apply_crash, how_crash},
+    {FaultKind::PowerLoss, apply_power_loss, how_crash},
+    {FaultKind::Restart, apply_restart, how_restart},
+    {FaultKind::Failover, apply_failover, how_failover},
+    {FaultKind::Partition, apply_partition, how_partition},
+    {FaultKind::Heal, apply_heal, how_heal},
+    {FaultKind::FsyncStall, apply_fsync_stall, how_fsync_stall},
 }};
 
 static_assert(scenarios::in_fault_kind_order(kLiveAppliers), "kLiveAppliers: one applier per FaultKind, in FaultKind order");
+
+void add(std::vector<FaultMechanism>& out, const std::string& fault, const std::vector<std::string>& targets, How how) {
+  scenarios::merge_fault_mechanism(out, FaultMechanism{fault, targets, how.production, std::move(how.means)});
+}
+
+bool names_storage(const FaultSpec& f) {
+  return std::any_of(f.groups.begin(), f.groups.end(), [](const auto& g) {
+    return std::find(g.begin(), g.end(), kStorageHost) != g.end();
+  });
+}
+
+bool is_client(const scenarios::Scenario& s, const std::string& host) {
+  return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == host; });
+}
+
+// Scenario settings that live mode produces as faults: a client's constant
+// drift, the replication lag, the automatic failover, a busy node.
+void add_settings(std::vector<FaultMechanism>& out, const scenarios::Scenario& s) {
+  std::vector<std::string> drifting, masters, replica_links;
+  for (const auto& c : s.clients)
+    if (c.clock_drift_ppm != 0) drifting.push_back(c.name);
+  for (int m = 1; m <= s.redis.masters; ++m) {
+    masters.push_back("redis-" + std::to_string(m));
+    for (int r = 1; r <= s.redis.replicas; ++r)
+      replica_links.push_back(masters.back() + " -> " + masters.back() + "-replica-" + std::to_string(r));
+  }
+  if (!drifting.empty()) add(out, "clock_drift_ppm", drifting, real("the client runtime's clocks and sleeps drift (ClientClock)"));
+  if (s.redis.replicas > 0)
+    add(out, "replication_lag", replica_links,
+        {FaultProduction::Emulated, "a constant " + sim::format_duration(s.redis.replication_lag) +
+                                        " delay on the TCP proxy's master -> replica link (loopback replicates in "
+                                        "microseconds)"});
+  if (s.redis.replicas > 0 && s.redis.failover_after > sim::Duration{0})
+    add(out, "failover_after", masters, real("REPLICAOF NO ONE on the replica once its master has been down that long"));
+  if (s.redis.background_writes_per_second > 0)
+    add(out, "background_writes_per_second", masters, real("a thread SETs an unrelated key at that rate"));
+}
 
 }  // namespace
 
@@ -115,25 +218,17 @@ void apply_live_fault(LiveFaultActions& actions, const FaultSpec& f) {
   kLiveAppliers[static_cast<std::size_t>(f.kind)].apply(actions, f);
 }
 
-// How live mode produced the scenario's power-loss, clock and fsync-stall
-// faults (said in the output, one line per mechanism).
-std::vector<std::string> fault_mechanism_notes(const scenarios::Scenario& s) {
-  auto has = [&](auto pred) { return std::any_of(s.faults.begin(), s.faults.end(), pred); };
-  auto on_node = [](const FaultSpec& f) { return f.target.rfind("redis-", 0) == 0; };
-  std::vector<std::string> notes;
-  if (has([](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; }))
-    notes.push_back("power-loss is observed: SIGKILL, then every AOF file cut back to the length the server's own "
-                    "fsync/fdatasync calls made durable (recorded by liblocksim_preload), then a restart");
-  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && on_node(f); }))
-    notes.push_back("server clock faults are real: liblocksim_preload steps or skews the redis-server's wall clock "
-                    "(CLOCK_REALTIME, gettimeofday, time) while it runs; its monotonic clock is untouched");
-  if (has([&](const FaultSpec& f) { return (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift) && !on_node(f); }) ||
-      std::any_of(s.clients.begin(), s.clients.end(), [](const auto& c) { return c.clock_drift_ppm != 0; }))
-    notes.push_back("client clock faults act on the client runtime's clocks (its wall and monotonic readings and "
-                    "sleeps), not on the machine's");
-  if (has([](const FaultSpec& f) { return f.kind == FaultKind::FsyncStall; }))
-    notes.push_back("fsync-stall is real: liblocksim_preload holds the redis-server's fsync calls until it ends");
-  return notes;
+std::vector<FaultMechanism> live_fault_mechanisms(const scenarios::Scenario& scenario) {
+  std::vector<FaultMechanism> out;
+  for (const FaultSpec& f : scenario.faults) {
+    const std::string kind(scenarios::fault_kind_name(f.kind));
+    const bool on_server = !is_client(scenario, scenarios::fault_record_target(f));
+    add(out, kind, scenarios::fault_acts_on(f), kLiveAppliers[static_cast<std::size_t>(f.kind)].how(f, on_server));
+    if (f.kind == FaultKind::Partition && names_storage(f))
+      add(out, kind, {kStorageHost}, {FaultProduction::Emulated, "the in-process storage's links are cut"});
+  }
+  add_settings(out, scenario);
+  return out;
 }
 
 }  // namespace locksim::live

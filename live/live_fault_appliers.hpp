@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/fault_mechanism.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace locksim::live {
@@ -59,8 +60,13 @@ class LiveFaultActions {
 // Applies `f` (already scaled to live time) through `actions`.
 void apply_live_fault(LiveFaultActions& actions, const scenarios::FaultSpec& f);
 
-// How live mode produces the scenario's power-loss, clock and fsync-stall
-// faults: one line per mechanism, said in the run's output.
-std::vector<std::string> fault_mechanism_notes(const scenarios::Scenario& s);
+// How live mode produces each fault of the scenario (a [nemesis] already
+// expanded into faults), in the order of the scenario's faults, then the
+// settings it produces as faults (replication lag, automatic failover, a
+// client's drift, background writes); faults of one kind produced the same
+// way share one entry with all their targets. Empty for a scenario without
+// faults. Each applier's entry says how it produces its kind, in the words of
+// docs/live.md's fault table.
+std::vector<scenarios::FaultMechanism> live_fault_mechanisms(const scenarios::Scenario& scenario);
 
 }  // namespace locksim::live

@@ -44,16 +44,27 @@ std::string describe_clock_drift(const FaultSpec& f) { return kind_and_target(f)
 std::string describe_delay(const FaultSpec& f) {
   return "delay " + f.from + "->" + f.to + " " + sim::format_duration(f.duration);
 }
-std::string describe_partition(const FaultSpec& f) {
-  std::string text = "partition";
+// "[A redis-1] [B]"
+std::string partition_groups(const FaultSpec& f) {
+  std::string text;
   for (const auto& g : f.groups) {
-    text += " [";
+    text += text.empty() ? "[" : " [";
     for (std::size_t i = 0; i < g.size(); ++i) text += (i ? " " : "") + g[i];
     text += "]";
   }
   return text;
 }
+std::string describe_partition(const FaultSpec& f) {
+  return f.groups.empty() ? "partition" : "partition " + partition_groups(f);
+}
 std::string describe_heal(const FaultSpec&) { return "heal"; }
+
+// --- acts_on: the hosts or links a fault acts on, as live mode's run record names them
+
+std::vector<std::string> acts_on_target(const FaultSpec& f) { return {f.target}; }
+std::vector<std::string> acts_on_link(const FaultSpec& f) { return {f.from + " -> " + f.to}; }
+std::vector<std::string> acts_on_groups(const FaultSpec& f) { return {partition_groups(f)}; }
+std::vector<std::string> acts_on_nothing(const FaultSpec&) { return {}; }
 
 // --- nemesis: fields after `at` and `target` (faults.cpp expand_nemesis) -------
 
@@ -183,46 +194,46 @@ const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
     {.kind = FaultKind::Pause, .name = "pause", .required = {"target", "duration"},
      .target = TargetRole::AnyHost, .lasts = true, .report_words = "process pauses", .report_class = FaultClass::ProcessPause,
      .check_targets = CheckTargets::ClientsAndNodes, .check_sizes = CheckSizes::Length,
-     .describe = describe_for_duration, .nemesis = nemesis_pause, .hunt_candidates = hunt_anyone, .hunt_fill = fill_for_duration},
+     .acts_on = acts_on_target, .describe = describe_for_duration, .nemesis = nemesis_pause, .hunt_candidates = hunt_anyone, .hunt_fill = fill_for_duration},
     {.kind = FaultKind::ClockJump, .name = "clock-jump", .required = {"target", "by"},
      .target = TargetRole::AnyHost, .report_words = "clock jumps", .report_class = FaultClass::ClockStep,
      .check_targets = CheckTargets::ClientsAndMasters, .check_sizes = CheckSizes::Jump,
-     .describe = describe_clock_jump, .nemesis = nemesis_clock_jump, .hunt_candidates = hunt_clocks,
+     .acts_on = acts_on_target, .describe = describe_clock_jump, .nemesis = nemesis_clock_jump, .hunt_candidates = hunt_clocks,
      .hunt_fill = fill_clock_jump},
     {.kind = FaultKind::ClockDrift, .name = "clock-drift", .required = {"target", "ppm"},
      .target = TargetRole::AnyHost, .report_words = "clock drift", .report_class = FaultClass::ClockDrift,
      .check_targets = CheckTargets::ClientsAndMasters, .check_sizes = CheckSizes::Drift,
-     .describe = describe_clock_drift, .nemesis = nemesis_clock_drift, .hunt_candidates = hunt_clocks,
+     .acts_on = acts_on_target, .describe = describe_clock_drift, .nemesis = nemesis_clock_drift, .hunt_candidates = hunt_clocks,
      .hunt_fill = fill_clock_drift},
     {.kind = FaultKind::Delay, .name = "delay", .required = {"from", "to", "duration"},
      .report_words = "delayed packets", .report_class = FaultClass::DelayedPacket,
      .check_targets = CheckTargets::ClientSenders, .check_sizes = CheckSizes::Length,
-     .describe = describe_delay, .nemesis = nemesis_delay, .hunt_candidates = hunt_clients, .hunt_fill = fill_delay},
+     .acts_on = acts_on_link, .describe = describe_delay, .nemesis = nemesis_delay, .hunt_candidates = hunt_clients, .hunt_fill = fill_delay},
     {.kind = FaultKind::Crash, .name = "crash", .required = {"target"}, .optional = {"restart_after"},
      .target = TargetRole::Process, .report_words = "crashes", .report_class = FaultClass::CrashPowerLoss,
      .check_targets = CheckTargets::ClientsAndNodes, .check_sizes = CheckSizes::RestartAfter,
-     .describe = kind_and_target, .nemesis = nemesis_crash, .hunt_candidates = hunt_processes, .hunt_fill = fill_crash},
+     .acts_on = acts_on_target, .describe = kind_and_target, .nemesis = nemesis_crash, .hunt_candidates = hunt_processes, .hunt_fill = fill_crash},
     {.kind = FaultKind::PowerLoss, .name = "power-loss", .required = {"target"}, .optional = {"restart_after"},
      .target = TargetRole::Process, .report_words = "power loss", .report_class = FaultClass::CrashPowerLoss,
      .check_targets = CheckTargets::ClientsAndNodes, .check_sizes = CheckSizes::RestartAfter, .on_a_client_is_crash = true,
-     .describe = kind_and_target, .nemesis = nemesis_crash, .hunt_candidates = hunt_processes, .hunt_fill = fill_crash},
+     .acts_on = acts_on_target, .describe = kind_and_target, .nemesis = nemesis_crash, .hunt_candidates = hunt_processes, .hunt_fill = fill_crash},
     {.kind = FaultKind::Restart, .name = "restart", .required = {"target"},
      .target = TargetRole::Process, .report_words = "restarts", .report_class = FaultClass::CrashPowerLoss,
      .check_targets = CheckTargets::Nodes,
-     .describe = kind_and_target, .nemesis = nemesis_on_node, .hunt_candidates = hunt_nodes, .hunt_fill = fill_target},
+     .acts_on = acts_on_target, .describe = kind_and_target, .nemesis = nemesis_on_node, .hunt_candidates = hunt_nodes, .hunt_fill = fill_target},
     {.kind = FaultKind::Failover, .name = "failover", .required = {"target"},
      .target = TargetRole::Master, .needs_replicas = true, .report_words = "failovers", .report_class = FaultClass::Failover,
      .check_targets = CheckTargets::Masters,
-     .describe = kind_and_target, .nemesis = nemesis_on_node, .hunt_candidates = hunt_masters, .hunt_fill = fill_target},
+     .acts_on = acts_on_target, .describe = kind_and_target, .nemesis = nemesis_on_node, .hunt_candidates = hunt_masters, .hunt_fill = fill_target},
     {.kind = FaultKind::Partition, .name = "partition", .required = {"groups"}, .optional = {"duration", "mode"},
      .duration_may_be_zero = true, .lasts = true, .report_words = "partitions", .report_class = FaultClass::Partition,
      .check_targets = CheckTargets::EveryHost, .check_sizes = CheckSizes::Length,
-     .describe = describe_partition, .nemesis = nemesis_partition, .hunt_candidates = hunt_anyone,
+     .acts_on = acts_on_groups, .describe = describe_partition, .nemesis = nemesis_partition, .hunt_candidates = hunt_anyone,
      .hunt_fill = fill_partition},
     // Heal ends a partition: no trouble of its own, and a drawn partition
     // heals after its duration, so the hunt does not draw it by default.
     {.kind = FaultKind::Heal, .name = "heal", .hunted_by_default = false,
-     .describe = describe_heal, .nemesis = nemesis_nothing, .hunt_candidates = hunt_no_host, .hunt_fill = fill_nothing},
+     .acts_on = acts_on_nothing, .describe = describe_heal, .nemesis = nemesis_nothing, .hunt_candidates = hunt_no_host, .hunt_fill = fill_nothing},
     // A stalled disk loses what a crash then finds unsynced: the crash / power
     // loss class. Opt-in for the hunt (--kinds fsync-stall): drawing it by
     // default would change every recorded hunt's schedule, and a stall only
@@ -231,7 +242,7 @@ const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
      .target = TargetRole::RedisNode, .lasts = true, .report_words = "fsync stalls",
      .report_class = FaultClass::CrashPowerLoss, .hunted_by_default = false,
      .check_targets = CheckTargets::Nodes, .check_sizes = CheckSizes::Length, .needs_aof = true,
-     .describe = describe_for_duration, .nemesis = nemesis_fsync_stall, .hunt_candidates = hunt_any_node,
+     .acts_on = acts_on_target, .describe = describe_for_duration, .nemesis = nemesis_fsync_stall, .hunt_candidates = hunt_any_node,
      .hunt_fill = fill_for_duration},
 }};
 // clang-format on
@@ -283,6 +294,8 @@ std::vector<std::string> fault_kind_names() {
 const std::string& fault_record_target(const FaultSpec& f) {
   return fault_takes_key(f.kind, "from") ? f.from : f.target;
 }
+
+std::vector<std::string> fault_acts_on(const FaultSpec& f) { return fault_kind_info(f.kind).acts_on(f); }
 
 bool fault_is_timed(const FaultSpec& f) { return fault_kind_info(f.kind).lasts && f.duration > Duration{0}; }
 

@@ -122,6 +122,9 @@ struct FaultKindInfo {
   CheckSizes check_sizes = CheckSizes::None;
   bool needs_aof = false;                   // fsync-stall: nothing to stall with appendonly = false
   bool on_a_client_is_crash = false;        // power-loss: a client has no disk (faults.cpp crash_host)
+  // The hosts or links a fault acts on, as live mode's run record names
+  // them: {"redis-1"}, {"A -> storage"}, {"[A redis-1] [B]"}; none for a heal.
+  std::vector<std::string> (*acts_on)(const FaultSpec&) = nullptr;
   // The words a fault is recorded and traced with ("pause A 35s").
   std::string (*describe)(const FaultSpec&) = nullptr;
   // The nemesis: fills the kind's fields after `at` and `target`; false = skip this draw.
@@ -155,5 +158,6 @@ std::vector<std::string> fault_kind_names();
 const std::string& fault_record_target(const FaultSpec& f);
 bool fault_is_timed(const FaultSpec& f);  // has an end: a pause, a partition with a duration
 bool fault_takes_key(FaultKind kind, std::string_view key);
+std::vector<std::string> fault_acts_on(const FaultSpec& f);  // the kind's acts_on
 
 }  // namespace locksim::scenarios

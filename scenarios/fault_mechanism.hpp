@@ -16,7 +16,9 @@
 //    replication lag as a constant proxy delay, the in-process storage's
 //    links.
 // Each entry says which faults (kind and targets) it covers and how, in
-// a few words that match docs/live.md's fault table.
+// a few words that match docs/live.md's fault table. Live mode's appliers
+// write the entries (live/live_fault_appliers.hpp, live_fault_mechanisms);
+// this file holds the type, its names and how entries merge.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +27,6 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/scenario.hpp"
 
 namespace locksim::scenarios {
 
@@ -41,12 +42,6 @@ struct FaultMechanism {
 
   bool operator==(const FaultMechanism&) const = default;
 };
-
-// The mechanisms of the scenario's faults as live mode runs them (a
-// [nemesis] already expanded into faults), in the order of the scenario's
-// faults, then its settings; faults of one kind produced the same way share
-// one entry with all their targets. Empty for a scenario without faults.
-std::vector<FaultMechanism> live_fault_mechanisms(const Scenario& scenario);
 
 // Adds `mechanism` to `into`: its targets join the entry of the same fault
 // produced the same way (first seen first), or it becomes a new entry. The

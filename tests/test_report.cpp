@@ -21,6 +21,7 @@
 #include "reports/run_output.hpp"
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
+#include "live/live_fault_appliers.hpp"
 #include "scenarios/fault_mechanism.hpp"
 #include "scenarios/runner.hpp"
 
@@ -87,7 +88,7 @@ std::string live_line(const Line& l, double time_scale = 0.01) {
   // How live mode would produce the catalog scenario's faults, as it writes them.
   auto scenario = scenarios::resolve_scenario(l.scenario);
   REQUIRE(scenario);
-  j["live"]["fault_mechanisms"] = reports::fault_mechanisms_json(scenarios::live_fault_mechanisms(*scenario));
+  j["live"]["fault_mechanisms"] = reports::fault_mechanisms_json(live::live_fault_mechanisms(*scenario));
   return j.dump();
 }
 
@@ -389,7 +390,7 @@ TEST_CASE("a run record reads back to the same line, simulated, live or skipped"
   CHECK(back->violation_kinds() == run->violation_kinds());
   CHECK(back->digest_value == run->digest);
   record.live = reports::LiveRecord{0.05, {"a note"}, "locksim:abc:", std::nullopt,
-                                    scenarios::live_fault_mechanisms(*scenario)};
+                                    live::live_fault_mechanisms(*scenario)};
   back = reports::parse_run_record(reports::to_line(record));
   REQUIRE(back);
   CHECK(back->is_live());
@@ -755,7 +756,7 @@ TEST_CASE("live fault mechanisms say real, observed or emulated as live mode pro
     auto s = scenarios::resolve_scenario(name);
     REQUIRE(s);
     std::vector<std::string> out;
-    for (const auto& m : scenarios::live_fault_mechanisms(*s)) out.push_back(scenarios::fault_mechanism_text(m));
+    for (const auto& m : live::live_fault_mechanisms(*s)) out.push_back(scenarios::fault_mechanism_text(m));
     return out;
   };
   using V = std::vector<std::string>;

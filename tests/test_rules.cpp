@@ -140,6 +140,42 @@ TEST_CASE("only locks/hiredis includes hiredis", "[rules]") {
   }
 }
 
+// Every C++ source of the project (not tests/, not build trees).
+std::vector<fs::path> project_sources() {
+  std::vector<fs::path> files;
+  const fs::path root = LOCKSIM_SOURCE_DIR;
+  for (const char* dir : {"sim", "locks", "scenarios", "live", "reports", "cli", "bench", "fuzz"}) {
+    if (!fs::exists(root / dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+      const auto ext = entry.path().extension().string();
+      if (ext == ".cpp" || ext == ".hpp" || ext == ".h") files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A `case` label of a fault kind: a switch over kinds.
+const std::regex& fault_kind_case() {
+  static const std::regex re(R"(\bcase\s+(\w+::)*FaultKind::)");
+  return re;
+}
+
+TEST_CASE("no code switches on a fault kind: each kind's behaviour is a table entry", "[rules]") {
+  // The fault table (scenarios/fault_kinds.cpp) and the two applier tables
+  // (scenarios/faults.cpp, live/live_fault_appliers.cpp) are arrays indexed
+  // by kind; nothing else may choose by kind in a switch.
+  CHECK(std::regex_search(code_only("switch (f.kind) { case FaultKind::Pause: break; }"), fault_kind_case()));
+  CHECK(std::regex_search(code_only("case scenarios::FaultKind::Heal:"), fault_kind_case()));
+  CHECK_FALSE(std::regex_search(code_only("// case FaultKind::Pause:\nif (f.kind == FaultKind::Pause) {}"), fault_kind_case()));
+  const auto files = project_sources();
+  REQUIRE(files.size() > 50);
+  for (const auto& file : files) {
+    INFO(file.string() << ": a switch over fault kinds (add a field to the fault table or an applier instead)");
+    CHECK_FALSE(std::regex_search(code_only(read_text(file)), fault_kind_case()));
+  }
+}
+
 TEST_CASE("no statement in the simulation makes two random draws", "[rules]") {
   const auto files = simulation_sources();
   REQUIRE(files.size() > 10);

@@ -1237,6 +1237,7 @@ TEST_CASE("the fault kind table has one entry per kind, in order, with a name th
     CHECK(static_cast<std::size_t>(info.kind) == i);
     CHECK(fault_kind_from_name(info.name) == info.kind);
     CHECK(info.describe != nullptr);
+    CHECK(info.acts_on != nullptr);
     CHECK(info.nemesis != nullptr);
     CHECK(info.hunt_candidates != nullptr);
     CHECK(info.hunt_fill != nullptr);
@@ -1253,6 +1254,7 @@ TEST_CASE("a fault's TOML keys, target role and words come from its table entry"
   REQUIRE(s.ok());
   const FaultSpec& f = s.value().faults.at(0);
   CHECK(fault_kind_info(f.kind).describe(f) == "delay A->storage 2s");
+  CHECK(fault_acts_on(f) == std::vector<std::string>{"A -> storage"});
   CHECK(fault_record_target(f) == "A");
   CHECK_FALSE(fault_is_timed(f));
 }
