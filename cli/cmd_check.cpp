@@ -58,17 +58,11 @@ struct Violating {
   std::vector<std::string> kinds;
 };
 
+// --kinds, each kind once.
 std::vector<FaultKind> kinds_of(const std::vector<std::string>& names) {
   std::vector<FaultKind> kinds;
-  for (const auto& name : names) {
-    const auto kind = scenarios::fault_kind_from_name(name);
-    if (!kind) {
-      std::string known;
-      for (FaultKind k : scenarios::all_fault_kinds()) known += (known.empty() ? "" : ", ") + std::string(fault_kind_name(k));
-      throw InputError("check: --kinds: unknown fault kind \"" + name + "\" (known: " + known + ")");
-    }
-    if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) kinds.push_back(*kind);
-  }
+  for (FaultKind kind : option_fault_kinds("check", "--kinds", names))
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   return kinds;
 }
 

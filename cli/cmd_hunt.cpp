@@ -49,21 +49,6 @@ struct HuntArgs {
   std::string violation;
 };
 
-std::vector<FaultKind> fault_kinds(const std::vector<std::string>& names) {
-  if (names.empty()) return scenarios::default_hunt_kinds();
-  std::vector<FaultKind> kinds;
-  for (const auto& name : names) {
-    const auto kind = scenarios::fault_kind_from_name(name);
-    if (!kind) {
-      std::string known;
-      for (FaultKind k : scenarios::all_fault_kinds()) known += (known.empty() ? "" : ", ") + std::string(fault_kind_name(k));
-      throw InputError("hunt: --faults: unknown fault kind \"" + name + "\" (known: " + known + ")");
-    }
-    kinds.push_back(*kind);
-  }
-  return kinds;
-}
-
 std::optional<SteadyClock::duration> time_limit(const std::string& text) {
   if (text.empty()) return std::nullopt;
   const auto d = scenarios::parse_duration(text);
@@ -79,7 +64,7 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   if (auto why = locks::topology_mismatch(*lock, locks::Topology::Redis)) throw InputError("hunt: --lock: " + *why);
   scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
-  if (!a.faults.empty()) o.limits.kinds = fault_kinds(a.faults);
+  if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--faults", a.faults);
   if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});
   else if (!a.time.empty()) o.budget = std::numeric_limits<std::uint64_t>::max();
   if (!a.violation.empty()) {

@@ -7,8 +7,10 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "reports/numbers.hpp"
+#include "scenarios/fault_kinds.hpp"
 
 namespace locksim::cli {
 
@@ -35,6 +37,24 @@ inline std::uint64_t option_number(const std::string& command, const std::string
   auto n = reports::parse_unsigned(text, option, bounds);
   if (!n) throw InputError(command + ": " + n.error());
   return *n;
+}
+
+// Fault kinds named on the command line (`hunt --faults`, `check --kinds`),
+// in the order given, repeats kept; an unknown name is an InputError
+// "hunt: --faults: unknown fault kind \"x\" (known: pause, ...)".
+inline std::vector<scenarios::FaultKind> option_fault_kinds(const std::string& command, const std::string& option,
+                                                            const std::vector<std::string>& names) {
+  std::vector<scenarios::FaultKind> kinds;
+  for (const auto& name : names) {
+    const auto kind = scenarios::fault_kind_from_name(name);
+    if (!kind) {
+      std::string known;
+      for (const auto& k : scenarios::fault_kind_names()) known += (known.empty() ? "" : ", ") + k;
+      throw InputError(command + ": " + option + ": unknown fault kind \"" + name + "\" (known: " + known + ")");
+    }
+    kinds.push_back(*kind);
+  }
+  return kinds;
 }
 
 Handler add_list_command(CLI::App& app);
