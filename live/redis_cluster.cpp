@@ -4,6 +4,7 @@
 #include "live/redis_cluster.hpp"
 
 #include "live/live_leftovers.hpp"
+#include "scenarios/host_names.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -148,7 +149,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
       RedisNodeProcess node;
       node.shard = m;
       node.replica = r;
-      node.name = "redis-" + std::to_string(m + 1) + (r ? "-replica-" + std::to_string(r) : "");
+      node.name = scenarios::redis_host_name(m + 1, r);
       node.dir = cluster->dir_ / node.name;
       fs::create_directories(node.dir);
       std::string why;
@@ -181,7 +182,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::attach(const std:
     const auto colon = endpoints[m].rfind(':');
     RedisNodeProcess node;
     node.shard = static_cast<int>(m);
-    node.name = "redis-" + std::to_string(m + 1);
+    node.name = scenarios::redis_host_name(static_cast<int>(m) + 1);
     node.host = endpoints[m].substr(0, colon);
     node.port = std::stoi(endpoints[m].substr(colon + 1));
     cluster->nodes_.push_back(node);

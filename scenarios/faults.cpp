@@ -163,10 +163,9 @@ void apply_fault(RunContext& ctx, const FaultSpec& f) { kSimAppliers[static_cast
 std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, sim::Rng rng) {
   std::vector<FaultSpec> out;
   if (n.kinds.empty()) return out;
-  std::vector<std::string> clients, nodes;
+  std::vector<std::string> clients;
   for (const ClientSpec& c : s.clients) clients.push_back(c.name);
-  for (int m = 1; m <= s.redis.masters; ++m)
-    for (int r = 0; r <= s.redis.replicas; ++r) nodes.push_back(redis_host_name(m, r));
+  const std::vector<std::string> nodes = redis_hosts(s.redis.masters, s.redis.replicas).by_shard;
   std::vector<std::string> targets = n.targets;
   if (targets.empty()) {
     targets = clients;

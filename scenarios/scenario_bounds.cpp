@@ -131,12 +131,6 @@ std::optional<BoundProblem> check_lock_options_without_effect(const Scenario& s,
 
 }  // namespace
 
-std::optional<std::string> duration_over_cap(Duration d) {
-  if (magnitude(d) <= kMaxDuration) return std::nullopt;
-  return "is longer than the cap of " + hours(kMaxDuration) +
-         " (durations are added and doubled in 64-bit nanoseconds)";
-}
-
 std::optional<BoundProblem> check_scenario_bounds(const Scenario& s, const toml::table& file) {
   for (auto check : {check_clients, check_history_estimate, check_written_clock_shifts, check_nemesis_clock_shifts,
                      check_fields_without_effect, check_lock_options_without_effect})
