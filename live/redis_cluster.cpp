@@ -4,7 +4,6 @@
 #include "live/redis_cluster.hpp"
 
 #include "live/live_leftovers.hpp"
-#include "scenarios/host_names.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -25,6 +24,7 @@
 
 #include "live/preload/preload_control.h"
 #include "locks/hiredis/hiredis_conn.hpp"
+#include "scenarios/host_names.hpp"
 #include "sim/task.hpp"
 
 extern char** environ;
