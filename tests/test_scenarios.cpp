@@ -362,6 +362,15 @@ TEST_CASE("a CP topology's bad fields and mismatched locks are located errors", 
         "t.toml:6: etcd.heartbeat: must be whole milliseconds (etcd takes milliseconds)");
   CHECK(outcome(kHead + "[etcd]\nelection_timeout = \"400ms\"\n") ==
         "t.toml:6: etcd.election_timeout: must be at least 5 heartbeats (500ms), as etcd requires");
+  // Read with the Section readers: user text is quoted one-line, a key's
+  // error is at the key's line.
+  CHECK(outcome(kHead + "[etcd]\nheartbeat = \"1s\\nx\"\n") ==
+        "t.toml:6: etcd.heartbeat: bad duration \"1s\\nx\": expected e.g. \"100ms\" or \"1s\"");
+  CHECK(outcome(kHead + "[etcd]\n\"a.b\" = 1\n") ==
+        "t.toml:6: etcd.a.b: unknown key (known keys: members, election_timeout, heartbeat)");
+  CHECK(outcome("name = \"t\"\netcd = 3\n") == "t.toml:2: etcd: expected a table ([etcd])");
+  CHECK(outcome("name = \"t\"\netcd.heartbeat = \"300ms\"\n") ==
+        "t.toml:2: etcd.election_timeout: must be at least 5 heartbeats (1.5s), as etcd requires");
   CHECK(outcome(kHead + "[etcd]\n[zookeeper]\n") ==
         "t.toml:6: zookeeper: a scenario has one topology: [etcd] or [zookeeper], not both");
   CHECK(outcome(kHead + "[redis]\n[etcd]\n") == "t.toml:6: etcd: a scenario has one topology: [redis] or [etcd], not both");
