@@ -111,7 +111,7 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
       }
       if (!plan.scenarios[s].expected_for(lock) && std::find(named.begin(), named.end(), lock) == named.end()) {
         summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock +
-                                        " (the scenario has no expectation for the lock; name the lock to run it)");
+                                        " (the scenario states no expectation for the lock, and --lock did not name it)");
         continue;
       }
       if (info->topology == locks::Topology::Redis &&
