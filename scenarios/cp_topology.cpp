@@ -21,7 +21,7 @@ constexpr std::int64_t kEtcdElectionPerHeartbeat = 5;
 constexpr std::int64_t kZkMinSessionTicks = 2;
 constexpr std::int64_t kZkMaxSessionTicks = 20;
 
-// `members`: 1..kMaxCpMembers. Its own wording (the value is quoted back),
+// `members`: 1..kMaxCpMembers. Its own wording (it says the value it got),
 // not Section::integer's.
 void read_members(Section& t, CpSpec& cp) {
   const toml::node* n = t.node("members");
