@@ -119,7 +119,7 @@ void apply_live_fault(LiveFaultActions& actions, const FaultSpec& f) {
 // faults (said in the output, one line per mechanism).
 std::vector<std::string> fault_mechanism_notes(const scenarios::Scenario& s) {
   auto has = [&](auto pred) { return std::any_of(s.faults.begin(), s.faults.end(), pred); };
-  auto on_node = [](const FaultSpec& f) { return scenarios::is_redis_host_name(f.target); };
+  auto on_node = [](const FaultSpec& f) { return f.target.rfind("redis-", 0) == 0; };
   std::vector<std::string> notes;
   if (has([](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; }))
     notes.push_back("power-loss is observed: SIGKILL, then every AOF file cut back to the length the server's own "

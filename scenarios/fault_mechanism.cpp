@@ -11,7 +11,9 @@ namespace locksim::scenarios {
 
 namespace {
 
-bool is_node(const std::string& host) { return is_redis_host_name(host); }
+constexpr const char* kStorage = "storage";  // the in-process storage host (scenarios/scenario.cpp)
+
+bool is_node(const std::string& host) { return host.rfind("redis-", 0) == 0; }
 
 struct How {
   FaultProduction production;
@@ -43,7 +45,7 @@ How clock_fault(const FaultSpec& f) {
 }
 
 How delay(const FaultSpec& f) {
-  if (f.from == kStorageHost || f.to == kStorageHost)
+  if (f.from == kStorage || f.to == kStorage)
     return {FaultProduction::Emulated, "the in-process storage's link holds the message (the storage is locksim's)"};
   return real("the TCP proxy holds the link's next bytes and everything behind them");
 }
@@ -93,7 +95,7 @@ std::vector<std::string> fault_targets(const FaultSpec& f) {
 
 bool names_storage(const FaultSpec& f) {
   return std::any_of(f.groups.begin(), f.groups.end(),
-                     [](const auto& g) { return std::find(g.begin(), g.end(), kStorageHost) != g.end(); });
+                     [](const auto& g) { return std::find(g.begin(), g.end(), kStorage) != g.end(); });
 }
 
 void add(std::vector<FaultMechanism>& out, const std::string& fault, const std::vector<std::string>& targets, How how) {
@@ -107,9 +109,9 @@ void add_settings(std::vector<FaultMechanism>& out, const Scenario& s) {
   for (const auto& c : s.clients)
     if (c.clock_drift_ppm != 0) drifting.push_back(c.name);
   for (int m = 1; m <= s.redis.masters; ++m) {
-    masters.push_back(redis_host_name(m));
+    masters.push_back("redis-" + std::to_string(m));
     for (int r = 1; r <= s.redis.replicas; ++r)
-      replica_links.push_back(masters.back() + " -> " + redis_host_name(m, r));
+      replica_links.push_back(masters.back() + " -> " + masters.back() + "-replica-" + std::to_string(r));
   }
   if (!drifting.empty()) add(out, "clock_drift_ppm", drifting, real("the client runtime's clocks and sleeps drift (ClientClock)"));
   if (s.redis.replicas > 0)
@@ -155,7 +157,7 @@ std::vector<FaultMechanism> live_fault_mechanisms(const Scenario& scenario) {
     const std::string kind(fault_kind_name(f.kind));
     add(out, kind, fault_targets(f), how_produced(f));
     if (f.kind == FaultKind::Partition && names_storage(f))
-      add(out, kind, {kStorageHost}, {FaultProduction::Emulated, "the in-process storage's links are cut"});
+      add(out, kind, {kStorage}, {FaultProduction::Emulated, "the in-process storage's links are cut"});
   }
   add_settings(out, scenario);
   return out;
