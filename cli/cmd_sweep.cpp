@@ -54,8 +54,9 @@ void read_numbers(const SweepNumbers& n, SweepOptions& o) {
   if (n.jobs_option->count()) o.jobs = static_cast<unsigned>(option_number("sweep", "--jobs", n.jobs, {1, kMaxJobs}));
 }
 
-// "sweep: skipped 119 scenario × lock pairs: 80 need a CP topology: etcd, ...":
-// one line of counts by reason, not a line per pair (they are many, and alike).
+// "sweep: skipped 119 scenario × lock pairs: 80 because the lock needs an
+// etcd topology; ...": one line of counts by reason (the clause in a pair's
+// parentheses), not a line per pair (they are many, and alike).
 void print_skip_counts(const std::vector<std::string>& skipped, std::ostream& out) {
   if (skipped.empty()) return;
   std::map<std::string, std::size_t> by_reason;
@@ -65,7 +66,7 @@ void print_skip_counts(const std::vector<std::string>& skipped, std::ostream& ou
   }
   out << "sweep: skipped " << skipped.size() << " scenario × lock pairs:";
   const char* sep = " ";
-  for (const auto& [reason, n] : by_reason) out << sep << n << " " << reason, sep = "; ";
+  for (const auto& [reason, n] : by_reason) out << sep << n << " because " << reason, sep = "; ";
   out << "\n";
 }
 

@@ -64,6 +64,19 @@ std::vector<std::string> expand(const std::vector<std::string>& args, const std:
   return out;
 }
 
+// A skipped pair's reason is a clause about the lock or the scenario, so it
+// reads after the pair ("gc-pause × etcd-mutex (the lock needs an etcd
+// topology)") and after a count in the summary ("70 because the lock needs
+// an etcd topology").
+std::string needed_topology(locks::Topology t) {
+  switch (t) {
+    case locks::Topology::Redis: return "the lock needs a Redis topology";
+    case locks::Topology::Etcd: return "the lock needs an etcd topology";
+    case locks::Topology::ZooKeeper: return "the lock needs a ZooKeeper topology";
+  }
+  return "the lock needs another topology";
+}
+
 Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
   std::vector<std::string> catalog_names, lock_names;
   for (const auto& e : scenarios::catalog()) catalog_names.push_back(e.name);
@@ -92,19 +105,18 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
     for (const auto& lock : locks) {
       const auto info = locks::find_lock(lock);
       if (info->topology != plan.scenarios[s].topology) {  // a Redis lock on etcd, a CP lock on Redis, ...
-        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs a" +
-                                        (info->topology == locks::Topology::Redis ? " Redis" : " CP") +
-                                        " topology: " + locks::topology_name(info->topology) + ")");
+        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (" + needed_topology(info->topology) +
+                                        ")");
         continue;
       }
       if (!plan.scenarios[s].expected_for(lock) && std::find(named.begin(), named.end(), lock) == named.end()) {
         summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock +
-                                        " (no expectation for it in the scenario; name it to run it)");
+                                        " (the scenario states no expectation for the lock, and --lock did not name it)");
         continue;
       }
       if (info->topology == locks::Topology::Redis &&
           static_cast<std::size_t>(plan.scenarios[s].redis.masters) < info->min_nodes) {
-        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (needs " +
+        summary.skipped_pairs.push_back(plan.scenarios[s].name + " × " + lock + " (the lock needs " +
                                         std::to_string(info->min_nodes) + " masters)");
         continue;
       }

@@ -13,6 +13,7 @@
 
 #include "live/live_leftovers.hpp"
 #include "live/process_group.hpp"
+#include "scenarios/host_names.hpp"
 
 namespace locksim::live {
 
@@ -87,7 +88,7 @@ Result<bool, LiveError> CpCluster::start_all() {
   mark_live_dir_owner(dir_);
   for (int i = 1; i <= options_.members; ++i) {
     CpMember m;
-    m.name = prefix_ + "-" + std::to_string(i);
+    m.name = scenarios::cp_member_host_name(topology_, i);
     m.dir = dir_ / m.name;
     fs::create_directories(m.dir);
     members_.push_back(m);

@@ -32,6 +32,7 @@
 
 #include "live/redis_cluster.hpp"  // LiveError, free_loopback_port
 #include "live/tcp_proxy.hpp"
+#include "locks/registry.hpp"
 #include "sim/result.hpp"
 
 namespace locksim::live {
@@ -86,8 +87,8 @@ class CpCluster {
   std::vector<pid_t> pids() const;
 
  protected:
-  CpCluster(CpClusterOptions options, std::string name_prefix, std::string what)
-      : options_(std::move(options)), prefix_(std::move(name_prefix)), what_(std::move(what)) {}
+  CpCluster(CpClusterOptions options, locks::Topology topology, std::string what)
+      : options_(std::move(options)), topology_(topology), what_(std::move(what)) {}
   // Creates the directory and members, starts them and their proxies.
   Result<bool, LiveError> start_all();
 
@@ -111,7 +112,7 @@ class CpCluster {
   void stop_member(CpMember& m);
   bool interrupted() const { return options_.interrupted && options_.interrupted->load() != 0; }
 
-  std::string prefix_;  // "etcd", "zk"
+  locks::Topology topology_;  // Etcd or ZooKeeper: names the members as the simulator does
   std::string what_;    // "etcd", "ZooKeeper": for messages
   std::filesystem::path dir_;
   std::vector<std::unique_ptr<TcpProxy>> proxies_;

@@ -39,7 +39,7 @@ class EtcdCluster final : public CpCluster {
 
  private:
   EtcdCluster(EtcdClusterSpec spec, std::filesystem::path binary)
-      : CpCluster(spec.cluster, "etcd", "etcd"), spec_(std::move(spec)), binary_(std::move(binary)) {}
+      : CpCluster(spec.cluster, locks::Topology::Etcd, "etcd"), spec_(std::move(spec)), binary_(std::move(binary)) {}
   bool needs_election_port() const override { return false; }
   Result<bool, LiveError> prepare(const CpMember&) override { return true; }
   std::vector<std::string> command_line(const CpMember& m, bool restart) const override;

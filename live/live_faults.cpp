@@ -16,7 +16,7 @@ using scenarios::Scenario;
 bool is_client(const Scenario& s, const std::string& host) {
   return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == host; });
 }
-bool is_redis(const std::string& host) { return host.rfind("redis-", 0) == 0; }
+bool is_redis(const std::string& host) { return scenarios::is_redis_host_name(host); }
 
 std::optional<std::string> fault_ok(const Scenario&, const FaultSpec&) { return std::nullopt; }
 
@@ -29,13 +29,12 @@ std::optional<std::string> process_target(const Scenario& s, const FaultSpec& f)
 
 // A delay needs a connection that carries its link.
 std::optional<std::string> routable_link(const Scenario& s, const FaultSpec& f) {
-  const auto shard = [](const std::string& h) { return h.substr(0, h.find("-replica-")); };
   const auto& from = f.from;
   const auto& to = f.to;
   if ((is_client(s, from) && (is_redis(to) || to == kStorageHost)) ||
       (is_client(s, to) && (is_redis(from) || from == kStorageHost)))
     return std::nullopt;
-  if (is_redis(from) && is_redis(to) && shard(from) == shard(to)) return std::nullopt;  // the replication link
+  if (is_redis(from) && is_redis(to) && scenarios::redis_master_of(from) == scenarios::redis_master_of(to)) return std::nullopt;  // the replication link
   return " " + from + "->" + to +
          ": unsupported in live mode (no connection carries it: only client<->redis, client<->storage and "
          "master<->replica links)";
@@ -44,7 +43,7 @@ std::optional<std::string> routable_link(const Scenario& s, const FaultSpec& f) 
 std::optional<std::string> no_sentinel_host(const Scenario&, const FaultSpec& f) {
   for (const auto& group : f.groups)
     for (const auto& host : group)
-      if (host == "sentinel") return ": unsupported in live mode (there is no sentinel host: the runner promotes replicas)";
+      if (host == scenarios::kSentinelHost) return ": unsupported in live mode (there is no sentinel host: the runner promotes replicas)";
   return std::nullopt;
 }
 

@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "live/redis_cluster.hpp"
+#include "scenarios/host_names.hpp"
 
 namespace locksim::live {
 
-inline constexpr const char* kStorageHost = "storage";
+using scenarios::kStorageHost;  // scenarios/host_names.hpp
 
 struct LinkRoute {
   std::size_t node = 0;  // whose proxy

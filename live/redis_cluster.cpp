@@ -22,6 +22,7 @@
 
 #include "live/preload/preload_control.h"
 #include "locks/hiredis/hiredis_conn.hpp"
+#include "scenarios/host_names.hpp"
 #include "sim/task.hpp"
 
 extern char** environ;
@@ -117,7 +118,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
       RedisNodeProcess node;
       node.shard = m;
       node.replica = r;
-      node.name = "redis-" + std::to_string(m + 1) + (r ? "-replica-" + std::to_string(r) : "");
+      node.name = scenarios::redis_host_name(m + 1, r);
       node.dir = cluster->dir_ / node.name;
       fs::create_directories(node.dir);
       std::string why;
@@ -150,7 +151,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::attach(const std:
     const auto colon = endpoints[m].rfind(':');
     RedisNodeProcess node;
     node.shard = static_cast<int>(m);
-    node.name = "redis-" + std::to_string(m + 1);
+    node.name = scenarios::redis_host_name(static_cast<int>(m) + 1);
     node.host = endpoints[m].substr(0, colon);
     node.port = std::stoi(endpoints[m].substr(colon + 1));
     cluster->nodes_.push_back(node);

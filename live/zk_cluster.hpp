@@ -48,7 +48,7 @@ class ZkCluster final : public CpCluster {
 
  private:
   ZkCluster(ZkClusterSpec spec, ZkRuntimeFiles files)
-      : CpCluster(spec.cluster, "zk", "ZooKeeper"), spec_(std::move(spec)), files_(std::move(files)) {}
+      : CpCluster(spec.cluster, locks::Topology::ZooKeeper, "ZooKeeper"), spec_(std::move(spec)), files_(std::move(files)) {}
   bool needs_election_port() const override { return members_.size() > 1; }
   Result<bool, LiveError> prepare(const CpMember& m) override;
   std::vector<std::string> command_line(const CpMember& m, bool restart) const override;

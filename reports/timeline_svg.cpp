@@ -7,6 +7,7 @@
 #include "reports/timeline_svg.hpp"
 
 #include "reports/xml_text.hpp"
+#include "scenarios/host_names.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -500,7 +501,7 @@ class Renderer {
     for (std::size_t c = 0; c < h_.clients.size(); ++c) add_lane(LaneKind::Client, c, h_.clients[c].name, y);
     for (std::size_t n = 0; n < h_.nodes.size(); ++n)
       if (node_used(n)) add_lane(LaneKind::Node, n, h_.nodes[n], y);
-    add_lane(LaneKind::Storage, 0, "storage", y);
+    add_lane(LaneKind::Storage, 0, scenarios::kStorageHost, y);  // named as faults name it
     if (std::any_of(h_.faults.begin(), h_.faults.end(), [&](const FaultRecord& f) { return !lane_of(f.target); }))
       add_lane(LaneKind::Other, 0, "network", y);
     lanes_bottom_ = y;

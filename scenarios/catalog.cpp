@@ -2,6 +2,8 @@
 // CLI (a catalog name or a .toml path).
 #include "scenarios/catalog.hpp"
 
+#include "scenarios/toml_section.hpp"
+
 #include <algorithm>
 #include <filesystem>
 

@@ -27,10 +27,9 @@ struct Hosts {
 Hosts hosts_of(const Scenario& s) {
   Hosts h;
   for (const ClientSpec& c : s.clients) h.clients.push_back(c.name);
-  for (int m = 1; m <= s.redis.masters; ++m) {
-    h.masters.push_back(redis_host_name(m));
-    for (int r = 0; r <= s.redis.replicas; ++r) h.nodes.push_back(redis_host_name(m, r));
-  }
+  RedisHosts redis = redis_hosts(s.redis.masters, s.redis.replicas);
+  h.masters = std::move(redis.masters);
+  h.nodes = std::move(redis.by_shard);
   return h;
 }
 
@@ -46,7 +45,7 @@ std::vector<std::string> targets_of(CheckTargets t, const Hosts& h) {
     case CheckTargets::Nodes: return h.nodes;
     case CheckTargets::Masters: return h.masters;
     case CheckTargets::ClientSenders: return h.clients;
-    case CheckTargets::EveryHost: return concat(concat(h.clients, h.nodes), {"storage"});
+    case CheckTargets::EveryHost: return concat(concat(h.clients, h.nodes), {kStorageHost});
     case CheckTargets::NotEnumerated: return {};
   }
   return {};
@@ -105,7 +104,7 @@ std::vector<FaultSpec> placed(const FaultKindInfo& k, const std::string& target,
   f.kind = k.kind;
   if (k.check_targets == CheckTargets::ClientSenders) {  // a delay
     std::vector<FaultSpec> out;
-    for (const auto& to : concat({"storage"}, h.masters)) {
+    for (const auto& to : concat({kStorageHost}, h.masters)) {
       f.from = target;
       f.to = to;
       out.push_back(f);

@@ -1,9 +1,7 @@
-// CP topologies: [etcd] / [zookeeper] in a scenario file, their host names,
-// and the lock TTL rules each service imposes (cp_topology.hpp has the
-// contract and the sources).
+// CP topologies: [etcd] / [zookeeper] in a scenario file, read with the
+// Section readers, and the lock TTL rules each service imposes
+// (cp_topology.hpp has the contract and the sources).
 #include "scenarios/cp_topology.hpp"
-
-#include <algorithm>
 
 #include "scenarios/cp_topology_parse.hpp"
 #include "scenarios/scenario.hpp"
@@ -14,7 +12,6 @@ namespace locksim::scenarios {
 namespace {
 
 using locks::Topology;
-using Problem = std::optional<BoundProblem>;
 
 // etcd's embed.Config.Validate: ElectionMs <= maxElectionMs (50000) and at
 // least 5 × TickMs.
@@ -24,87 +21,73 @@ constexpr std::int64_t kEtcdElectionPerHeartbeat = 5;
 constexpr std::int64_t kZkMinSessionTicks = 2;
 constexpr std::int64_t kZkMaxSessionTicks = 20;
 
-BoundProblem at(const toml::table& file, const std::string& path, std::string message) {
-  return BoundProblem{line_at(file, path), path, std::move(message)};
-}
-
-Problem unknown_key(const toml::table& file, const toml::table& t, const std::string& table,
-                    const std::vector<std::string>& known) {
-  for (auto&& [k, v] : t) {
-    const std::string key(k.str());
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    const auto close = close_names(key, known);
-    std::string names;
-    for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
-    return at(file, table + "." + key,
-              close.empty() ? "unknown key (known keys: " + names + ")"
-                            : "unknown key (did you mean \"" + close.front() + "\"?)");
-  }
-  return std::nullopt;
-}
-
-Problem read_members(const toml::table& file, const toml::table& t, const std::string& table, CpSpec& cp) {
-  const toml::node* n = t.get("members");
-  if (!n) return std::nullopt;
-  const std::string path = table + ".members";
-  if (!n->is_integer()) return at(file, path, "expected an integer");
+// `members`: 1..kMaxCpMembers. Its own wording (it says the value it got),
+// not Section::integer's.
+void read_members(Section& t, CpSpec& cp) {
+  const toml::node* n = t.node("members");
+  if (!n) return;
+  if (!n->is_integer()) return void(t.fail_value("members", "expected an integer"));
   const std::int64_t v = n->as_integer()->get();
   if (v < 1 || v > kMaxCpMembers)
-    return at(file, path, "must be between 1 and " + std::to_string(kMaxCpMembers) + " (got " + std::to_string(v) + ")");
+    return void(t.fail_value("members", "must be between 1 and " + std::to_string(kMaxCpMembers) + " (got " +
+                                            std::to_string(v) + ")"));
   cp.members = static_cast<int>(v);
-  return std::nullopt;
 }
 
-// A positive duration in whole milliseconds (etcd and ZooKeeper take ms).
-Problem read_ms(const toml::table& file, const toml::table& t, const std::string& table, const char* key,
-                Duration& out) {
-  const toml::node* n = t.get(key);
-  if (!n) return std::nullopt;
-  const std::string path = table + "." + key;
-  if (!n->is_string()) return at(file, path, "expected a duration string like \"100ms\"");
-  const auto d = parse_duration(n->as_string()->get());
-  if (!d) return at(file, path, "bad duration \"" + n->as_string()->get() + "\": expected e.g. \"100ms\" or \"1s\"");
-  if (auto over = duration_over_cap(*d)) return at(file, path, *over);
-  if (*d <= Duration::zero()) return at(file, path, "must be positive");
+// A positive duration in whole milliseconds (etcd and ZooKeeper take ms);
+// `service` names the one that does in the message. The hints suggest
+// millisecond values, unlike Section::duration's.
+void read_ms(Section& t, std::string_view key, std::string_view service, Duration& out) {
+  const toml::node* n = t.node(key);
+  if (!n) return;
+  if (!n->is_string()) return void(t.fail_value(key, "expected a duration string like \"100ms\""));
+  const std::string& text = n->as_string()->get();
+  const auto d = parse_duration(text);
+  if (!d) return void(t.fail_value(key, "bad duration " + in_quotes(text) + ": expected e.g. \"100ms\" or \"1s\""));
+  if (auto over = duration_over_cap(*d)) return void(t.fail_value(key, *over));
+  if (*d <= Duration::zero()) return void(t.fail_value(key, "must be positive"));
   if (*d % std::chrono::milliseconds(1) != Duration::zero())
-    return at(file, path, "must be whole milliseconds (" + std::string(table == "etcd" ? "etcd" : "ZooKeeper") +
-                              " takes milliseconds)");
+    return void(t.fail_value(key, "must be whole milliseconds (" + std::string(service) + " takes milliseconds)"));
   out = *d;
-  return std::nullopt;
 }
 
-Problem read_etcd(const toml::table& file, const toml::table& t, CpSpec& cp) {
-  if (auto p = unknown_key(file, t, "etcd", {"members", "election_timeout", "heartbeat"})) return p;
-  if (auto p = read_members(file, t, "etcd", cp)) return p;
-  if (auto p = read_ms(file, t, "etcd", "election_timeout", cp.election_timeout)) return p;
-  if (auto p = read_ms(file, t, "etcd", "heartbeat", cp.heartbeat)) return p;
+// The sink keeps the first problem, so the fields are read in the order
+// their errors take precedence, and a later check after an earlier error
+// changes nothing.
+void read_etcd(Section& t, CpSpec& cp) {
+  if (!t.check_keys({"members", "election_timeout", "heartbeat"})) return;
+  read_members(t, cp);
+  read_ms(t, "election_timeout", "etcd", cp.election_timeout);
+  read_ms(t, "heartbeat", "etcd", cp.heartbeat);
   if (cp.election_timeout > kMaxEtcdElectionTimeout)
-    return at(file, "etcd.election_timeout", "must be at most 50s (etcd refuses a longer one)");
-  if (cp.election_timeout < kEtcdElectionPerHeartbeat * cp.heartbeat)
-    return at(file, "etcd.election_timeout",
-              "must be at least 5 heartbeats (" + sim::format_duration(kEtcdElectionPerHeartbeat * cp.heartbeat) +
-                  "), as etcd requires");
-  return std::nullopt;
+    t.fail_value("election_timeout", "must be at most 50s (etcd refuses a longer one)");
+  else if (cp.election_timeout < kEtcdElectionPerHeartbeat * cp.heartbeat)
+    t.fail_value("election_timeout", "must be at least 5 heartbeats (" +
+                                         sim::format_duration(kEtcdElectionPerHeartbeat * cp.heartbeat) +
+                                         "), as etcd requires");
 }
 
-Problem read_zookeeper(const toml::table& file, const toml::table& t, CpSpec& cp) {
-  if (auto p = unknown_key(file, t, "zookeeper", {"members", "tick"})) return p;
-  if (auto p = read_members(file, t, "zookeeper", cp)) return p;
-  return read_ms(file, t, "zookeeper", "tick", cp.tick);
+void read_zookeeper(Section& t, CpSpec& cp) {
+  if (!t.check_keys({"members", "tick"})) return;
+  read_members(t, cp);
+  read_ms(t, "tick", "ZooKeeper", cp.tick);
+}
+
+// Why the lock's ttl does not fit the topology's rule, or nullopt.
+std::optional<std::string> lock_ttl_problem(const Scenario& s) {
+  const Duration ttl = s.lock.ttl;
+  if (s.topology == Topology::Etcd && ttl % std::chrono::seconds(1) != Duration::zero())
+    return "is the etcd lease TTL: whole seconds (LeaseGrant takes seconds), got " + sim::format_duration(ttl);
+  if (s.topology == Topology::ZooKeeper &&
+      (ttl < kZkMinSessionTicks * s.cp.tick || ttl > kZkMaxSessionTicks * s.cp.tick))
+    return "is the ZooKeeper session timeout: between 2 and 20 ticks (" +
+           sim::format_duration(kZkMinSessionTicks * s.cp.tick) + " .. " +
+           sim::format_duration(kZkMaxSessionTicks * s.cp.tick) + " with [" + cp_table_name(s.topology) +
+           "] tick = " + sim::format_duration(s.cp.tick) + "), got " + sim::format_duration(ttl);
+  return std::nullopt;
 }
 
 }  // namespace
-
-std::string cp_member_name(Topology topology, int member) {
-  return std::string(topology == Topology::Etcd ? "etcd-" : "zk-") + std::to_string(member);
-}
-
-std::vector<std::string> cp_member_names(const Scenario& s) {
-  std::vector<std::string> names;
-  if (s.topology == Topology::Redis) return names;
-  for (int m = 1; m <= s.cp.members; ++m) names.push_back(cp_member_name(s.topology, m));
-  return names;
-}
 
 const char* cp_table_name(Topology topology) { return topology == Topology::Etcd ? "etcd" : "zookeeper"; }
 
@@ -123,35 +106,30 @@ toml::table cp_table(const Scenario& s) {
 
 std::string default_cp_lock(Topology topology) { return topology == Topology::Etcd ? "etcd-mutex" : "zk-lock"; }
 
-std::optional<BoundProblem> read_cp_topology(const toml::table& file, Scenario& s) {
-  const toml::node* etcd = file.get("etcd");
-  const toml::node* zk = file.get("zookeeper");
-  if (!etcd && !zk) return std::nullopt;
-  const char* mine = etcd ? "etcd" : "zookeeper";
-  if (etcd && zk) return at(file, "zookeeper", "a scenario has one topology: [etcd] or [zookeeper], not both");
-  if (file.get("redis"))
-    return at(file, mine, std::string("a scenario has one topology: [redis] or [") + mine + "], not both");
-  const toml::node* table = etcd ? etcd : zk;
-  if (!table->is_table()) return at(file, mine, std::string("expected a table ([") + mine + "])");
+void read_cp_topology(Section& root, Scenario& s) {
+  const bool etcd = root.has("etcd");
+  const bool zk = root.has("zookeeper");
+  if (!etcd && !zk) return;
+  const std::string mine = etcd ? "etcd" : "zookeeper";
+  if (etcd && zk)
+    return void(root.fail_value("zookeeper", "a scenario has one topology: [etcd] or [zookeeper], not both"));
+  if (root.has("redis"))
+    return void(root.fail_value(mine, "a scenario has one topology: [redis] or [" + mine + "], not both"));
+  // Checked here, not by Section::sub: the message has no ", got <type>".
+  if (!root.node(mine)->is_table()) return void(root.fail_value(mine, "expected a table ([" + mine + "])"));
+  std::optional<Section> table = root.sub(mine);
   s.topology = etcd ? Topology::Etcd : Topology::ZooKeeper;
-  if (!file.at_path("lock.kind")) s.lock_kind = default_cp_lock(s.topology);
-  return etcd ? read_etcd(file, *table->as_table(), s.cp) : read_zookeeper(file, *table->as_table(), s.cp);
+  if (!root.table().at_path("lock.kind")) s.lock_kind = default_cp_lock(s.topology);
+  if (etcd) read_etcd(*table, s.cp);
+  else read_zookeeper(*table, s.cp);
 }
 
-std::optional<BoundProblem> check_cp_lock_ttl(const toml::table& file, const Scenario& s) {
-  const std::string path = "lock.ttl";
-  const Duration ttl = s.lock.ttl;
-  if (s.topology == Topology::Etcd && ttl % std::chrono::seconds(1) != Duration::zero())
-    return at(file, path, "is the etcd lease TTL: whole seconds (LeaseGrant takes seconds), got " +
-                              sim::format_duration(ttl));
-  if (s.topology == Topology::ZooKeeper &&
-      (ttl < kZkMinSessionTicks * s.cp.tick || ttl > kZkMaxSessionTicks * s.cp.tick))
-    return at(file, path, "is the ZooKeeper session timeout: between 2 and 20 ticks (" +
-                              sim::format_duration(kZkMinSessionTicks * s.cp.tick) + " .. " +
-                              sim::format_duration(kZkMaxSessionTicks * s.cp.tick) + " with [" +
-                              cp_table_name(s.topology) + "] tick = " + sim::format_duration(s.cp.tick) + "), got " +
-                              sim::format_duration(ttl));
-  return std::nullopt;
+void check_cp_lock_ttl(Section& root, const Scenario& s) {
+  const auto problem = lock_ttl_problem(s);
+  if (!problem) return;
+  // At the ttl's line, else [lock]'s, else the top of the file.
+  if (std::optional<Section> lock = root.sub("lock")) lock->fail_value("ttl", *problem);
+  else root.fail_value("lock.ttl", *problem);
 }
 
 }  // namespace locksim::scenarios

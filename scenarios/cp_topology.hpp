@@ -1,7 +1,8 @@
 // CP topologies: a scenario's [etcd] or [zookeeper] table instead of
 // [redis] (docs/scenario-format.md, "CP topologies"). The members are
 // ordinary simulated hosts etcd-1 … etcd-N or zk-1 … zk-N running
-// sim/consensus/; faults name them like any other host.
+// sim/consensus/ (named by host_names.hpp); faults name them like any other
+// host.
 //
 // Contract (other tools write these files):
 //   [etcd]       members (1..7), election_timeout (default "1s"),
@@ -38,10 +39,6 @@ struct CpSpec {
 
 inline constexpr std::int64_t kMaxCpMembers = 7;
 
-// "etcd-2", "zk-1" (1-based).
-std::string cp_member_name(locks::Topology topology, int member);
-// Every member of a CP scenario in order; empty for a Redis topology.
-std::vector<std::string> cp_member_names(const Scenario& s);
 // The [lock] kind a CP file without one runs: etcd-mutex or zk-lock.
 std::string default_cp_lock(locks::Topology topology);
 

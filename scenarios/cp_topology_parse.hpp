@@ -1,22 +1,22 @@
 // Reading a CP topology from a scenario file (scenarios/cp_topology.hpp has
-// the contract): scenario.cpp calls these, so the Redis parser stays as it
-// was and the CP fields live in one place.
+// the contract): scenario.cpp calls these next to its [redis] reader, so the
+// CP fields live in one place; they read with toml_section's Section readers
+// and report into the parser's one error sink.
 #pragma once
-
-#include <optional>
 
 #include <toml++/toml.h>
 
 #include "scenarios/cp_topology.hpp"
-#include "scenarios/scenario_bounds.hpp"
+#include "scenarios/toml_section.hpp"
 
 namespace locksim::scenarios {
 
-// Reads [etcd] or [zookeeper] (at most one, never beside [redis]) into
-// s.topology and s.cp; the first problem, located in `file`.
-std::optional<BoundProblem> read_cp_topology(const toml::table& file, Scenario& s);
+// Reads [etcd] or [zookeeper] (at most one, never beside [redis]) of the
+// file's `root` into s.topology and s.cp; a problem goes to root's error
+// sink, located like every other field's.
+void read_cp_topology(Section& root, Scenario& s);
 // After the whole file: the lock's ttl fits the topology's rule.
-std::optional<BoundProblem> check_cp_lock_ttl(const toml::table& file, const Scenario& s);
+void check_cp_lock_ttl(Section& root, const Scenario& s);
 
 // The writer's side (scenario_writer.cpp): the table's name ("etcd" or
 // "zookeeper") and its fields, defaults left out except `members`.

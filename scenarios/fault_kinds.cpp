@@ -87,7 +87,7 @@ bool nemesis_clock_drift(FaultSpec& f, NemesisDraw& d) {
 bool nemesis_delay(FaultSpec& f, NemesisDraw& d) {
   f.from = d.clients[d.rng.below(d.clients.size())];
   const bool to_storage = d.rng.chance(1, 2);  // one draw per statement ([rules])
-  f.to = to_storage ? "storage" : d.pick(d.nodes);
+  f.to = to_storage ? kStorageHost : d.pick(d.nodes);
   f.duration = d.span();
   return true;
 }
@@ -152,7 +152,7 @@ bool fill_clock_drift(FaultSpec& f, const HuntFill& d) {
 }
 bool fill_delay(FaultSpec& f, const HuntFill& d) {
   f.from = pick(d.who, d.target);
-  const auto to = concat({"storage"}, d.hosts.masters);
+  const auto to = concat({kStorageHost}, d.hosts.masters);
   f.to = pick(to, d.peer);
   f.duration = d.length;
   return true;

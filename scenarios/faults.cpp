@@ -165,11 +165,12 @@ void apply_fault(RunContext& ctx, const FaultSpec& f) { kSimAppliers[static_cast
 std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, sim::Rng rng) {
   std::vector<FaultSpec> out;
   if (n.kinds.empty()) return out;
-  std::vector<std::string> clients, nodes;
+  std::vector<std::string> clients;
   for (const ClientSpec& c : s.clients) clients.push_back(c.name);
-  if (s.topology != locks::Topology::Redis) nodes = cp_member_names(s);  // failover/fsync-stall: refused on CP
-  for (int m = 1; m <= s.redis.masters && s.topology == locks::Topology::Redis; ++m)
-    for (int r = 0; r <= s.redis.replicas; ++r) nodes.push_back(redis_host_name(m, r));
+  // failover/fsync-stall are refused on CP, so the members stand in as the nodes
+  const std::vector<std::string> nodes = s.topology == locks::Topology::Redis
+                                             ? redis_hosts(s.redis.masters, s.redis.replicas).by_shard
+                                             : cp_member_hosts(s.topology, s.cp.members);
   std::vector<std::string> targets = n.targets;
   if (targets.empty()) {
     targets = clients;

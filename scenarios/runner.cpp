@@ -70,13 +70,12 @@ void build_redis(RunContext& ctx, LockKeyObserver& observer) {
   const auto config = node_config(s, ctx.lock);
   std::vector<sim::redis::Sentinel::Shard> shards;
   for (int m = 1; m <= s.redis.masters; ++m) {
-    const std::string name = "redis-" + std::to_string(m);
-    ctx.nodes.push_back(std::make_unique<RedisNode>(ctx.world.add_host(name), config));
+    ctx.nodes.push_back(std::make_unique<RedisNode>(ctx.world.add_host(redis_host_name(m)), config));
     ctx.masters.push_back(ctx.nodes.back().get());
     shards.push_back({ctx.masters.back(), {}});
     for (int r = 1; r <= s.redis.replicas; ++r) {
       ctx.nodes.push_back(
-          std::make_unique<RedisNode>(ctx.world.add_host(name + "-replica-" + std::to_string(r)), config));
+          std::make_unique<RedisNode>(ctx.world.add_host(redis_host_name(m, r)), config));
       ctx.masters.back()->attach_replica(*ctx.nodes.back());
       shards.back().replicas.push_back(ctx.nodes.back().get());
     }
@@ -96,7 +95,7 @@ void build_redis(RunContext& ctx, LockKeyObserver& observer) {
     ctx.history.nodes[node->id()] = node->host().name();
   }
   if (s.redis.replicas > 0)
-    ctx.sentinel = std::make_unique<sim::redis::Sentinel>(ctx.world.add_host("sentinel"), std::move(shards),
+    ctx.sentinel = std::make_unique<sim::redis::Sentinel>(ctx.world.add_host(kSentinelHost), std::move(shards),
                                                           s.redis.failover_after);
 }
 
@@ -109,7 +108,7 @@ void build_cp(RunContext& ctx) {
   const Scenario& s = ctx.scenario;
   std::vector<sim::Host*> hosts;
   std::vector<sim::HostId> ids;
-  for (const std::string& name : cp_member_names(s)) {
+  for (const std::string& name : cp_member_hosts(s.topology, s.cp.members)) {
     hosts.push_back(&ctx.world.add_host(name));
     ids.push_back(hosts.back()->id());
   }
@@ -215,14 +214,14 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   if (scenario.topology == locks::Topology::Redis) build_redis(ctx, observer);
   else build_cp(ctx);
   StorageService storage(ctx.world, ctx.history, scenario.fencing);
-  ctx.storage = &ctx.world.add_host("storage");
+  ctx.storage = &ctx.world.add_host(kStorageHost);
   ctx.world.network().register_service(ctx.storage->id(), &storage);
   build_clients(ctx);
   schedule_faults(ctx);
 
   for (auto& node : ctx.nodes) node->host().start();
   for (auto& member : ctx.members) member->host().start();
-  if (ctx.sentinel) ctx.world.find_host("sentinel")->start();
+  if (ctx.sentinel) ctx.world.find_host(kSentinelHost)->start();
   for (ClientState& c : ctx.clients) c.host->start();
   ctx.world.scheduler().run_until(sim::true_epoch + scenario.duration);
   ctx.history.end = ctx.world.now();

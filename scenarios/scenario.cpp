@@ -1,70 +1,32 @@
 // Scenario loading: TOML (toml++) → Scenario, with every field validated.
 //
-// One Parser walks the document in a fixed order (root scalars, [redis],
-// [network], [storage], [workload], [lock], [check], [[client]], [[fault]],
-// [nemesis], [expect]) and keeps the first problem it meets as a located
-// ScenarioError (`file:line: field: message`). Readers return nullopt after
-// recording an error, so the walk needs no exceptions; the only try/catch is
-// around toml++'s parse (it reports syntax errors by throwing) and a last
-// guard so nothing ever escapes the load functions.
+// One Parser walks the document in a fixed order (root scalars, the topology
+// table: [redis], [etcd] or [zookeeper], then [network], [storage],
+// [workload], [lock], [check], [[client]], [[fault]], [nemesis], [expect])
+// and keeps the first problem it meets as a located
+// ScenarioError (`file:line: field: message`). The generic parts live
+// elsewhere: the typed Section readers, the first-error sink and the guarded
+// toml++ parse in toml_section.*, durations in duration.*, host names in
+// host_names.*, each fault kind's keys and targets in fault_kinds.*. The only
+// try/catch here is a last guard so nothing ever escapes the load functions.
 #include "scenarios/scenario.hpp"
-#include "scenarios/cp_topology_parse.hpp"
-#include "scenarios/input_file.hpp"
-#include "scenarios/scenario_bounds.hpp"
 
 #include <toml++/toml.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <initializer_list>
-#include <limits>
-#include <sstream>
 
 #include "locks/registry.hpp"
+#include "scenarios/cp_topology_parse.hpp"
+#include "scenarios/input_file.hpp"
+#include "scenarios/scenario_bounds.hpp"
+#include "scenarios/toml_section.hpp"
 
 namespace locksim::scenarios {
 
 // ---------------------------------------------------------------------------
 // Names
-
-namespace {
-
-template <class Range>
-std::string join(const Range& items, std::string_view sep = ", ") {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
-}
-
-// User text inside a one-line message: control bytes escaped, long text cut.
-std::string printable(std::string_view s, std::size_t max_shown = 80) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < max_shown; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) {
-      const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (s.size() > max_shown) out += "...";
-  return out;
-}
-
-std::string in_quotes(std::string_view s) { return "\"" + printable(s) + "\""; }
-
-}  // namespace
 
 const std::vector<std::string>& violation_names() {
   static const std::vector<std::string> names = {"mutual-exclusion", "wrong-owner-release",
@@ -102,187 +64,25 @@ bool Scenario::matches(const std::string& kind, const std::set<std::string>& fou
   return true;
 }
 
-std::string redis_host_name(int master, int replica) {
-  std::string name = "redis-" + std::to_string(master);
-  if (replica > 0) name += "-replica-" + std::to_string(replica);
-  return name;
-}
-
 std::vector<std::string> host_names(const Scenario& s) {
   std::vector<std::string> names;
   for (const auto& c : s.clients) names.push_back(c.name);
   if (s.topology != locks::Topology::Redis) {
-    for (auto& m : cp_member_names(s)) names.push_back(std::move(m));
+    const std::vector<std::string> members = cp_member_hosts(s.topology, s.cp.members);
+    names.insert(names.end(), members.begin(), members.end());
   } else {
-    for (int m = 1; m <= s.redis.masters; ++m) names.push_back(redis_host_name(m, 0));
-    for (int m = 1; m <= s.redis.masters; ++m)
-      for (int r = 1; r <= s.redis.replicas; ++r) names.push_back(redis_host_name(m, r));
+    const RedisHosts redis = redis_hosts(s.redis.masters, s.redis.replicas);
+    names.insert(names.end(), redis.masters.begin(), redis.masters.end());
+    names.insert(names.end(), redis.replicas.begin(), redis.replicas.end());
   }
-  names.push_back("storage");
+  names.push_back(kStorageHost);
   return names;
-}
-
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
-std::vector<std::string> close_names(std::string_view wanted, const std::vector<std::string>& names) {
-  const std::size_t limit = std::max<std::size_t>(2, wanted.size() / 3);
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& n : names) {
-    const bool contains = wanted.size() >= 3 && n.size() >= 3 &&
-                          (n.find(wanted) != std::string::npos || wanted.find(n) != std::string::npos);
-    const std::size_t d = edit_distance(wanted, n);
-    if (d <= limit || contains) scored.emplace_back(contains ? std::min<std::size_t>(d, 1) : d, n);
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (const auto& [d, n] : scored)
-    if (out.size() < 5) out.push_back(n);
-  return out;
-}
-
-// ---------------------------------------------------------------------------
-// Durations: [+-] then one or more <digits>[.<digits>]<unit>, or "0".
-
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-std::optional<std::int64_t> unit_ns(std::string_view unit) {
-  if (unit == "ns") return 1;
-  if (unit == "us" || unit == "\xC2\xB5s") return 1'000;
-  if (unit == "ms") return 1'000'000;
-  if (unit == "s") return 1'000'000'000;
-  if (unit == "m") return 60'000'000'000;
-  if (unit == "h") return 3'600'000'000'000;
-  return std::nullopt;
-}
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-// One "<digits>[.<digits>]<unit>" from the front of `s`, exactly in ns.
-std::optional<std::int64_t> take_component(std::string_view& s) {
-  std::size_t i = 0;
-  while (i < s.size() && is_digit(s[i])) ++i;
-  if (i == 0) return std::nullopt;
-  std::uint64_t whole = 0;
-  if (std::from_chars(s.data(), s.data() + i, whole).ec != std::errc{}) return std::nullopt;
-  std::string_view frac;
-  if (i < s.size() && s[i] == '.') {
-    const std::size_t f0 = ++i;
-    while (i < s.size() && is_digit(s[i])) ++i;
-    frac = s.substr(f0, i - f0);
-    if (frac.empty()) return std::nullopt;
-  }
-  const std::size_t u0 = i;
-  while (i < s.size() && !is_digit(s[i]) && s[i] != '.') ++i;
-  const auto unit = unit_ns(s.substr(u0, i - u0));
-  if (!unit) return std::nullopt;
-  s.remove_prefix(i);
-
-  std::int64_t ns = 0;
-  if (whole > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-  if (__builtin_mul_overflow(static_cast<std::int64_t>(whole), *unit, &ns)) return std::nullopt;
-  // The fraction must land on a whole nanosecond: "1.5s" is exact, "1.5ns" is not.
-  while (!frac.empty() && frac.back() == '0') frac.remove_suffix(1);
-  if (frac.size() > 18) return std::nullopt;
-  std::int64_t digits = 0, scale = 1;
-  for (char c : frac) {
-    digits = digits * 10 + (c - '0');
-    scale *= 10;
-  }
-  __int128 part = static_cast<__int128>(digits) * *unit;
-  if (part % scale != 0) return std::nullopt;
-  if (__builtin_add_overflow(ns, static_cast<std::int64_t>(part / scale), &ns)) return std::nullopt;
-  return ns;
-}
-
-}  // namespace
-
-std::optional<Duration> parse_duration(std::string_view text) {
-  std::string_view s = trim(text);
-  bool negative = false;
-  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-    negative = s.front() == '-';
-    s.remove_prefix(1);
-  }
-  if (s == "0") return Duration{0};
-  if (s.empty()) return std::nullopt;
-  std::int64_t total = 0;
-  while (!s.empty()) {
-    const auto part = take_component(s);
-    if (!part || __builtin_add_overflow(total, *part, &total)) return std::nullopt;
-  }
-  return Duration{negative ? -total : total};
-}
-
-std::optional<DurationRange> parse_duration_range(std::string_view text) {
-  const std::size_t dots = text.find("..");
-  if (dots == std::string_view::npos) {
-    const auto d = parse_duration(text);
-    if (!d) return std::nullopt;
-    return DurationRange{*d, *d};
-  }
-  const auto lo = parse_duration(text.substr(0, dots));
-  const auto hi = parse_duration(text.substr(dots + 2));
-  if (!lo || !hi || *lo > *hi) return std::nullopt;
-  return DurationRange{*lo, *hi};
 }
 
 // ---------------------------------------------------------------------------
 // The parser
 
 namespace {
-
-enum class Sign : std::uint8_t {
-  Positive,     // > 0
-  NonNegative,  // >= 0
-  Signed,       // an explicit + or -, not zero (clock-jump `by`)
-};
-
-constexpr std::string_view kDurationHint =
-    "expected a number with a unit (ns, us, ms, s, m, h), e.g. \"30s\", \"1.5s\", \"150ms\"";
-
-std::string type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string: return "string";
-    case toml::node_type::integer: return "integer";
-    case toml::node_type::floating_point: return "float";
-    case toml::node_type::boolean: return "boolean";
-    case toml::node_type::date: return "date";
-    case toml::node_type::time: return "time";
-    case toml::node_type::date_time: return "date-time";
-    case toml::node_type::table: return "table";
-    case toml::node_type::array: return "array";
-    default: return "nothing";
-  }
-}
-
-int line_of(const toml::source_region& r) {
-  return r.begin.line > static_cast<toml::source_index>(std::numeric_limits<int>::max())
-             ? 0
-             : static_cast<int>(r.begin.line);
-}
 
 // Built from the scenario read so far: what a host name may refer to.
 struct Hosts {
@@ -296,15 +96,15 @@ struct Hosts {
   bool is_server(std::string_view h) const { return is_redis(h) || is_member(h); }  // crashes and restarts
   std::string server_kind() const { return members.empty() ? "Redis node" : "CP member"; }
   bool known(std::string_view h) const {
-    return is_client(h) || is_server(h) || h == "storage" || (sentinel && h == "sentinel");
+    return is_client(h) || is_server(h) || h == kStorageHost || (sentinel && h == kSentinelHost);
   }
   std::vector<std::string> all() const {
     std::vector<std::string> v = clients;
     v.insert(v.end(), masters.begin(), masters.end());
     v.insert(v.end(), replicas.begin(), replicas.end());
     v.insert(v.end(), members.begin(), members.end());
-    v.push_back("storage");
-    if (sentinel) v.push_back("sentinel");
+    v.push_back(kStorageHost);
+    if (sentinel) v.push_back(kSentinelHost);
     return v;
   }
   static bool has(const std::vector<std::string>& v, std::string_view h) {
@@ -312,62 +112,22 @@ struct Hosts {
   }
 };
 
-class Parser;
-
-// One TOML table under a dotted path ("lock", "client[2]"); typed readers
-// record the first error in the Parser and answer nullopt.
-class Section {
- public:
-  Section(Parser& p, const toml::table& t, std::string path) : p_(p), t_(t), path_(std::move(path)) {}
-
-  const toml::table& table() const { return t_; }
-  const std::string& path() const { return path_; }
-  std::string field(std::string_view key) const {
-    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  }
-  int line() const { return path_.empty() ? 1 : line_of(t_.source()); }  // the root: the top of the file
-  bool has(std::string_view key) const { return t_.contains(key); }
-  const toml::node* node(std::string_view key) const { return t_.get(key); }
-
-  bool check_keys(std::initializer_list<std::string_view> allowed);
-  std::optional<std::string> string(std::string_view key, bool allow_empty = false);
-  std::optional<std::int64_t> integer(std::string_view key, std::int64_t lo, std::int64_t hi);
-  std::optional<double> number(std::string_view key, double lo, double hi);  // integer or float
-  std::optional<bool> boolean(std::string_view key);
-  std::optional<Duration> duration(std::string_view key, Sign sign);
-  std::optional<DurationRange> range(std::string_view key);
-  std::optional<std::string> choice(std::string_view key, std::initializer_list<std::string_view> options);
-  std::optional<Section> sub(std::string_view key);
-  const toml::array* array(std::string_view key);
-  bool missing(std::string_view key, std::string_view why);
-  // An error about the value at `key` (at its line; the table's if absent).
-  bool fail_value(std::string_view key, std::string msg);
-
- private:
-  bool fail(const toml::node& n, std::string_view key, std::string msg);
-  bool wrong_type(const toml::node& n, std::string_view key, std::string_view expected);
-
-  Parser& p_;
-  const toml::table& t_;
-  std::string path_;
-};
-
 class Parser {
  public:
   explicit Parser(std::string file) : file_(std::move(file)) {}
 
   bool fail(int line, std::string field, std::string message) {
-    if (!error_) error_ = ScenarioError{file_, std::max(line, 0), printable(field), std::move(message)};
-    return false;
+    return errors_.fail(line, std::move(field), std::move(message));
   }
-  bool failed() const { return error_.has_value(); }
+  bool failed() const { return errors_.failed(); }
 
   Result<Scenario, ScenarioError> run(const toml::table& root);
 
  private:
   void read_root(Section& root);
+  void read_topology(Section& root);
   void read_redis(Section& root);
-  void read_cp(const toml::table& file);
+  void note_topology_hosts();
   void read_network(Section& root);
   void read_storage_and_check(Section& root);
   void read_workload(Section& root);
@@ -383,177 +143,32 @@ class Parser {
   void read_fault_hosts(Section& f, FaultSpec& fault);
   std::optional<std::string> read_host(Section& s, std::string_view key, TargetRole role);
   std::optional<Trigger> read_trigger(Section& f, std::string_view key);
+  std::string trigger_problem(const Trigger& t) const;
   void read_groups(Section& f, FaultSpec& fault);
   void read_nemesis(Section& root);
+  bool read_nemesis_kinds(Section& s, NemesisSpec& n);
+  bool read_nemesis_targets(Section& s, NemesisSpec& n);
   void read_expect(Section& root);
   void read_live(Section& root);
   void read_expect_by_lock(Section& expect, const char* name, std::map<std::string, std::set<std::string>>& out);
   std::optional<std::set<std::string>> read_violations(const toml::node& n, const std::string& field);
-  std::vector<const toml::table*> tables_of(Section& s, std::string_view key);
   std::string hosts_hint() const;
 
   std::string file_;
-  std::optional<ScenarioError> error_;
+  TomlErrors errors_;
   Scenario sc_;
   Hosts hosts_;
 };
 
-// --- Section readers -------------------------------------------------------
-
-bool Section::fail(const toml::node& n, std::string_view key, std::string msg) {
-  return p_.fail(line_of(n.source()), field(key), std::move(msg));
-}
-
-bool Section::wrong_type(const toml::node& n, std::string_view key, std::string_view expected) {
-  return fail(n, key, "expected " + std::string(expected) + ", got " + type_name(n));
-}
-
-bool Section::fail_value(std::string_view key, std::string msg) {
-  const toml::node* n = node(key);
-  return p_.fail(n ? line_of(n->source()) : line(), field(key), std::move(msg));
-}
-
-bool Section::missing(std::string_view key, std::string_view why) {
-  return p_.fail(line(), field(key), "missing" + (why.empty() ? std::string() : " (" + std::string(why) + ")"));
-}
-
-bool Section::check_keys(std::initializer_list<std::string_view> allowed) {
-  const std::vector<std::string> names(allowed.begin(), allowed.end());
-  for (auto&& [k, v] : t_) {
-    const std::string key(k.str());
-    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
-    const auto close = close_names(key, names);
-    std::string msg = close.empty() ? "unknown key (known keys: " + join(names) + ")"
-                                    : "unknown key (did you mean " + in_quotes(close.front()) + "?)";
-    return p_.fail(line_of(k.source()), field(key), std::move(msg));
-  }
-  return true;
-}
-
-std::optional<std::string> Section::string(std::string_view key, bool allow_empty) {
-  const toml::node* n = node(key);
-  if (!n) return std::nullopt;
-  if (!n->is_string()) return wrong_type(*n, key, "a string"), std::nullopt;
-  std::string s = n->as_string()->get();
-  if (!allow_empty && s.empty()) return fail(*n, key, "must not be empty"), std::nullopt;
-  return s;
-}
-
-std::optional<std::int64_t> Section::integer(std::string_view key, std::int64_t lo, std::int64_t hi) {
-  const toml::node* n = node(key);
-  if (!n) return std::nullopt;
-  if (!n->is_integer()) return wrong_type(*n, key, "an integer"), std::nullopt;
-  const std::int64_t v = n->as_integer()->get();
-  if (v < lo && lo == 0) return fail(*n, key, "must not be negative"), std::nullopt;
-  if (v < lo || v > hi)
-    return fail(*n, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi)), std::nullopt;
-  return v;
-}
-
-std::optional<double> Section::number(std::string_view key, double lo, double hi) {
-  const toml::node* n = node(key);
-  if (!n) return std::nullopt;
-  if (!n->is_number()) return wrong_type(*n, key, "a number"), std::nullopt;
-  const double v = n->value<double>().value_or(0.0);
-  if (!(v >= lo && v <= hi)) {
-    std::ostringstream range;
-    range << "must be between " << lo << " and " << hi;
-    return fail(*n, key, range.str()), std::nullopt;
-  }
-  return v;
-}
-
-std::optional<bool> Section::boolean(std::string_view key) {
-  const toml::node* n = node(key);
-  if (!n) return std::nullopt;
-  if (!n->is_boolean()) return wrong_type(*n, key, "a boolean (true or false)"), std::nullopt;
-  return n->as_boolean()->get();
-}
-
-std::optional<Duration> Section::duration(std::string_view key, Sign sign) {
-  const toml::node* n = node(key);
-  if (!n) return std::nullopt;
-  const char* expected = sign == Sign::Signed ? "a signed duration string like \"+20s\" or \"-5s\""
-                                              : "a duration string like \"30s\"";
-  if (!n->is_string()) return wrong_type(*n, key, expected), std::nullopt;
-  const std::string& text = n->as_string()->get();
-  const auto d = parse_duration(text);
-  if (!d) return fail(*n, key, "bad duration " + in_quotes(text) + ": " + std::string(kDurationHint)), std::nullopt;
-  if (auto over = duration_over_cap(*d)) return fail(*n, key, *over), std::nullopt;
-  const std::string_view t = trim(text);
-  switch (sign) {
-    case Sign::Positive:
-      if (*d <= Duration::zero()) return fail(*n, key, "must be positive"), std::nullopt;
-      break;
-    case Sign::NonNegative:
-      if (*d < Duration::zero()) return fail(*n, key, "must not be negative"), std::nullopt;
-      break;
-    case Sign::Signed:
-      if (t.front() != '+' && t.front() != '-')
-        return fail(*n, key, "needs a sign: \"+" + std::string(t) + "\" (forward) or \"-" + std::string(t) +
-                                 "\" (backward)"),
-               std::nullopt;
-      if (*d == Duration::zero()) return fail(*n, key, "must not be zero"), std::nullopt;
-      break;
-  }
-  return d;
-}
-
-std::optional<DurationRange> Section::range(std::string_view key) {
-  const toml::node* n = node(key);
-  if (!n) return std::nullopt;
-  if (!n->is_string()) return wrong_type(*n, key, "a duration or range string like \"1ms..3ms\""), std::nullopt;
-  const std::string& text = n->as_string()->get();
-  const auto r = parse_duration_range(text);
-  if (!r)
-    return fail(*n, key, "bad duration range " + in_quotes(text) +
-                             ": expected \"MIN..MAX\" with MIN <= MAX, or one duration, e.g. \"1ms..3ms\""),
-           std::nullopt;
-  if (r->min < Duration::zero()) return fail(*n, key, "must not be negative"), std::nullopt;
-  if (auto over = duration_over_cap(r->max)) return fail(*n, key, *over), std::nullopt;
-  return r;
-}
-
-std::optional<std::string> Section::choice(std::string_view key, std::initializer_list<std::string_view> options) {
-  const auto s = string(key, true);
-  if (!s) return std::nullopt;
-  for (auto o : options)
-    if (o == *s) return s;
-  std::vector<std::string> names;
-  for (auto o : options) names.push_back(in_quotes(o));
-  fail(*node(key), key, "unknown value " + in_quotes(*s) + " (expected " + join(names, " or ") + ")");
-  return std::nullopt;
-}
-
-std::optional<Section> Section::sub(std::string_view key) {
-  const toml::node* n = node(key);
-  if (!n) return std::nullopt;
-  if (!n->is_table()) return wrong_type(*n, key, "a table ([" + field(key) + "])"), std::nullopt;
-  return Section(p_, *n->as_table(), field(key));
-}
-
-const toml::array* Section::array(std::string_view key) {
-  const toml::node* n = node(key);
-  if (!n) return nullptr;
-  if (!n->is_array()) return wrong_type(*n, key, "an array"), nullptr;
-  return n->as_array();
-}
-
 // --- The walk --------------------------------------------------------------
 
 Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
-  Section root(*this, root_table, "");
+  Section root(errors_, root_table, "");
   root.check_keys({"name", "description", "duration", "workload", "lock", "redis", "etcd", "zookeeper", "network",
                    "storage", "check", "client", "fault", "nemesis", "expect", "live"});
   if (!failed()) read_root(root);
-  if (!failed()) read_redis(root);
-  if (!failed()) read_cp(root_table);
-  for (int m = 1; m <= sc_.redis.masters && sc_.topology == locks::Topology::Redis; ++m)
-    hosts_.masters.push_back(redis_host_name(m, 0));
-  for (int m = 1; m <= sc_.redis.masters; ++m)
-    for (int r = 1; r <= sc_.redis.replicas; ++r) hosts_.replicas.push_back(redis_host_name(m, r));
-  hosts_.members = cp_member_names(sc_);
-  hosts_.sentinel = sc_.redis.replicas > 0;
+  if (!failed()) read_topology(root);
+  note_topology_hosts();
   if (!failed()) read_network(root);
   if (!failed()) read_storage_and_check(root);
   if (!failed()) read_workload(root);
@@ -565,11 +180,30 @@ Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   if (!failed()) read_live(root);
   if (!failed())
     if (auto problem = check_scenario_bounds(sc_, root_table)) fail(problem->line, problem->field, problem->message);
-  if (!failed())
-    if (auto problem = check_cp_lock_ttl(root_table, sc_)) fail(problem->line, problem->field, problem->message);
-  if (error_) return failure(*error_);
+  if (!failed()) check_cp_lock_ttl(root, sc_);
+  if (const auto& e = errors_.first()) return failure(ScenarioError{file_, e->line, e->field, e->message});
   sc_.source = file_;
   return std::move(sc_);
+}
+
+// The topology's table: [redis] (also the default when a file has none), or
+// [etcd] / [zookeeper] instead (cp_topology_parse.hpp). Every backend's
+// table is read here.
+void Parser::read_topology(Section& root) {
+  read_redis(root);
+  if (!failed()) read_cp_topology(root, sc_);
+}
+
+// The hosts the topology made: what the later tables' host names may refer to.
+void Parser::note_topology_hosts() {
+  if (sc_.topology != locks::Topology::Redis) {
+    hosts_.members = cp_member_hosts(sc_.topology, sc_.cp.members);
+    return;
+  }
+  RedisHosts redis = redis_hosts(sc_.redis.masters, sc_.redis.replicas);
+  hosts_.masters = std::move(redis.masters);
+  hosts_.replicas = std::move(redis.replicas);
+  hosts_.sentinel = sc_.redis.replicas > 0;
 }
 
 void Parser::read_root(Section& root) {
@@ -604,10 +238,6 @@ void Parser::read_redis(Section& root) {
     s->fail_value("min_replicas_to_write", "is " + std::to_string(r.min_replicas_to_write) +
                                                " but each master has only " + std::to_string(r.replicas) +
                                                " replicas: every write would fail");
-}
-
-void Parser::read_cp(const toml::table& file) {
-  if (auto problem = read_cp_topology(file, sc_)) fail(problem->line, problem->field, problem->message);
 }
 
 void Parser::read_network(Section& root) {
@@ -699,12 +329,12 @@ void Parser::read_counter_node(Section& lock) {
         sc_.lock.counter_node = m - 1;
         return;
       }
-    lock.fail_value("counter_node", in_quotes(name) + " is not a Redis master (redis-1 .. " +
-                                        redis_host_name(masters, 0) + ")");
+    lock.fail_value("counter_node", in_quotes(name) + " is not a Redis master (" + redis_host_name(1) + " .. " +
+                                        redis_host_name(masters) + ")");
     return;
   }
   if (!n->is_integer()) {
-    lock.fail_value("counter_node", "expected a Redis master name like \"redis-5\" or a 0-based index, got " +
+    lock.fail_value("counter_node", "expected a Redis master name like \"" + redis_host_name(5) + "\" or a 0-based index, got " +
                                         type_name(*n));
     return;
   }
@@ -715,35 +345,13 @@ void Parser::read_counter_node(Section& lock) {
 
 bool valid_client_name(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || is_digit(ch) || ch == '_' || ch == '-' ||
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
            ch == '.';
   });
 }
 
-// The tables of an array of tables (`[[client]]`), or an error.
-std::vector<const toml::table*> Parser::tables_of(Section& s, std::string_view key) {
-  std::vector<const toml::table*> out;
-  const toml::node* n = s.node(key);
-  if (!n) return out;
-  if (!n->is_array()) {
-    s.fail_value(key, "expected an array of tables ([[" + std::string(key) + "]]), got " + type_name(*n) +
-                          (n->is_table() ? " ([" + std::string(key) + "])" : ""));
-    return out;
-  }
-  const toml::array& a = *n->as_array();
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_table()) {
-      fail(line_of(a[i].source()), s.field(key) + "[" + std::to_string(i + 1) + "]",
-           "expected a table, got " + type_name(a[i]));
-      return {};
-    }
-    out.push_back(a[i].as_table());
-  }
-  return out;
-}
-
 void Parser::read_clients(Section& root) {
-  const auto tables = tables_of(root, "client");
+  const auto tables = root.tables("client");
   if (failed()) return;
   if (tables.empty()) {
     root.fail_value("client", "at least one [[client]] is required");
@@ -751,7 +359,7 @@ void Parser::read_clients(Section& root) {
   }
   std::set<std::string> seen;
   for (std::size_t i = 0; i < tables.size() && !failed(); ++i) {
-    Section c(*this, *tables[i], "client[" + std::to_string(i + 1) + "]");
+    Section c(errors_, *tables[i], "client[" + std::to_string(i + 1) + "]");
     read_client(c, seen);
   }
   for (const auto& c : sc_.clients) hosts_.clients.push_back(c.name);
@@ -767,7 +375,7 @@ void Parser::read_client(Section& c, std::set<std::string>& seen) {
   }
   if (!valid_client_name(*name))
     c.fail_value("name", "bad client name " + in_quotes(*name) + ": use letters, digits, '_', '-' and '.'");
-  else if (*name == "storage" || *name == "sentinel" || name->rfind("redis-", 0) == 0)
+  else if (is_reserved_host_name(*name))
     c.fail_value("name", in_quotes(*name) + " is reserved for a Redis node, the storage or the sentinel host");
   else if (hosts_.is_member(*name))
     c.fail_value("name", in_quotes(*name) + " is reserved for a member of the CP topology");
@@ -787,9 +395,9 @@ void Parser::read_client(Section& c, std::set<std::string>& seen) {
 // --- [[fault]] ---------------------------------------------------------------
 
 void Parser::read_faults(Section& root) {
-  const auto tables = tables_of(root, "fault");
+  const auto tables = root.tables("fault");
   for (std::size_t i = 0; i < tables.size() && !failed(); ++i) {
-    Section f(*this, *tables[i], "fault[" + std::to_string(i + 1) + "]");
+    Section f(errors_, *tables[i], "fault[" + std::to_string(i + 1) + "]");
     read_fault(f);
   }
 }
@@ -897,51 +505,67 @@ std::optional<std::string> Parser::read_host(Section& s, std::string_view key, T
     return std::nullopt;
   }
   if (role == TargetRole::Master && !hosts_.is_master(*h)) {
-    s.fail_value(key, in_quotes(*h) + " is not a Redis master (redis-1 .. " + hosts_.masters.back() + ")");
+    s.fail_value(key, in_quotes(*h) + " is not a Redis master (" + hosts_.masters.front() + " .. " + hosts_.masters.back() + ")");
     return std::nullopt;
   }
   return h;
 }
 
+// "HOST:EVENT" or "HOST:write#N" into its parts; nullopt and `why` if neither.
+std::optional<Trigger> split_trigger(const std::string& text, std::string& why) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    why = "expected HOST:EVENT with EVENT acquired, write, write#N, released, crash or restart";
+    return std::nullopt;
+  }
+  Trigger t;
+  t.host = text.substr(0, colon);
+  t.event = text.substr(colon + 1);
+  if (const std::size_t hash = t.event.find('#'); hash != std::string::npos && t.event.substr(0, hash) == "write") {
+    const std::string n = t.event.substr(hash + 1);
+    int index = 0;
+    const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
+    if (n.empty() || ec != std::errc{} || ptr != n.data() + n.size() || index < 1) {
+      why = "write#N needs N >= 1";
+      return std::nullopt;
+    }
+    t.write_index = index;
+    t.event = "write";
+  }
+  return t;
+}
+
 std::optional<Trigger> Parser::read_trigger(Section& f, std::string_view key) {
   const auto text = f.string(key);
   if (!text) return std::nullopt;
-  const auto bad = [&](std::string why) {
-    f.fail_value(key, "bad trigger " + in_quotes(*text) + ": " + why);
-    return std::nullopt;
-  };
-  const std::size_t colon = text->find(':');
-  if (colon == std::string::npos)
-    return bad("expected HOST:EVENT with EVENT acquired, write, write#N, released, crash or restart");
-  Trigger t;
-  t.host = text->substr(0, colon);
-  std::string event = text->substr(colon + 1);
-  if (const std::size_t hash = event.find('#'); hash != std::string::npos && event.substr(0, hash) == "write") {
-    const std::string n = event.substr(hash + 1);
-    int index = 0;
-    const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
-    if (n.empty() || ec != std::errc{} || ptr != n.data() + n.size() || index < 1)
-      return bad("write#N needs N >= 1");
-    t.write_index = index;
-    event = "write";
-  }
-  t.event = event;
-  if (!hosts_.known(t.host)) return bad("unknown host " + in_quotes(t.host) + " " + hosts_hint());
+  std::string why;
+  auto t = split_trigger(*text, why);
+  if (t) why = trigger_problem(*t);
+  if (why.empty()) return t;
+  f.fail_value(key, "bad trigger " + in_quotes(*text) + ": " + why);
+  return std::nullopt;
+}
+
+// Why the trigger's host cannot have its event ("" if it can).
+std::string Parser::trigger_problem(const Trigger& t) const {
+  const std::string& event = t.event;
+  if (!hosts_.known(t.host)) return "unknown host " + in_quotes(t.host) + " " + hosts_hint();
   if (event == "acquiring" || event == "acquired" || event == "write" || event == "released") {
-    if (!hosts_.is_client(t.host)) return bad(in_quotes(t.host) + " is not a client (only clients " + event + ")");
+    if (!hosts_.is_client(t.host)) return in_quotes(t.host) + " is not a client (only clients " + event + ")";
   } else if (event == "crash" || event == "restart") {
     if (!hosts_.is_client(t.host) && !hosts_.is_server(t.host))
-      return bad(in_quotes(t.host) + " never crashes or restarts (only clients and " + hosts_.server_kind() + "s do)");
+      return in_quotes(t.host) + " never crashes or restarts (only clients and " + hosts_.server_kind() + "s do)";
   } else {
-    return bad("unknown event " + in_quotes(event) + " (expected acquiring, acquired, write, write#N, released, crash or restart)");
+    return "unknown event " + in_quotes(event) +
+           " (expected acquiring, acquired, write, write#N, released, crash or restart)";
   }
   if (event == "write") {
     const auto& c = *std::find_if(sc_.clients.begin(), sc_.clients.end(),
                                   [&](const ClientSpec& cs) { return cs.name == t.host; });
     if (t.write_index > c.writes)
-      return bad(in_quotes(t.host) + " makes " + std::to_string(c.writes) + " write(s) per critical section");
+      return in_quotes(t.host) + " makes " + std::to_string(c.writes) + " write(s) per critical section";
   }
-  return t;
+  return "";
 }
 
 void Parser::read_groups(Section& f, FaultSpec& fault) {
@@ -976,51 +600,56 @@ void Parser::read_nemesis(Section& root) {
   auto s = root.sub("nemesis");
   if (!s || !s->check_keys({"kinds", "mean_interval", "max_duration", "targets"})) return;
   NemesisSpec n;
-  const toml::array* kinds = s->array("kinds");
-  if (!kinds) {
-    if (!failed()) s->missing("kinds", "e.g. kinds = [\"pause\", \"clock-jump\"]");
-    return;
-  }
-  for (const toml::node& k : *kinds) {
-    const auto name = k.value<std::string>();
-    const auto kind = name ? fault_kind_from_name(*name) : std::nullopt;
-    if (!kind) {
-      fail(line_of(k.source()), s->field("kinds"),
-           (name ? "unknown fault kind " + in_quotes(*name) : "expected a fault kind name, got " + type_name(k)) +
-               " (known: " + join(fault_kind_names()) + ")");
-      return;
-    }
-    const FaultKindInfo& info = fault_kind_info(*kind);
-    if ((info.needs_replicas || info.target == TargetRole::RedisNode) && sc_.topology != locks::Topology::Redis) {
-      fail(line_of(k.source()), s->field("kinds"), in_quotes(fault_kind_name(*kind)) + " is a Redis fault: this scenario has no Redis node");
-      return;
-    }
-    if (info.needs_replicas && sc_.redis.replicas < 1) {
-      fail(line_of(k.source()), s->field("kinds"), *name + " promotes a replica, but [redis] replicas = 0");
-      return;
-    }
-    n.kinds.push_back(*kind);
-  }
-  if (n.kinds.empty()) s->fail_value("kinds", "must list at least one fault kind");
+  if (!read_nemesis_kinds(*s, n)) return;
   if (auto v = s->duration("mean_interval", Sign::Positive)) n.mean_interval = *v;
   if (auto v = s->duration("max_duration", Sign::Positive)) n.max_duration = *v;
   if (!failed() && sc_.duration / n.mean_interval > kMaxNemesisFaults)
     s->fail_value("mean_interval", "would inject about " + std::to_string(sc_.duration / n.mean_interval) +
                                        " faults in " + sim::format_duration(sc_.duration) + " (at most " +
                                        std::to_string(kMaxNemesisFaults) + "): use a longer interval");
-  if (const toml::array* targets = s->array("targets")) {
-    for (const toml::node& t : *targets) {
-      const auto name = t.value<std::string>();
-      if (!name || !hosts_.known(*name)) {
-        fail(line_of(t.source()), s->field("targets"),
-             (name ? "unknown host " + in_quotes(*name) + " " + hosts_hint()
-                   : "expected a host name, got " + type_name(t)));
-        return;
-      }
-      n.targets.push_back(*name);
-    }
-  }
+  if (!read_nemesis_targets(*s, n)) return;
   if (!failed()) sc_.nemesis = std::move(n);
+}
+
+// `kinds`: fault kind names, at least one; false when the walk must stop.
+bool Parser::read_nemesis_kinds(Section& s, NemesisSpec& n) {
+  const toml::array* kinds = s.array("kinds");
+  if (!kinds) {
+    if (!failed()) s.missing("kinds", "e.g. kinds = [\"pause\", \"clock-jump\"]");
+    return false;
+  }
+  for (const toml::node& k : *kinds) {
+    const auto name = k.value<std::string>();
+    const auto kind = name ? fault_kind_from_name(*name) : std::nullopt;
+    if (!kind)
+      return fail(line_of(k.source()), s.field("kinds"),
+                  (name ? "unknown fault kind " + in_quotes(*name) : "expected a fault kind name, got " + type_name(k)) +
+                      " (known: " + join(fault_kind_names()) + ")");
+    const FaultKindInfo& info = fault_kind_info(*kind);
+    if ((info.needs_replicas || info.target == TargetRole::RedisNode) && sc_.topology != locks::Topology::Redis)
+      return fail(line_of(k.source()), s.field("kinds"),
+                  in_quotes(fault_kind_name(*kind)) + " is a Redis fault: this scenario has no Redis node");
+    if (info.needs_replicas && sc_.redis.replicas < 1)
+      return fail(line_of(k.source()), s.field("kinds"), *name + " promotes a replica, but [redis] replicas = 0");
+    n.kinds.push_back(*kind);
+  }
+  if (n.kinds.empty()) s.fail_value("kinds", "must list at least one fault kind");
+  return true;
+}
+
+// `targets`: known host names (none = every client and Redis node).
+bool Parser::read_nemesis_targets(Section& s, NemesisSpec& n) {
+  const toml::array* targets = s.array("targets");
+  if (!targets) return true;
+  for (const toml::node& t : *targets) {
+    const auto name = t.value<std::string>();
+    if (!name || !hosts_.known(*name))
+      return fail(line_of(t.source()), s.field("targets"),
+                  (name ? "unknown host " + in_quotes(*name) + " " + hosts_hint()
+                        : "expected a host name, got " + type_name(t)));
+    n.targets.push_back(*name);
+  }
+  return true;
 }
 
 std::optional<std::set<std::string>> Parser::read_violations(const toml::node& n, const std::string& field) {
@@ -1083,59 +712,13 @@ void Parser::read_live(Section& root) {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// A guard in front of toml++: it limits nested values (256) but not dotted
-// keys, and builds (and destroys) `a.a.a...` tables recursively, so a key
-// with tens of thousands of dots overflows the stack. This lexical scan (not
-// a parser: it only skips strings and comments) finds the first key chain
-// with more than kMaxKeyDots dots; 32 levels per key x 256 nested values
-// stays far below the depth that crashes.
-
-constexpr int kMaxKeyDots = 32;
-
-std::optional<int> line_of_deep_key(std::string_view text) {
-  int line = 1, dots = 0;
-  std::size_t i = 0;
-  auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
-  auto skip_to = [&](std::string_view end, bool escapes) {
-    while (i < text.size() && !starts(end)) {
-      if (text[i] == '\n') ++line;
-      i += escapes && text[i] == '\\' ? 2 : 1;
-    }
-    i += end.size();
-  };
-  while (i < text.size()) {
-    const char c = text[i];
-    if (starts("\"\"\"") || starts("'''")) {
-      const std::string_view q = text.substr(i, 3);
-      i += 3;
-      skip_to(q, q[0] == '"');
-    } else if (c == '"' || c == '\'') {
-      ++i;
-      skip_to(c == '"' ? "\"" : "'", c == '"');
-    } else if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else {
-      if (c == '.' && ++dots > kMaxKeyDots) return line;
-      if (c == '\n') ++line;
-      if (c == '\n' || c == '=' || c == ',' || c == '{' || c == '}' || c == '[' || c == ']') dots = 0;
-      ++i;
-    }
-  }
-  return std::nullopt;
-}
-
-// ---------------------------------------------------------------------------
 // Entry points: never throw, whatever the input.
 
 Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, const std::string& file) {
   try {
-    if (const auto line = line_of_deep_key(toml_text))
-      return failure(ScenarioError{file, *line, "syntax",
-                                   "a key nested more than " + std::to_string(kMaxKeyDots) + " levels deep"});
-    const toml::table root = toml::parse(toml_text, std::string_view(file));
-    return Parser(file).run(root);
-  } catch (const toml::parse_error& e) {
-    return failure(ScenarioError{file, line_of(e.source()), "syntax", printable(e.description(), 1000)});
+    auto root = parse_toml(toml_text, file);
+    if (!root) return failure(ScenarioError{file, root.error().line, root.error().field, root.error().message});
+    return Parser(file).run(root.value());
   } catch (const std::exception& e) {
     return failure(ScenarioError{file, 0, "internal", std::string("cannot load: ") + e.what()});
   } catch (...) {

@@ -75,8 +75,10 @@
 #include <vector>
 
 #include "locks/lock.hpp"
-#include "scenarios/fault_kinds.hpp"
 #include "scenarios/cp_topology.hpp"
+#include "scenarios/duration.hpp"
+#include "scenarios/fault_kinds.hpp"
+#include "scenarios/host_names.hpp"
 #include "sim/network.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/result.hpp"
@@ -85,12 +87,6 @@
 namespace locksim::scenarios {
 
 using sim::Duration;
-
-// "1ms..5ms" (uniform) or a single duration "3ms".
-struct DurationRange {
-  Duration min{0};
-  Duration max{0};
-};
 
 enum class WorkloadKind : std::uint8_t { Lock, Gate };
 
@@ -219,24 +215,14 @@ inline constexpr std::int64_t kMaxNemesisFaults = 100'000;  // duration / mean_i
 inline constexpr std::int64_t kMinLiveTimeScalePpm = 1'000;       // 0.001
 inline constexpr std::int64_t kMaxLiveTimeScalePpm = 10'000'000;  // 10
 
-// Host names: "redis-<master>" (1-based), "redis-<master>-replica-<replica>"
-// for replica >= 1.
-std::string redis_host_name(int master, int replica = 0);
 // Every host of a scenario: clients in file order, masters, replicas (or the
 // CP members etcd-1.. / zk-1..), "storage".
 std::vector<std::string> host_names(const Scenario& scenario);
-// Names within a small edit distance of `wanted` (or containing it), closest
-// first, at most five: for "did you mean" messages.
-std::vector<std::string> close_names(std::string_view wanted, const std::vector<std::string>& names);
 
 // The violation names of docs/architecture.md (part of the CLI contract).
 const std::vector<std::string>& violation_names();
 
 Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, const std::string& file);
 Result<Scenario, ScenarioError> load_scenario_file(const std::string& path);
-
-// "30s", "150ms", "2m", "1.5s", "-5s" (signed where a field allows it).
-std::optional<Duration> parse_duration(std::string_view text);
-std::optional<DurationRange> parse_duration_range(std::string_view text);
 
 }  // namespace locksim::scenarios

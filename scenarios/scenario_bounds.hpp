@@ -3,12 +3,9 @@
 // stays about fields and types).
 //
 // Why each cap:
-//  - kMaxDuration (10,000 h, about 14 months) for every duration field: the
-//    simulation adds and doubles durations (`2 * ttl` is the default
-//    liveness bound, `at + duration + restart_after`, wall clock origin +
-//    offset) in signed 64-bit nanoseconds, whose range is ±2,562,047 h; with
-//    this cap no such sum can come near it.
-//  - kMaxClockShift (the same 10,000 h): the total size of a host's clock
+//  - kMaxDuration (duration.hpp) for every duration field, checked as each
+//    is read.
+//  - kMaxClockShift (10,000 h, as kMaxDuration): the total size of a host's clock
 //    jumps, written or drawn by a [nemesis], so HostClock's wall offset
 //    (origin 2023 + every step) cannot overflow.
 //  - kMaxClients and kMaxHistoryEvents: the estimate of a run's history
@@ -34,17 +31,9 @@
 
 namespace locksim::scenarios {
 
-inline constexpr Duration kMaxDuration = std::chrono::hours(10'000);
 inline constexpr Duration kMaxClockShift = std::chrono::hours(10'000);
 inline constexpr std::size_t kMaxClients = 1'000;
 inline constexpr std::int64_t kMaxHistoryEvents = 5'000'000;
-
-// "exceeds the cap of 10000h ..." when |d| is over kMaxDuration.
-std::optional<std::string> duration_over_cap(Duration d);
-
-// The line of a key given as a toml++ path ("client[0].iterations", 0-based),
-// else of its nearest table that exists, else 1 (the top of the file).
-int line_at(const toml::table& file, std::string path);
 
 // A problem found in a parsed scenario: where, which field, why.
 struct BoundProblem {

@@ -12,29 +12,11 @@
 
 #include <sstream>
 
+#include "scenarios/duration.hpp"
+
 namespace locksim::scenarios {
 
-std::string duration_text(Duration d, bool signed_form) {
-  if (d == Duration::zero()) return "0";
-  std::string sign = d < Duration::zero() ? "-" : (signed_form ? "+" : "");
-  const std::int64_t ns = d < Duration::zero() ? -d.count() : d.count();
-  struct Unit {
-    std::int64_t ns;
-    const char* name;
-  };
-  static constexpr Unit kUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
-                                    {1'000'000, "ms"},        {1'000, "us"},          {1, "ns"}};
-  for (const Unit& u : kUnits)
-    if (ns % u.ns == 0) return sign + std::to_string(ns / u.ns) + u.name;
-  return sign + std::to_string(ns) + "ns";
-}
-
 namespace {
-
-std::string range_text(const DurationRange& r) {
-  if (r.min == r.max) return duration_text(r.min);
-  return duration_text(r.min) + ".." + duration_text(r.max);
-}
 
 std::string fsync_name(sim::redis::Fsync f) {
   switch (f) {
@@ -71,7 +53,7 @@ toml::table redis_table(const RedisSpec& r) {
 toml::table network_table(const NetworkSpec& n) {
   const NetworkSpec d;
   toml::table t;
-  t.insert("latency", range_text(n.latency));
+  t.insert("latency", duration_range_text(n.latency));
   t.insert("timeout", duration_text(n.timeout));
   if (n.tail_per_mille != d.tail_per_mille) t.insert("tail_per_mille", std::int64_t{n.tail_per_mille});
   if (n.tail_max_shift != d.tail_max_shift) t.insert("tail_max_shift", std::int64_t{n.tail_max_shift});

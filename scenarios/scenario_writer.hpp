@@ -5,7 +5,8 @@
 // must load back to an equal Scenario. It is built as a toml::table and
 // printed by toml++'s emitter (never by hand). Keys that hold their default
 // value are left out, so a small scenario reads small; durations are written
-// exactly in the largest unit that divides them ("1500ms", "30s", "2m").
+// exactly in the largest unit that divides them ("1500ms", "30s", "2m") by
+// duration_text (duration.hpp), with the unit table the loader reads.
 //
 // `scenario_difference` is the equality the round trip is tested with: it
 // names the first field that differs (ignoring where a scenario was read
@@ -24,9 +25,5 @@ std::string scenario_to_toml(const Scenario& scenario);
 // "" when equal; else the dotted name of the first differing field
 // ("fault[2].duration", "client[1].work", "redis.masters").
 std::string scenario_difference(const Scenario& a, const Scenario& b);
-
-// A duration as the loader reads it: exact, in the largest unit that
-// divides it ("1500ms", "30s", "0"); `signed_form` adds "+" to positives.
-std::string duration_text(Duration d, bool signed_form = false);
 
 }  // namespace locksim::scenarios

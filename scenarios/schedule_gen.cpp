@@ -30,9 +30,9 @@ struct HostSets : HuntHosts {
 HostSets host_sets(const Scenario& s, const locks::LockInfo& info, const GenLimits& limits) {
   HostSets h;
   for (const auto& c : s.clients) h.clients.push_back(c.name);
-  for (int m = 1; m <= s.redis.masters; ++m) h.masters.push_back(redis_host_name(m));
-  for (int m = 1; m <= s.redis.masters; ++m)
-    for (int r = 1; r <= s.redis.replicas; ++r) h.replicas.push_back(redis_host_name(m, r));
+  RedisHosts redis = redis_hosts(s.redis.masters, s.redis.replicas);
+  h.masters = std::move(redis.masters);
+  h.replicas = std::move(redis.replicas);
   for (int m = 1; m <= (s.redis.masters - 1) / 2; ++m) h.minority.push_back(redis_host_name(m));
   if (limits.spare_counter_node && info.fencing) {
     const std::int64_t n = s.redis.masters;
@@ -126,7 +126,7 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
   const Duration work = s.lock.ttl * (20 + std::min(d.work_pct, kMaxWorkPct) * work_scale) / 100;
   const Duration stagger = std::min(ms(d.stagger_ms), s.lock.ttl);
   for (int i = 0; i < n; ++i)
-    s.clients.push_back({std::string(1, static_cast<char>('A' + i)), stagger * i, work,
+    s.clients.push_back({generated_client_name(i), stagger * i, work,
                          1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites)), iterations, 0});
   s.lock.acquire_timeout = s.lock.ttl * (2 + n * iterations);
   s.duration = stagger * (n - 1) + s.lock.ttl * (4 + n * iterations);

@@ -362,6 +362,15 @@ TEST_CASE("a CP topology's bad fields and mismatched locks are located errors", 
         "t.toml:6: etcd.heartbeat: must be whole milliseconds (etcd takes milliseconds)");
   CHECK(outcome(kHead + "[etcd]\nelection_timeout = \"400ms\"\n") ==
         "t.toml:6: etcd.election_timeout: must be at least 5 heartbeats (500ms), as etcd requires");
+  // Read with the Section readers: user text is quoted one-line, a key's
+  // error is at the key's line.
+  CHECK(outcome(kHead + "[etcd]\nheartbeat = \"1s\\nx\"\n") ==
+        "t.toml:6: etcd.heartbeat: bad duration \"1s\\nx\": expected e.g. \"100ms\" or \"1s\"");
+  CHECK(outcome(kHead + "[etcd]\n\"a.b\" = 1\n") ==
+        "t.toml:6: etcd.a.b: unknown key (known keys: members, election_timeout, heartbeat)");
+  CHECK(outcome("name = \"t\"\netcd = 3\n") == "t.toml:2: etcd: expected a table ([etcd])");
+  CHECK(outcome("name = \"t\"\netcd.heartbeat = \"300ms\"\n") ==
+        "t.toml:2: etcd.election_timeout: must be at least 5 heartbeats (1.5s), as etcd requires");
   CHECK(outcome(kHead + "[etcd]\n[zookeeper]\n") ==
         "t.toml:6: zookeeper: a scenario has one topology: [etcd] or [zookeeper], not both");
   CHECK(outcome(kHead + "[redis]\n[etcd]\n") == "t.toml:6: etcd: a scenario has one topology: [redis] or [etcd], not both");
@@ -602,6 +611,8 @@ TEST_CASE("each fault kind needs its fields and refuses the others", "[scenarios
         "t.toml:5: fault[1].by: missing (a \"clock-jump\" fault needs target and by)");
   CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\nby = \"20s\"\n") ==
         "t.toml:8: fault[1].by: needs a sign: \"+20s\" (forward) or \"-20s\" (backward)");
+  CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\nby = \" 20s\t\"\n") ==
+        "t.toml:8: fault[1].by: needs a sign: \"+20s\" (forward) or \"-20s\" (backward)");  // quoted as read
   CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\nby = 20\n") ==
         "t.toml:8: fault[1].by: expected a signed duration string like \"+20s\" or \"-5s\", got integer");
   CHECK(outcome(f + "kind = \"clock-jump\"\ntarget = \"redis-1\"\nby = \"+0s\"\n") ==
@@ -1275,4 +1286,35 @@ TEST_CASE("fsync-stall's table entry: a Redis node for a duration, in the crash 
   f.duration = std::chrono::seconds(2);
   CHECK(info.describe(f) == "fsync-stall redis-1 2s");
   CHECK(fault_is_timed(f));
+}
+
+TEST_CASE("the duration printer and reader share one unit table", "[scenarios]") {
+  CHECK(duration_unit_names() == "ns, us, ms, s, m, h");
+  for (const char* text : {"7ns", "3us", "150ms", "45s", "2m", "5h", "-5s", "0"}) {
+    INFO(text);
+    const auto d = parse_duration(text);
+    REQUIRE(d.has_value());
+    CHECK(duration_text(*d) == text);
+  }
+  CHECK(duration_text(std::chrono::milliseconds(1500)) == "1500ms");
+  CHECK(duration_text(std::chrono::seconds(20), true) == "+20s");
+  CHECK(duration_range_text(*parse_duration_range("1ms..3ms")) == "1ms..3ms");
+  CHECK(redis_hosts(2, 1).by_shard == std::vector<std::string>{"redis-1", "redis-1-replica-1", "redis-2", "redis-2-replica-1"});
+}
+
+TEST_CASE("host names are built and recognised in one place", "[scenarios]") {
+  const RedisHosts h = redis_hosts(2, 1);
+  CHECK(h.masters == std::vector<std::string>{"redis-1", "redis-2"});
+  CHECK(h.replicas == std::vector<std::string>{"redis-1-replica-1", "redis-2-replica-1"});
+  CHECK(redis_host_name(3, 2) == "redis-3-replica-2");
+  CHECK(is_redis_host_name("redis-2-replica-1"));
+  CHECK_FALSE(is_redis_host_name("storage"));
+  CHECK(redis_master_of("redis-2-replica-1") == "redis-2");
+  CHECK(redis_master_of("redis-2") == "redis-2");
+  for (const char* name : {"storage", "sentinel", "redis-1", "redis-x"}) CHECK(is_reserved_host_name(name));
+  CHECK_FALSE(is_reserved_host_name("A"));
+  CHECK(generated_client_name(0) == "A");
+  CHECK(generated_client_name(2) == "C");
+  CHECK(duration_over_cap(kMaxDuration) == std::nullopt);
+  CHECK(duration_over_cap(-kMaxDuration - 1ns).has_value());
 }

@@ -241,10 +241,10 @@ TEST_CASE("a sweep runs CP locks on CP scenarios only, and lists every other pai
   CHECK(s.ran == 3 * o.seeds);
   REQUIRE(s.skipped_pairs.size() == 6);
   CHECK(std::count_if(s.skipped_pairs.begin(), s.skipped_pairs.end(), [](const std::string& p) {
-          return p.find("needs a Redis topology") != std::string::npos;
+          return p.find("(the lock needs a Redis topology)") != std::string::npos;
         }) == 2);
   CHECK(std::find(s.skipped_pairs.begin(), s.skipped_pairs.end(),
-                  "etcd-gc-pause × zk-lock (needs a CP topology: zookeeper)") != s.skipped_pairs.end());
+                  "etcd-gc-pause × zk-lock (the lock needs a ZooKeeper topology)") != s.skipped_pairs.end());
 }
 
 namespace {
