@@ -8,6 +8,7 @@
 
 #include "live/live_network.hpp"
 #include "scenarios/fault_kinds.hpp"
+#include "scenarios/host_names.hpp"
 
 namespace locksim::live {
 
@@ -196,9 +197,9 @@ void add_settings(std::vector<FaultMechanism>& out, const scenarios::Scenario& s
   for (const auto& c : s.clients)
     if (c.clock_drift_ppm != 0) drifting.push_back(c.name);
   for (int m = 1; m <= s.redis.masters; ++m) {
-    masters.push_back("redis-" + std::to_string(m));
+    masters.push_back(scenarios::redis_host_name(m));
     for (int r = 1; r <= s.redis.replicas; ++r)
-      replica_links.push_back(masters.back() + " -> " + masters.back() + "-replica-" + std::to_string(r));
+      replica_links.push_back(masters.back() + " -> " + scenarios::redis_host_name(m, r));
   }
   if (!drifting.empty()) add(out, "clock_drift_ppm", drifting, real("the client runtime's clocks and sleeps drift (ClientClock)"));
   if (s.redis.replicas > 0)

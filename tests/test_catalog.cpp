@@ -264,6 +264,8 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"sweep --shard 3/2 --out " + out, "K must be at most N"},
       {"hunt --lock token --budget -1", "--budget: expected an integer from 1"},
       {"hunt --lock token --budget 0", "--budget: expected an integer from 1"},
+      {"hunt --lock token --faults pause,meteor", "hunt: --faults: unknown fault kind \"meteor\" (known: pause, clock-jump"},
+      {"check gc-pause --lock token --kinds meteor", "check: --kinds: unknown fault kind \"meteor\" (known: pause"},
       {"live gc-pause --prefix ''", "--prefix is for existing servers"},
       {"live gc-pause --prefix mine:", "--prefix is for existing servers"},
       {"live gc-pause --allow-remote", "--allow-remote is for existing servers"},
