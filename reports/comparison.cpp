@@ -110,6 +110,9 @@ struct KindWords {
   const char* words;
 };
 constexpr KindWords kKindWords[] = {
+    {"oversell", "more orders than items in stock"},
+    {"lost-order", "purchases confirmed and then lost"},
+    {"double-purchase", "buyers holding more orders than allowed"},
     {"wrong-owner-release", "deletes of another client's lock"},
     {"lock-unavailable", "a lock stuck after its holder died"},
     {"stale-write", "stale writes"},
@@ -494,6 +497,9 @@ std::string violation_abbrev(const std::string& kind) {
   if (kind == "wrong-owner-release") return "WOR";
   if (kind == "stale-write") return "SW";
   if (kind == "lock-unavailable") return "LU";
+  if (kind == "oversell") return "OS";
+  if (kind == "double-purchase") return "DP";
+  if (kind == "lost-order") return "LO";
   return kind;
 }
 

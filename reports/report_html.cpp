@@ -281,7 +281,8 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
   const auto locks = c.locks();
   out << "<h2>Every scenario × lock</h2>\n<p class=\"legend\">Each cell: the violation kinds found and the share "
          "of seeds that found them, coloured by the worst. ME mutual-exclusion (two holders), WOR "
-         "wrong-owner-release, SW stale-write, LU lock-unavailable. \"as expected\": the scenario documents this "
+         "wrong-owner-release, SW stale-write, LU lock-unavailable, OS oversell, DP double-purchase, LO lost-order. "
+         "\"as expected\": the scenario documents this "
          "breakage; a violated cell links to its timeline.<br/>";
   severity_legend(out);
   out << "</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<tr class=\"family\"><th></th>";

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "reports/run_record.hpp"
+#include "scenarios/checkers.hpp"
 #include "sim/trace.hpp"
 
 namespace locksim::reports {
@@ -43,6 +44,7 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
   out << "lock      " << run.lock << "\n\n";
   const auto found = run.violation_kinds();
   for (const std::string& kind : scenarios::violation_names()) {
+    if (!run.history.sale && scenarios::is_sale_violation(kind)) continue;  // a lock run sells nothing
     const auto n = std::count_if(run.violations.begin(), run.violations.end(),
                                  [&](const auto& v) { return v.kind == kind; });
     out << "  " << (n ? paint(style, "VIOLATED", kRed) + " " : paint(style, "ok", kGreen) + "       ") << kind;
