@@ -699,6 +699,9 @@ Result<bool, LiveError> LiveSession::run() {
     client_clocks_.push_back(std::make_unique<ClientClock>(s_.clients[c].clock_drift_ppm));
     history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
   }
+  // The stock, as if set before the sale opened (before the lag is emulated).
+  if (auto preloaded = preload_data(cluster_, scenarios::redis_stock_preload(s_), s_.redis.replicas); !preloaded)
+    return failure(preloaded.error());
   emulate_replication_lag();
   if (s_.redis.background_writes_per_second > 0)
     cluster_.start_background_load(scale(sim::Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
@@ -762,6 +765,8 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
   if (auto why = live_topology_refusal(s)) return why;
   if (auto why = scenarios::unsupported_lock(s, lock)) return why;
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
+  if (s.workload == scenarios::WorkloadKind::Inventory && s.inventory.method == scenarios::InventoryMethod::Segmented)
+    return "a segmented inventory holds one lock key per segment: live mode records the entries of one lock key";
   for (const FaultSpec& f : s.faults) {
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
                                           : "[nemesis] fault at " + sim::format_duration(f.at) + " ") +

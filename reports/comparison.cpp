@@ -100,6 +100,15 @@ void fold(Cell& cell, const FoldedRun& f) {
   p.gave_up += stats.gave_up;
   p.round_trips += stats.round_trips;
   p.sim_time_ms += r.sim_time_ms;
+  if (stats.sale) {
+    p.sale_method = stats.sale->method;
+    ++p.sale_runs;
+    p.sale_orders_per_s_sum += stats.sale->orders_per_s;
+    if (stats.sale->sold_out_ms) {
+      ++p.sale_sold_out_runs;
+      p.sale_sold_out_ms_sum += *stats.sale->sold_out_ms;
+    }
+  }
 }
 
 // ---- verdicts ----
@@ -172,6 +181,11 @@ void CellPerf::merge(const CellPerf& o) {
   gave_up += o.gave_up;
   round_trips += o.round_trips;
   sim_time_ms += o.sim_time_ms;
+  if (sale_method.empty()) sale_method = o.sale_method;
+  sale_runs += o.sale_runs;
+  sale_orders_per_s_sum += o.sale_orders_per_s_sum;
+  sale_sold_out_runs += o.sale_sold_out_runs;
+  sale_sold_out_ms_sum += o.sale_sold_out_ms_sum;
 }
 
 double CellPerf::round_trips_per_acquisition() const {

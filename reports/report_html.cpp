@@ -233,7 +233,11 @@ void html_decision(std::ostringstream& out, const Comparison& c, const Decision&
 void html_plots(std::ostringstream& out, const Comparison& c, const Decision& d) {
   out << "<div class=\"plots\">\n<figure><figcaption>How often each lock broke, and how badly</figcaption>\n"
       << severity_share_svg(c, d) << "</figure>\n<figure><figcaption>Time to acquire (simulated time)</figcaption>\n"
-      << acquire_latency_svg(c) << "</figure>\n</div>\n";
+      << acquire_latency_svg(c) << "</figure>\n";
+  if (const std::string sales = sale_throughput_svg(c); !sales.empty())
+    out << "<figure><figcaption>Sales: orders per simulated second (bars, per method)</figcaption>\n" << sales
+        << "</figure>\n";
+  out << "</div>\n";
 }
 
 // The live mark under a matrix cell: "real ✓" (confirmed), "real ≠", "real –".

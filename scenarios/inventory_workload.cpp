@@ -58,12 +58,7 @@ struct Holding {
   std::string key;
 };
 
-void confirm(Buyer& b) {
-  b.world.record(b.c, [c = b.c](const Ledger& l) {
-    if (!l.ended) l.history.purchases.push_back({c, l.now});
-  });
-  b.world.note(b.c, "bought", "");
-}
+void confirm(Buyer& b) { record_purchase(b.world, b.c); }
 
 Task<void> spend_work(Buyer& b) {
   co_await b.world.sleep_until(b.c, b.world.monotonic_now(b.c) + b.scenario().clients[b.c].work);
@@ -80,10 +75,12 @@ Task<Reply> redis(Buyer& b, sim::redis::Argv argv) {
 }
 
 // The order, with the stock row written back when the buyer read it.
-Task<Reply> send_order(Buyer& b, int segment, std::optional<std::int64_t> new_stock, const Holding* h) {
-  co_await point(b, "write", 1);
+Task<Reply> send_order(WorkloadWorld& world, std::size_t c, int segment, std::optional<std::int64_t> new_stock,
+                       const Holding* h) {
+  note_point(world, c, "write", 1);
+  co_await world.reach(c, "write", 1);
   WriteRequest w;
-  w.client = b.c;
+  w.client = c;
   w.op = StorageOp::Order;
   w.index = 1;
   w.segment = segment;
@@ -94,8 +91,8 @@ Task<Reply> send_order(Buyer& b, int segment, std::optional<std::int64_t> new_st
     w.fencing_token = h->lease.fencing_token;
     w.lock_key = h->key;
   }
-  const Reply reply = co_await b.world.send_write(b.c, std::move(w));
-  b.world.note(b.c, "order-reply", reply.to_string());
+  const Reply reply = co_await world.send_write(c, std::move(w));
+  world.note(c, "order-reply", reply.to_string());
   co_return reply;
 }
 
@@ -112,7 +109,7 @@ Task<Outcome> read_check_write(Buyer& b, int segment, const Holding* h) {
   if (stock.integer <= 0) co_return Outcome::SoldOut;
   co_await spend_work(b);
   if (h && !h->lock.still_valid(h->lease)) co_return Outcome::Failed;  // the lock says it lost the lease
-  const Reply order = co_await send_order(b, segment, stock.integer - 1, h);
+  const Reply order = co_await send_order(b.world, b.c, segment, stock.integer - 1, h);
   if (!order.is_integer(1)) co_return Outcome::Failed;
   confirm(b);
   co_return Outcome::Bought;
@@ -145,7 +142,7 @@ Task<Outcome> confirmed_by_redis(Buyer& b) {
   confirm(b);
   co_await point(b, "acquired", 0);
   co_await spend_work(b);
-  (void)co_await send_order(b, 0, std::nullopt, nullptr);
+  (void)co_await send_order(b.world, b.c, 0, std::nullopt, nullptr);
   co_return Outcome::Bought;
 }
 
@@ -244,6 +241,17 @@ Task<void> inventory_buyer(WorkloadWorld& world, std::size_t c, locks::Runtime& 
   world.record(c, [trips](const Ledger& l) { l.stats.round_trips += trips; });
 }
 
+void record_purchase(WorkloadWorld& world, std::size_t c) {
+  world.record(c, [c](const Ledger& l) {
+    if (!l.ended) l.history.purchases.push_back({c, l.now});
+  });
+  world.note(c, "bought", "");
+}
+
+Task<void> gate_winner_order(WorkloadWorld& world, std::size_t c) {
+  (void)co_await send_order(world, c, 0, std::nullopt, nullptr);
+}
+
 std::string_view inventory_method_name(InventoryMethod m) {
   for (const auto& [method, name] : method_table())
     if (method == m) return name;
@@ -307,7 +315,27 @@ std::vector<sim::redis::Argv> redis_stock_preload(const Scenario& s) {
   return {{"SET", stock_key(s), std::to_string(s.inventory.stock)}};
 }
 
+std::optional<SaleSummary> sale_summary(const Scenario& s, const History& h) {
+  if (!h.sale) return std::nullopt;
+  SaleSummary out;
+  out.method = s.workload == WorkloadKind::Gate ? "gate" : std::string(inventory_method_name(s.inventory.method));
+  std::optional<TrueInstant> last;
+  for (const OrderRecord& o : h.orders) {
+    if (!o.accepted) {
+      ++out.refused;
+      continue;
+    }
+    last = o.at;
+    if (++out.orders == static_cast<std::uint64_t>(h.sale->stock)) out.sold_out_ms = sim::to_ms(o.at);
+  }
+  const std::int64_t span_us =
+      out.sold_out_ms ? *out.sold_out_ms * 1000 : last ? std::chrono::duration_cast<std::chrono::microseconds>(last->time_since_epoch()).count() : 0;
+  if (span_us > 0) out.orders_per_s_milli = static_cast<std::int64_t>(out.orders) * 1'000'000'000 / span_us;
+  return out;
+}
+
 std::optional<SaleTerms> sale_terms(const Scenario& s) {
+  if (s.workload == WorkloadKind::Gate) return SaleTerms{1, 1};
   if (s.workload != WorkloadKind::Inventory) return std::nullopt;
   return SaleTerms{s.inventory.stock, s.inventory.per_buyer};
 }

@@ -52,8 +52,8 @@ Problem reject_inventory_fields(const toml::table& file, const Scenario& s) {
   for (std::size_t i = 0; i < s.clients.size(); ++i)
     if (file.at_path(client_path(i, "buys")))
       return at(file, client_path(i, "buys"), client_field(i, "buys"), "only for [workload] kind = \"inventory\"");
-  if (file.at_path("storage.unique"))
-    return at(file, "storage.unique", "only for [workload] kind = \"inventory\" (the orders table)");
+  if (file.at_path("storage.unique") && s.workload != WorkloadKind::Gate)
+    return at(file, "storage.unique", "only for [workload] kind = \"inventory\" or \"gate\" (the orders table)");
   return std::nullopt;
 }
 

@@ -10,6 +10,7 @@
 //    defaults to 0 (the time a purchase takes between its read and its
 //    write); `writes` and `iterations` have no effect (an error); `unique`
 //    needs per_buyer = 1 (the constraint is one order per buyer);
+//  - with kind = "gate": `unique` (one order for the gate's one slot);
 //  - with another kind: every one of these fields is an error (it would
 //    have no effect).
 #pragma once

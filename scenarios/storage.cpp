@@ -84,7 +84,10 @@ std::optional<WriteRequest> parse_write(const sim::redis::Argv& argv) {
 }
 
 Storage::Storage(const Scenario& s)
-    : fencing_(s.fencing), unique_(s.unique), stock_(storage_stock_rows(s)) {}
+    : fencing_(s.fencing),
+      unique_(s.unique),
+      unique_slot_(s.unique && s.workload == WorkloadKind::Gate),
+      stock_(storage_stock_rows(s)) {}
 
 bool Storage::fence_allows(const WriteRequest& w) const {
   if (!fencing_ || !w.fencing_token) return true;
@@ -109,6 +112,7 @@ bool Storage::apply(History& history, TrueInstant now, const WriteRequest& w) {
 bool Storage::store_order(History& history, TrueInstant now, const WriteRequest& w) {
   OrderRecord order{now, w.client, w.segment, false, "", std::nullopt};
   if (!fence_allows(w)) order.refused = "fencing";
+  else if (unique_slot_ && !buyers_with_order_.empty()) order.refused = "unique";
   else if (unique_ && buyers_with_order_.count(w.client)) order.refused = "unique";
   order.accepted = order.refused.empty();
   if (order.accepted) {

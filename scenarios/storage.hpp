@@ -10,8 +10,9 @@
 // For the inventory workload (scenarios/inventory_workload.hpp) it is also
 // the shop's database: stock rows (one per segment) that a buyer reads and
 // writes back, and the orders table, with an optional unique constraint
-// (`[storage] unique`: one order per buyer) that rejects a duplicate order
-// as a database's UNIQUE index does, so it is counted and not stored.
+// (`[storage] unique`: one order per buyer; the gate's: one order for its
+// one slot) that rejects a duplicate order as a database's UNIQUE index
+// does, so it is counted and not stored.
 #pragma once
 
 #include <cstdint>
@@ -73,6 +74,7 @@ class Storage {
 
   bool fencing_;
   bool unique_ = false;
+  bool unique_slot_ = false;  // the gate: UNIQUE(sale), one order in all
   std::map<std::string, std::int64_t> max_seen_;  // by lock key ("" = the scenario's one lock)
   std::vector<std::int64_t> stock_;               // inventory: one row per segment
   std::set<std::size_t> buyers_with_order_;       // unique: one order per buyer

@@ -8,7 +8,8 @@
 // write (past a lease's validity deadline, or once a lock knows it lost the
 // lease, it says no); then the client abandons the section and releases.
 // gate: every client tries `SET key name NX PX ttl` once; a winner believes
-// it won until the end of the run.
+// it won until the end of the run and writes its order to the storage (the
+// sale's one slot: inventory_workload.hpp).
 //
 // Trigger points (`after = "A:acquired"` ...) are reached here; the world
 // lets a fault armed by one act first — e.g. a pause armed by "A:write"
@@ -157,8 +158,10 @@ sim::redis::Argv gate_command(WorkloadWorld& world, std::size_t c) {
 bool gate_won(WorkloadWorld& world, std::size_t c, const sim::redis::Reply& reply) {
   world.record(c, [](const Ledger& l) { ++l.stats.round_trips; });
   end_attempt(world, c, reply.is_ok());
-  if (reply.is_ok()) begin_belief(world, c, nullptr, "");
-  return reply.is_ok();
+  if (!reply.is_ok()) return false;
+  begin_belief(world, c, nullptr, "");
+  record_purchase(world, c);  // told it won: the gate's one slot is its purchase
+  return true;
 }
 
 }  // namespace
@@ -176,6 +179,7 @@ Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runt
       if (gate_won(world, c, reply)) {
         note_point(world, c, "acquired", 0);
         co_await world.reach(c, "acquired", 0);
+        co_await gate_winner_order(world, c);
       }
     }
     progress.iterations_done = 1;

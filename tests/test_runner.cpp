@@ -597,3 +597,47 @@ TEST_CASE("the stock exists at time 0 on the master and its replica, and survive
   CHECK(sale_terms(s)->stock == 3);
   CHECK(redis_stock_preload(s) == std::vector<sim::redis::Argv>{{"SET", "sale:1:stock", "3"}});
 }
+
+TEST_CASE("a gate winner writes its order; the unique constraint stores one and the other winner's is lost",
+          "[runner]") {
+  Scenario s = inventory(InventoryMethod::Lock, 1, {1, 1});  // the buyers' fields are the gate's too
+  s.workload = WorkloadKind::Gate;
+  s.clients[1].start = 100ms;
+  CHECK(sale_terms(s)->stock == 1);
+  const RunResult one = run(s, "token");
+  CHECK(one.violations.empty());
+  REQUIRE(one.history.orders.size() == 1);  // only the winner orders
+  CHECK(one.history.purchases.size() == 1);
+  REQUIRE(one.summary.sale);
+  CHECK(one.summary.sale->method == "gate");
+  CHECK(one.summary.sale->orders == 1);
+  CHECK(one.summary.sale->sold_out_ms == sim::to_ms(one.history.orders[0].at));
+  // Two winners: the storage's UNIQUE(sale) keeps the first order and
+  // refuses the second.
+  s.unique = true;
+  Storage storage(s);
+  History h;
+  WriteRequest order;
+  order.op = StorageOp::Order;
+  order.locked = false;
+  CHECK(storage.serve(h, TrueInstant{1s}, order) == 1);
+  order.client = 1;
+  CHECK(storage.serve(h, TrueInstant{2s}, order) == 0);
+  CHECK(h.orders.back().refused == "unique");
+}
+
+TEST_CASE("a sale's summary: orders per simulated second over the selling period and the sell-out time", "[runner]") {
+  Scenario s = inventory(InventoryMethod::Lock, 4, {4}, 0s);
+  s.inventory.per_buyer = 4;
+  History h = sale_history(4, 4, 1);
+  for (int i = 1; i <= 5; ++i) order(h, 0, std::chrono::milliseconds(500 * i), i != 3);
+  const auto sale = sale_summary(s, h);
+  REQUIRE(sale);
+  CHECK(sale->method == "lock");
+  CHECK(sale->orders == 4);
+  CHECK(sale->refused == 1);
+  CHECK(sale->sold_out_ms == 2500);         // the fourth stored order
+  CHECK(sale->orders_per_s_milli == 1600);  // 4 orders in 2.5 s
+  h.sale.reset();
+  CHECK_FALSE(sale_summary(s, h));
+}

@@ -856,7 +856,8 @@ TEST_CASE("an inventory's bad fields are located errors", "[scenarios]") {
   CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nbuys = 2\n") ==
         "t.toml:4: client[1].buys: only for [workload] kind = \"inventory\"");
   CHECK(outcome(kHead + "[storage]\nunique = true\n") ==
-        "t.toml:6: storage.unique: only for [workload] kind = \"inventory\" (the orders table)");
+        "t.toml:6: storage.unique: only for [workload] kind = \"inventory\" or \"gate\" (the orders table)");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"gate\"\n[storage]\nunique = true\n[[client]]\nname = \"A\"\n") == "OK");
   CHECK(outcome(kHead + "[workload]\nkind = \"shop\"\n").starts_with("t.toml:6: workload.kind:"));
 }
 
@@ -917,7 +918,8 @@ TEST_CASE("the catalog is sorted and holds the scenarios of the source articles"
         "aof-everysec-idle-power-loss", "aof-everysec-fsync-stall", "replica-failover",
         "flash-sale-gate", "setnx-expire-crash", "get-then-del-pause", "thread-id-collision", "fencing-gc-pause",
         "redlock-pause-after-acquire", "random-nemesis", "inventory-race", "inventory-one-lock",
-        "inventory-lock-gc-pause", "inventory-decr-failover", "inventory-lua-double-click", "inventory-segmented"}) {
+        "inventory-lock-gc-pause", "inventory-decr-failover", "inventory-lua-double-click", "inventory-segmented",
+        "flash-sale-gate-unique", "flash-sale-gate-winner-crash"}) {
     INFO(wanted);
     CHECK(std::find(names.begin(), names.end(), wanted) != names.end());
   }
