@@ -12,6 +12,7 @@
 #include "live/live_faults.hpp"
 #include "locks/hiredis/hiredis_conn.hpp"
 #include "locks/hiredis/real_runtime.hpp"
+#include "scenarios/inventory_workload.hpp"
 
 namespace locksim::live {
 
@@ -98,7 +99,13 @@ void prefix_keys(scenarios::Scenario& s, const std::string& prefix) {
 }
 
 std::vector<std::string> touched_keys(const scenarios::Scenario& prefixed, const std::string& order_key) {
-  return {prefixed.lock.key, prefixed.lock.fence_key(), order_key};
+  std::vector<std::string> keys = {prefixed.lock.key, prefixed.lock.fence_key()};
+  if (prefixed.workload == scenarios::WorkloadKind::Inventory)
+    for (const std::string& key :
+         {scenarios::stock_key(prefixed), scenarios::buyers_key(prefixed)})
+      keys.push_back(key);
+  keys.push_back(order_key);  // last: drop_stale_order_key
+  return keys;
 }
 
 Result<bool, LiveError> drop_stale_order_key(const RedisCluster& cluster, const std::vector<std::string>& keys) {
@@ -127,6 +134,22 @@ Result<bool, LiveError> check_keys_absent(const RedisCluster& cluster, const std
         return failure(LiveError{2, "key " + key + " already exists on " + where(cluster.node(n)) +
                                         ": live mode touches only keys it creates (choose another --prefix)"});
     }
+  }
+  return true;
+}
+
+Result<bool, LiveError> preload_data(const RedisCluster& cluster, const std::vector<std::vector<std::string>>& commands,
+                                     int replicas) {
+  if (commands.empty()) return true;
+  for (std::size_t n = 0; n < cluster.node_count(); ++n) {
+    if (cluster.node(n).replica != 0) continue;
+    auto conn = admin_conn(cluster.node(n));
+    for (const auto& argv : commands)
+      if (const auto r = conn.execute(argv); r.is_error())
+        return failure(LiveError{3, "cannot preload " + where(cluster.node(n)) + ": " + r.str});
+    if (replicas > 0)
+      if (const auto r = conn.execute({"WAIT", std::to_string(replicas), "2000"}); r.is_error() || r.integer < replicas)
+        return failure(LiveError{3, "the replicas of " + where(cluster.node(n)) + " did not take the preloaded data"});
   }
   return true;
 }

@@ -43,6 +43,11 @@ Result<bool, LiveError> drop_stale_order_key(const RedisCluster& cluster, const 
 // Exit 2 if a key already exists on a node (not ours to touch), 3 if a
 // node cannot be reached.
 Result<bool, LiveError> check_keys_absent(const RedisCluster& cluster, const std::vector<std::string>& keys);
+// Data that exists before the run (an inventory's stock counter,
+// scenarios::redis_stock_preload): executed on every master, then WAIT for
+// `replicas` so the replicas hold it too at time 0. 3 if a node refuses.
+Result<bool, LiveError> preload_data(const RedisCluster& cluster, const std::vector<std::vector<std::string>>& commands,
+                                     int replicas);
 // Deletes exactly these keys on every node; why not, if it failed somewhere.
 std::optional<std::string> delete_keys(const RedisCluster& cluster, const std::vector<std::string>& keys);
 

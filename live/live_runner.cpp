@@ -33,6 +33,7 @@
 #include "live/live_runtime.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/repro.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/storage.hpp"
 #include "scenarios/workload.hpp"
 #include "scenarios/workload_world.hpp"
@@ -87,9 +88,9 @@ sim::Duration scale(sim::Duration d, std::int64_t ppm) { return d * ppm / 1'000'
 // when the reply reaches the client (StorageLinks, PartitionMap).
 struct PendingWrite {
   scenarios::WriteRequest request;
-  bool accepted = false;  // set on arrival
+  std::int64_t reply = 0;  // set on arrival (Storage::serve: 1/0, or a read's stock)
   // Set when the reply reaches the client; shared with the waiting client.
-  std::shared_ptr<std::optional<bool>> answer = std::make_shared<std::optional<bool>>();
+  std::shared_ptr<std::optional<std::int64_t>> answer = std::make_shared<std::optional<std::int64_t>>();
 };
 
 struct ClientState {
@@ -120,7 +121,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
         ppm_(ppm),
         cluster_(cluster),
         order_key_(std::move(order_key)),
-        storage_(scaled.fencing),
+        storage_(scaled),
         storage_links_(scaled.clients.size()) {}
 
   Result<bool, LiveError> run();
@@ -350,7 +351,7 @@ void LiveSession::finish_entries() {
 // may still arrive and be applied later, as in the simulator. Then a step
 // (a pause holds, a crash unwinds).
 sim::Task<sim::redis::Reply> LiveSession::send_write(std::size_t c, scenarios::WriteRequest request) {
-  std::optional<bool> answer;
+  std::optional<std::int64_t> answer;
   {
     std::unique_lock lk(mutex_);
     if (stop_.load()) co_return sim::redis::Reply::error("IOERR locksim: the live run has ended");
@@ -374,7 +375,7 @@ sim::Task<sim::redis::Reply> LiveSession::send_write(std::size_t c, scenarios::W
     answer = *answered;
   }
   pause_point(c);
-  co_return answer ? sim::redis::Reply::integer_of(*answer ? 1 : 0) : sim::redis::Reply::error(sim::kTimeoutError);
+  co_return answer ? sim::redis::Reply::integer_of(*answer) : sim::redis::Reply::error(sim::kTimeoutError);
 }
 
 // The protected storage (scenarios::Storage: its fencing rule) behind the
@@ -386,7 +387,7 @@ void LiveSession::deliver_write(PendingWrite w) {
     if (*partition_mode_ == sim::PartitionMode::Hold) held_writes_.push_back(std::move(w));
     return;  // Drop: lost
   }
-  w.accepted = storage_.apply(history_, now_true(), w.request);
+  w.reply = storage_.serve(history_, now_true(), w.request);
   const auto now = Clock::now();
   const auto reply_due = storage_links_.due(w.request.client, false, now);
   if (reply_due <= now) return answer_write(w);
@@ -399,7 +400,7 @@ void LiveSession::deliver_write(PendingWrite w) {
 void LiveSession::answer_write(const PendingWrite& w) {
   const std::string& client = s_.clients[w.request.client].name;
   if (partition_mode_ && partition_.cut(client, kStorageHost)) return;  // the reply is lost or held: a timeout
-  *w.answer = w.accepted;
+  *w.answer = w.reply;
   cv_.notify_all();
 }
 
@@ -691,12 +692,16 @@ bool LiveSession::run_due_events() {
 
 Result<bool, LiveError> LiveSession::run() {
   history_.nodes.clear();
+  history_.sale = scenarios::sale_terms(s_);
   for (std::size_t n = 0; n < cluster_.node_count(); ++n) history_.nodes.push_back(cluster_.node(n).name);
   for (std::size_t c = 0; c < s_.clients.size(); ++c) {
     clients_.emplace_back();
     client_clocks_.push_back(std::make_unique<ClientClock>(s_.clients[c].clock_drift_ppm));
     history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
   }
+  // The stock, as if set before the sale opened (before the lag is emulated).
+  if (auto preloaded = preload_data(cluster_, scenarios::redis_stock_preload(s_), s_.redis.replicas); !preloaded)
+    return failure(preloaded.error());
   emulate_replication_lag();
   if (s_.redis.background_writes_per_second > 0)
     cluster_.start_background_load(scale(sim::Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
@@ -760,6 +765,8 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
   if (auto why = live_topology_refusal(s)) return why;
   if (auto why = scenarios::unsupported_lock(s, lock)) return why;
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
+  if (s.workload == scenarios::WorkloadKind::Inventory && s.inventory.method == scenarios::InventoryMethod::Segmented)
+    return "a segmented inventory holds one lock key per segment: live mode records the entries of one lock key";
   for (const FaultSpec& f : s.faults) {
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
                                           : "[nemesis] fault at " + sim::format_duration(f.at) + " ") +

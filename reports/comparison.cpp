@@ -100,6 +100,15 @@ void fold(Cell& cell, const FoldedRun& f) {
   p.gave_up += stats.gave_up;
   p.round_trips += stats.round_trips;
   p.sim_time_ms += r.sim_time_ms;
+  if (stats.sale) {
+    p.sale_method = stats.sale->method;
+    ++p.sale_runs;
+    p.sale_orders_per_s_sum += stats.sale->orders_per_s;
+    if (stats.sale->sold_out_ms) {
+      ++p.sale_sold_out_runs;
+      p.sale_sold_out_ms_sum += *stats.sale->sold_out_ms;
+    }
+  }
 }
 
 // ---- verdicts ----
@@ -110,6 +119,9 @@ struct KindWords {
   const char* words;
 };
 constexpr KindWords kKindWords[] = {
+    {"oversell", "more orders than items in stock"},
+    {"lost-order", "purchases confirmed and then lost"},
+    {"double-purchase", "buyers holding more orders than allowed"},
     {"wrong-owner-release", "deletes of another client's lock"},
     {"lock-unavailable", "a lock stuck after its holder died"},
     {"stale-write", "stale writes"},
@@ -169,6 +181,11 @@ void CellPerf::merge(const CellPerf& o) {
   gave_up += o.gave_up;
   round_trips += o.round_trips;
   sim_time_ms += o.sim_time_ms;
+  if (sale_method.empty()) sale_method = o.sale_method;
+  sale_runs += o.sale_runs;
+  sale_orders_per_s_sum += o.sale_orders_per_s_sum;
+  sale_sold_out_runs += o.sale_sold_out_runs;
+  sale_sold_out_ms_sum += o.sale_sold_out_ms_sum;
 }
 
 double CellPerf::round_trips_per_acquisition() const {
@@ -494,6 +511,9 @@ std::string violation_abbrev(const std::string& kind) {
   if (kind == "wrong-owner-release") return "WOR";
   if (kind == "stale-write") return "SW";
   if (kind == "lock-unavailable") return "LU";
+  if (kind == "oversell") return "OS";
+  if (kind == "double-purchase") return "DP";
+  if (kind == "lost-order") return "LO";
   return kind;
 }
 

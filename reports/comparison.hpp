@@ -79,8 +79,15 @@ struct CellPerf {
   std::uint64_t gave_up = 0;
   std::uint64_t round_trips = 0;
   std::int64_t sim_time_ms = 0;
-
+  // A sale's runs (inventory, gate): the method, and the sums behind the
+  // mean orders per simulated second and the mean time to sell out.
+  std::string sale_method;
+  std::uint64_t sale_runs = 0;
+  double sale_orders_per_s_sum = 0;
+  std::uint64_t sale_sold_out_runs = 0;
+  std::int64_t sale_sold_out_ms_sum = 0;
   void merge(const CellPerf& other);
+  double mean_orders_per_s() const { return sale_runs ? sale_orders_per_s_sum / static_cast<double>(sale_runs) : 0.0; }
   std::int64_t median_acquire_p50_us() const { return acquire_p50_us.percentile(50); }
   double round_trips_per_acquisition() const;  // 0 without acquisitions
   double acquisitions_per_sim_second() const;  // 0 without simulated time

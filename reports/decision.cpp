@@ -97,15 +97,16 @@ namespace {
 Severity kind_severity(const std::string& kind) {
   if (kind == "mutual-exclusion") return Severity::Overlap;
   if (kind == "lock-unavailable") return Severity::Unavailable;
-  // stale-write and wrong-owner-release corrupt data; a kind this report
+  // stale-write, wrong-owner-release and the sale's three (oversell,
+  // double-purchase, lost-order) corrupt data; a kind this report
   // does not know yet is counted as the worst rather than hidden.
   return Severity::Corruption;
 }
 
 // Kinds in reading order: what corrupts first.
 const std::vector<std::string>& kinds_worst_first() {
-  static const std::vector<std::string> order{"stale-write", "wrong-owner-release", "mutual-exclusion",
-                                              "lock-unavailable"};
+  static const std::vector<std::string> order{"oversell", "lost-order", "double-purchase", "stale-write",
+                                              "wrong-owner-release", "mutual-exclusion", "lock-unavailable"};
   return order;
 }
 
@@ -122,6 +123,9 @@ std::string_view kind_plain_words(const std::string& kind) {
   if (kind == "wrong-owner-release") return "another's lock released";
   if (kind == "mutual-exclusion") return "two holders";
   if (kind == "lock-unavailable") return "unavailable";
+  if (kind == "oversell") return "oversold";
+  if (kind == "double-purchase") return "bought twice";
+  if (kind == "lost-order") return "orders lost";
   return kind;
 }
 

@@ -72,6 +72,17 @@ void writes(const History& h, std::vector<Line>& lines) {
          {"index", w.index}, {"fencing_token", optional_token(w.fencing_token)}, {"accepted", w.accepted}});
 }
 
+// A sale's orders (stored or refused) and what buyers were told.
+void sale(const History& h, std::vector<Line>& lines) {
+  for (const auto& o : h.orders)
+    add(lines, ns(o.at),
+        {{"type", "order"}, {"at_ns", ns(o.at)}, {"client", client_name(h, o.client)}, {"segment", o.segment + 1},
+         {"accepted", o.accepted}, {"refused", o.refused},
+         {"stock_after", o.stock_after ? ordered_json(*o.stock_after) : nullptr}});
+  for (const auto& p : h.purchases)
+    add(lines, ns(p.at), {{"type", "purchase"}, {"at_ns", ns(p.at)}, {"client", client_name(h, p.client)}});
+}
+
 void faults(const History& h, std::vector<Line>& lines) {
   for (const auto& f : h.faults)
     add(lines, ns(f.at),
@@ -95,6 +106,7 @@ std::string history_to_jsonl(const History& history) {
   attempts(history, lines);
   entries(history, lines);
   writes(history, lines);
+  sale(history, lines);
   faults(history, lines);
   client_events(history, lines);
   std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.first < b.first; });

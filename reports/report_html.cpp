@@ -233,7 +233,11 @@ void html_decision(std::ostringstream& out, const Comparison& c, const Decision&
 void html_plots(std::ostringstream& out, const Comparison& c, const Decision& d) {
   out << "<div class=\"plots\">\n<figure><figcaption>How often each lock broke, and how badly</figcaption>\n"
       << severity_share_svg(c, d) << "</figure>\n<figure><figcaption>Time to acquire (simulated time)</figcaption>\n"
-      << acquire_latency_svg(c) << "</figure>\n</div>\n";
+      << acquire_latency_svg(c) << "</figure>\n";
+  if (const std::string sales = sale_throughput_svg(c); !sales.empty())
+    out << "<figure><figcaption>Sales: orders per simulated second (bars, per method)</figcaption>\n" << sales
+        << "</figure>\n";
+  out << "</div>\n";
 }
 
 // The live mark under a matrix cell: "real ✓" (confirmed), "real ≠", "real –".
@@ -281,7 +285,8 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
   const auto locks = c.locks();
   out << "<h2>Every scenario × lock</h2>\n<p class=\"legend\">Each cell: the violation kinds found and the share "
          "of seeds that found them, coloured by the worst. ME mutual-exclusion (two holders), WOR "
-         "wrong-owner-release, SW stale-write, LU lock-unavailable. \"as expected\": the scenario documents this "
+         "wrong-owner-release, SW stale-write, LU lock-unavailable, OS oversell, DP double-purchase, LO lost-order. "
+         "\"as expected\": the scenario documents this "
          "breakage; a violated cell links to its timeline.<br/>";
   severity_legend(out);
   out << "</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<tr class=\"family\"><th></th>";

@@ -15,7 +15,8 @@ namespace {
 
 // Kinds in the order a reader should see them: worst first.
 const std::vector<std::string>& kind_order() {
-  static const std::vector<std::string> order{"wrong-owner-release", "lock-unavailable", "stale-write",
+  static const std::vector<std::string> order{"oversell",           "lost-order",       "double-purchase",
+                                              "wrong-owner-release", "lock-unavailable", "stale-write",
                                               "mutual-exclusion"};
   return order;
 }
@@ -49,7 +50,8 @@ void markdown_matrix(std::ostringstream& out, const Comparison& c) {
   out << "## Matrix\n\nEach cell: the violation kinds found and the share of seeds that found them; "
          "✓ safe and as expected; (as expected) violated as the scenario documents; ✗ some run did not "
          "find what its scenario expects; · not run. "
-         "ME mutual-exclusion, WOR wrong-owner-release, SW stale-write, LU lock-unavailable.";
+         "ME mutual-exclusion, WOR wrong-owner-release, SW stale-write, LU lock-unavailable, OS oversell, "
+         "DP double-purchase, LO lost-order.";
   if (c.has_live()) out << " real: confirmed on real Redis (see below).";
   out << "\n\n";
   out << "| scenario |";

@@ -142,4 +142,39 @@ std::string acquire_latency_svg(const Comparison& c) {
   return out + "</svg>\n";
 }
 
+std::string sale_throughput_svg(const Comparison& c) {
+  std::vector<const Cell*> sales;
+  double top = 0;
+  for (const auto& [key, cell] : c.cells())
+    if (cell.perf.sale_runs) {
+      sales.push_back(&cell);
+      top = std::max(top, cell.perf.mean_orders_per_s());
+    }
+  if (sales.empty()) return "";
+  const int bar = kWidth - kLabel - kValue;
+  const int height = kTop + static_cast<int>(sales.size()) * kRow + 8;
+  std::string out = svg_open(height, "Orders per simulated second, per sale");
+  out += text(kLabel, 16, "mean orders stored per simulated second (method; mean time to sell out)", 11,
+              " fill-opacity=\"0.8\"");
+  out += text(kWidth - kValue + 8, 16, "orders / sim s", 11);
+  int y = kTop;
+  for (const Cell* cell : sales) {
+    const CellPerf& p = cell->perf;
+    const double rate = p.mean_orders_per_s();
+    std::string tip = cell->scenario + " --lock " + cell->lock + " (" + p.sale_method + "): " + format_fixed(rate, 2) +
+                      " orders per simulated second over " + n(static_cast<std::int64_t>(p.sale_runs)) + " runs";
+    if (p.sale_sold_out_runs)
+      tip += "; sold out after " +
+             format_fixed(static_cast<double>(p.sale_sold_out_ms_sum) / static_cast<double>(p.sale_sold_out_runs) / 1000.0, 3) +
+             " s on average (" + n(static_cast<std::int64_t>(p.sale_sold_out_runs)) + " runs sold out)";
+    out += text(kLabel - 6, y + 14, label_of(cell->scenario), 12, " text-anchor=\"end\"");
+    const int w = top > 0 ? static_cast<int>(std::lround(rate / top * bar)) : 0;
+    out += rect(kLabel, y + 3, std::max(w, 1), kRow - 6, "#8fb3de", tip);
+    out += text(kLabel + 4, y + 15, p.sale_method, 10);
+    out += text(kWidth - kValue + 8, y + 14, format_fixed(rate, 2), 12);
+    y += kRow;
+  }
+  return out + "</svg>\n";
+}
+
 }  // namespace locksim::reports

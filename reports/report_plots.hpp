@@ -14,6 +14,10 @@ namespace locksim::reports {
 
 std::string severity_share_svg(const Comparison& comparison, const Decision& decision);
 std::string acquire_latency_svg(const Comparison& comparison);
+// A sale's throughput (issue 17 item 4): one bar per (scenario, lock) that
+// sold a stock, its mean orders per simulated second, labelled with the
+// method and the mean time to sell out; "" when no run sold anything.
+std::string sale_throughput_svg(const Comparison& comparison);
 
 // The colours of the severities, shared with the HTML report's CSS.
 const char* severity_colour(Severity severity);

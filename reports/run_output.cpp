@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "reports/run_record.hpp"
+#include "scenarios/checkers.hpp"
 #include "sim/trace.hpp"
 
 namespace locksim::reports {
@@ -43,6 +44,7 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
   out << "lock      " << run.lock << "\n\n";
   const auto found = run.violation_kinds();
   for (const std::string& kind : scenarios::violation_names()) {
+    if (!run.history.sale && scenarios::is_sale_violation(kind)) continue;  // a lock run sells nothing
     const auto n = std::count_if(run.violations.begin(), run.violations.end(),
                                  [&](const auto& v) { return v.kind == kind; });
     out << "  " << (n ? paint(style, "VIOLATED", kRed) + " " : paint(style, "ok", kGreen) + "       ") << kind;
@@ -56,6 +58,15 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
     for (const auto& e : v.evidence) out << "       - " << e << "\n";
   }
   out << "\n";
+  if (const auto& sale = run.summary.sale) {
+    out << "sale      " << sale->method << ": " << sale->orders << " orders stored";
+    if (sale->refused) out << " (" << sale->refused << " refused)";
+    out << ", " << sale->orders_per_s_milli / 1000 << "." << std::to_string(1000 + sale->orders_per_s_milli % 1000).substr(1)
+        << " per simulated second, "
+        << (sale->sold_out_ms ? "sold out at " + sim::format_seconds(std::chrono::milliseconds(*sale->sold_out_ms))
+                              : std::string("not sold out"))
+        << "\n";
+  }
   if (run.expected) {
     out << "expected  " << join(*run.expected) << (run.may.empty() ? "" : " (may also: " + join(run.may) + ")") << "\n";
     out << "found     " << join(found) << "\n";

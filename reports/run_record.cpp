@@ -125,6 +125,24 @@ Error read_stats(const json& j, RunRecord& r) {
                    read_signed(s, "acquire_p50_us", st.acquire_p50_us, false),
                    read_signed(s, "acquire_p99_us", st.acquire_p99_us, false)})
     if (err) return "stats." + *err;
+  if (s.contains("sale")) {
+    const json& sale = s["sale"];
+    if (!sale.is_object()) return "stats.sale: expected an object";
+    SaleStats ss;
+    if (!sale.contains("method") || !sale["method"].is_string()) return "stats.sale.method: expected a string";
+    ss.method = sale["method"].get<std::string>();
+    for (auto err : {read_unsigned(sale, "orders", ss.orders, true), read_unsigned(sale, "refused", ss.refused, true)})
+      if (err) return "stats.sale." + *err;
+    if (sale.contains("sold_out_ms") && !sale["sold_out_ms"].is_null()) {
+      std::int64_t at = 0;
+      if (auto err = read_signed(sale, "sold_out_ms", at, true)) return "stats.sale." + *err;
+      ss.sold_out_ms = at;
+    }
+    if (!sale.contains("orders_per_s") || !sale["orders_per_s"].is_number())
+      return "stats.sale.orders_per_s: expected a number";
+    ss.orders_per_s = sale["orders_per_s"].get<double>();
+    st.sale = ss;
+  }
   r.stats = st;
   return std::nullopt;
 }
@@ -270,7 +288,10 @@ RunRecord record_of(const scenarios::RunResult& run) {
   r.source = run.source;
   const auto& s = run.summary;
   r.stats = RunStats{s.attempts, s.acquisitions, s.gave_up, s.round_trips, percentile(s.acquire_latency_us, 50),
-                     percentile(s.acquire_latency_us, 99)};
+                     percentile(s.acquire_latency_us, 99), std::nullopt};
+  if (s.sale)
+    r.stats->sale = SaleStats{s.sale->method, s.sale->orders, s.sale->refused, s.sale->sold_out_ms,
+                              static_cast<double>(s.sale->orders_per_s_milli) / 1000.0};
   return r;
 }
 
@@ -296,6 +317,12 @@ nlohmann::ordered_json to_json(const RunRecord& r) {
     j["stats"] = {{"attempts", s.attempts},         {"acquisitions", s.acquisitions},
                   {"gave_up", s.gave_up},           {"round_trips", s.round_trips},
                   {"acquire_p50_us", s.acquire_p50_us}, {"acquire_p99_us", s.acquire_p99_us}};
+    if (s.sale)
+      j["stats"]["sale"] = {{"method", s.sale->method},
+                            {"orders", s.sale->orders},
+                            {"refused", s.sale->refused},
+                            {"sold_out_ms", s.sale->sold_out_ms ? ordered_json(*s.sale->sold_out_ms) : nullptr},
+                            {"orders_per_s", s.sale->orders_per_s}};
   }
   if (r.live) j["live"] = live_json(*r.live);
   return j;

@@ -14,7 +14,8 @@
 //   the lock what it assumes, e.g. fencing storage for a fenced lock: one
 //   sentence each), "repro", "source" (catalog name or scenario file), "stats"
 //   {"attempts","acquisitions","gave_up","round_trips","acquire_p50_us",
-//   "acquire_p99_us"}, and for live runs "live" {"time_scale",
+//   "acquire_p99_us", "sale" (runs that sell a stock: {"method", "orders",
+//   "refused", "sold_out_ms" (or null), "orders_per_s"})}, and for live runs "live" {"time_scale",
 //   "deterministic": false, "notes", "key_prefix" (with --redis),
 //   "fault_mechanisms" [{"fault", "targets", "produced", "means"}]: how live
 //   mode produced each fault, "produced" one of "real", "observed",
@@ -53,6 +54,15 @@ struct ViolationRecord {
   std::vector<std::string> evidence;
 };
 
+// A sale's figures ("stats"."sale", runs that sell a stock only).
+struct SaleStats {
+  std::string method;
+  std::uint64_t orders = 0;
+  std::uint64_t refused = 0;
+  std::optional<std::int64_t> sold_out_ms;  // null: the stock did not run out
+  double orders_per_s = 0;                  // orders stored per simulated second
+};
+
 struct RunStats {
   std::uint64_t attempts = 0;
   std::uint64_t acquisitions = 0;
@@ -60,6 +70,7 @@ struct RunStats {
   std::uint64_t round_trips = 0;
   std::int64_t acquire_p50_us = 0;
   std::int64_t acquire_p99_us = 0;
+  std::optional<SaleStats> sale;
 };
 
 // The "live" object of a live line or a skip line.

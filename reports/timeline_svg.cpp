@@ -25,6 +25,7 @@ using scenarios::EntryEvent;
 using scenarios::FaultKind;
 using scenarios::FaultRecord;
 using scenarios::History;
+using scenarios::OrderRecord;
 using scenarios::RunResult;
 using scenarios::StorageWrite;
 using scenarios::Violation;
@@ -1140,8 +1141,25 @@ class Renderer {
       if (auto cx = r.top.claim_centred(x, width)) svg_.text(*cx, lane.top + 12, label, style);
       else if (auto bx = r.bottom.claim_centred(x, width)) svg_.text(*bx, lane.top + 46, label, style);
     }
+    for (const OrderRecord& o : h_.orders) draw_order(lane, o, r);
     for (const FaultRecord& f : h_.faults)
       if (f.target == lane.name && f.kind != FaultKind::Pause) draw_fault_marker(lane, f, r);
+  }
+
+  // A sale's order on the storage lane: a small square, green stored, red
+  // refused (fencing, unique), with the stock level it left when the buyer
+  // wrote the stock row back.
+  void draw_order(const Lane& lane, const OrderRecord& o, Rows& r) {
+    const int x = scale_.x(o.at), y = lane.top + 36;
+    std::string tip = client_name(o.client) + "'s order " + (o.accepted ? "stored" : "refused (" + o.refused + ")") +
+                      " at " + ms_text(o.at);
+    if (o.stock_after) tip += "; stock row " + num(o.segment + 1) + " now " + num(*o.stock_after);
+    svg_.open("g", attr("data-order", o.accepted ? "stored" : "refused"));
+    svg_.rect(x - 3, y - 3, 6, 6, fill(o.accepted ? kAccepted : kRed), tip);
+    svg_.close("g");
+    if (!o.stock_after) return;
+    const std::string label = "stock " + num(*o.stock_after);
+    if (auto bx = r.bottom.claim_centred(x, text_width(label, 9))) svg_.text(*bx, lane.top + 46, label, font(9, kInk, kMiddle));
   }
 
   // Faults aimed at no drawn host: partitions, heals, the sentinel.

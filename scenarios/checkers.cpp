@@ -1,5 +1,7 @@
 // The property checkers. Each is a pass over the recorded history; none
-// knows which lock algorithm produced it.
+// knows which lock algorithm produced it. The lock checkers judge each lock
+// key on its own (an inventory's segments); the sale checkers judge the
+// orders table against the sale's terms and what buyers were told.
 #include "scenarios/checkers.hpp"
 
 #include <algorithm>
@@ -59,11 +61,13 @@ std::vector<Violation> check_mutual_exclusion(const History& h) {
     for (std::size_t j = i + 1; j < sorted.size() && out.size() < kMaxPerKind; ++j) {
       const Belief& second = *sorted[j];
       if (second.start >= first_end) break;  // sorted by start: no later one overlaps either
-      if (second.client == first.client || second.start >= second.effective_end(h.end)) continue;
+      if (second.client == first.client || second.key != first.key || second.start >= second.effective_end(h.end))
+        continue;
       const auto& a = h.clients[first.client].name;
       const auto& b = h.clients[second.client].name;
+      const std::string which = first.key.empty() ? "the lock" : first.key;
       out.push_back({"mutual-exclusion", second.start, {a, b},
-                     a + " and " + b + " both believed they held the lock from " + at_text(second.start),
+                     a + " and " + b + " both believed they held " + which + " from " + at_text(second.start),
                      {describe(h, first), describe(h, second)}});
     }
   }
@@ -108,9 +112,10 @@ std::vector<Violation> check_wrong_owner_release(const History& h) {
 
 std::vector<Violation> check_stale_write(const History& h) {
   std::vector<Violation> out;
-  const StorageWrite* latest = nullptr;  // accepted write of the latest holder so far
+  std::map<std::string, const StorageWrite*> latest_by_key;  // accepted write of each key's latest holder so far
   for (const StorageWrite& w : h.writes) {
     if (!w.accepted) continue;
+    const StorageWrite*& latest = latest_by_key[w.key];
     if (latest && w.grant < latest->grant && out.size() < kMaxPerKind) {
       const auto& stale = h.clients[w.client].name;
       const auto& later = h.clients[latest->client].name;
@@ -184,10 +189,101 @@ std::vector<Violation> check_lock_unavailable(const History& h, sim::Duration li
   return out;
 }
 
+namespace {
+
+std::string order_text(const History& h, const OrderRecord& o) {
+  std::string s = at_text(o.at) + " storage " + (o.accepted ? "stored " : "refused ") + h.clients[o.client].name +
+                  "'s order";
+  if (!o.refused.empty()) s += " (" + o.refused + ")";
+  if (o.stock_after) s += ", stock row " + std::to_string(o.segment + 1) + " now " + std::to_string(*o.stock_after);
+  return s;
+}
+
+std::string items(std::int64_t n) { return std::to_string(n) + (n == 1 ? " item" : " items"); }
+
+}  // namespace
+
+bool is_sale_violation(const std::string& kind) {
+  return kind == "oversell" || kind == "double-purchase" || kind == "lost-order";
+}
+
+std::vector<Violation> check_oversell(const History& h) {
+  if (!h.sale) return {};
+  std::vector<const OrderRecord*> stored;
+  for (const OrderRecord& o : h.orders) {
+    if (!o.accepted) continue;
+    stored.push_back(&o);
+    if (static_cast<std::int64_t>(stored.size()) <= h.sale->stock) continue;
+    // The first order past the stock proves it; the total says how far.
+    std::int64_t total = 0;
+    for (const OrderRecord& x : h.orders) total += x.accepted ? 1 : 0;
+    const OrderRecord& last_in = *stored[stored.size() - 2];
+    const std::string& buyer = h.clients[o.client].name;
+    return {{"oversell", o.at, {buyer},
+             "storage accepted " + std::to_string(total) + " orders for a stock of " + items(h.sale->stock) + "; " +
+                 buyer + "'s was order " + std::to_string(stored.size()),
+             {"the sale opened with " + items(h.sale->stock), order_text(h, last_in) + " (order " +
+                  std::to_string(stored.size() - 1) + ", the last item)",
+              order_text(h, o) + " (order " + std::to_string(stored.size()) + ")"}}};
+  }
+  return {};
+}
+
+std::vector<Violation> check_double_purchase(const History& h) {
+  if (!h.sale) return {};
+  std::vector<Violation> out;
+  std::map<std::size_t, std::vector<const OrderRecord*>> by_buyer;
+  for (const OrderRecord& o : h.orders) {
+    if (!o.accepted) continue;
+    auto& mine = by_buyer[o.client];
+    mine.push_back(&o);
+    if (static_cast<int>(mine.size()) != h.sale->per_buyer + 1 || out.size() >= kMaxPerKind) continue;
+    const std::string& buyer = h.clients[o.client].name;
+    std::vector<std::string> evidence;
+    for (const OrderRecord* x : mine) evidence.push_back(order_text(h, *x));
+    out.push_back({"double-purchase", o.at, {buyer},
+                   buyer + " holds " + std::to_string(mine.size()) + " orders; the shop allows " +
+                       std::to_string(h.sale->per_buyer) + " per buyer",
+                   std::move(evidence)});
+  }
+  return out;
+}
+
+std::vector<Violation> check_lost_order(const History& h) {
+  if (!h.sale) return {};
+  std::vector<Violation> out;
+  for (std::size_t c = 0; c < h.clients.size() && out.size() < kMaxPerKind; ++c) {
+    std::vector<TrueInstant> told;
+    for (const Purchase& p : h.purchases)
+      if (p.client == c) told.push_back(p.at);
+    std::vector<const OrderRecord*> mine;
+    std::size_t stored = 0;
+    for (const OrderRecord& o : h.orders) {
+      if (o.client != c) continue;
+      mine.push_back(&o);
+      stored += o.accepted ? 1 : 0;
+    }
+    if (told.size() <= stored) continue;
+    const std::string& buyer = h.clients[c].name;
+    const TrueInstant first_lost = told[stored];
+    std::vector<std::string> evidence{at_text(first_lost) + " " + buyer + " was told it bought"};
+    for (const OrderRecord* o : mine) evidence.push_back(order_text(h, *o));
+    for (TrueInstant crash : h.clients[c].crashes)
+      if (crash >= first_lost) evidence.push_back(at_text(crash) + " " + buyer + " crashed");
+    evidence.push_back("at the end " + std::to_string(stored) + " of its orders exist");
+    out.push_back({"lost-order", first_lost, {buyer},
+                   buyer + " was told it bought " + std::to_string(told.size()) + " time(s); the storage holds " +
+                       std::to_string(stored) + " of its orders",
+                   std::move(evidence)});
+  }
+  return out;
+}
+
 std::vector<Violation> check_all(const History& h, sim::Duration liveness) {
   std::vector<Violation> all;
   for (auto part : {check_mutual_exclusion(h), check_wrong_owner_release(h), check_stale_write(h),
-                    check_lock_unavailable(h, liveness)})
+                    check_lock_unavailable(h, liveness), check_oversell(h), check_double_purchase(h),
+                    check_lost_order(h)})
     all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   std::stable_sort(all.begin(), all.end(), [](const Violation& a, const Violation& b) {
     return a.at != b.at ? a.at < b.at : a.kind < b.kind;

@@ -32,6 +32,7 @@ struct Belief {
   std::optional<TrueInstant> deadline;  // the lock's validity deadline mapped to true time
   std::optional<std::int64_t> fencing_token;
   std::string end_reason;      // "release" | "abandon" | "crash" | "" (still held)
+  std::string key = "";        // the lock key it covers ("" = the scenario's one key)
   TrueInstant effective_end(TrueInstant run_end) const;
 };
 
@@ -79,6 +80,29 @@ struct StorageWrite {
   std::optional<std::int64_t> fencing_token;
   bool accepted;
   int index;  // write number within the critical section (1-based)
+  std::string key = "";  // the lock key whose grant covers it ("" = the scenario's one key)
+};
+
+// The inventory's record (scenarios/inventory_workload.hpp): the sale's
+// terms, every order the database received, and what each buyer was told.
+struct SaleTerms {
+  std::int64_t stock = 0;  // items on sale (the gate: its one slot)
+  int per_buyer = 1;       // orders one buyer may hold
+};
+
+struct OrderRecord {
+  TrueInstant at;  // when the storage stored or refused it
+  std::size_t client;
+  int segment = 0;
+  bool accepted = false;
+  std::string refused;                      // "" | "fencing" | "unique"
+  std::optional<std::int64_t> stock_after;  // the stock row written with it (read-check-write, lock, segmented)
+};
+
+// A buyer was told it bought one item (or won the gate's slot).
+struct Purchase {
+  std::size_t client;
+  TrueInstant at;
 };
 
 struct ClientInfo {
@@ -115,6 +139,9 @@ struct History {
   std::vector<StorageWrite> writes;
   std::vector<FaultRecord> faults;
   std::vector<PointReached> points;  // in the order they were reached
+  std::optional<SaleTerms> sale;     // set when the run sells a stock (inventory)
+  std::vector<OrderRecord> orders;   // in the order the storage received them
+  std::vector<Purchase> purchases;   // confirmations, in true time order
   TrueInstant end{};
   std::uint64_t next_grant = 0;
 

@@ -3,6 +3,7 @@
 #include "scenarios/runner.hpp"
 
 #include "locks/registry.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/lock_assumptions.hpp"
 
 namespace locksim::scenarios {
@@ -20,6 +21,7 @@ RunResult judged_run(const Scenario& scenario, const std::string& lock_kind, std
   if (const auto info = locks::find_lock(lock_kind)) r.outside_assumptions = unmet_assumptions(scenario, *info);
   r.source = std::move(source);
   r.summary = std::move(summary);
+  r.summary.sale = sale_summary(scenario, history);
   r.history = std::move(history);
   return r;
 }

@@ -1,6 +1,7 @@
 // Building a world from a scenario, running it, judging it.
 #include "scenarios/runner.hpp"
 
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
 #include "scenarios/sim_workload_world.hpp"
@@ -15,14 +16,15 @@ namespace {
 
 using sim::redis::RedisNode;
 
-// Observes every node and keeps the changes to the lock entry.
+// Observes every node and keeps the changes to the lock entries (the
+// scenario's key, or an inventory's segment keys).
 class LockKeyObserver final : public sim::redis::NodeObserver {
  public:
   explicit LockKeyObserver(RunContext& ctx) : ctx_(ctx) {}
   void on_command(const sim::redis::CommandSeen& seen) override {
     const bool replay = seen.argv.size() == 1 && seen.argv[0] == "(aof-replay)";
     for (const auto& e : seen.key_events) {
-      if (e.key != ctx_.scenario.lock.key) continue;
+      if (!is_lock_key(ctx_.scenario, e.key)) continue;
       std::optional<std::size_t> client;
       if (seen.client != sim::kNoHost) client = ctx_.history.client_of(seen.client);
       // An entry a restart brings back from the AOF is its creator's again.
@@ -30,7 +32,7 @@ class LockKeyObserver final : public sim::redis::NodeObserver {
       if (e.kind == sim::redis::KeyEvent::Kind::Created && !replay) creators_[seen.node] = client;
       ctx_.history.entries.push_back({seen.at, ctx_.world.scheduler().current_seq(), seen.node, client,
                                       seen.replicated, e.kind, e.key, entry_command_text(seen.argv)});
-      ctx_.history.entries.back().deadline = key_deadline(seen);
+      ctx_.history.entries.back().deadline = key_deadline(seen, e.key);
     }
   }
 
@@ -38,10 +40,10 @@ class LockKeyObserver final : public sim::redis::NodeObserver {
   // The lock entry's expiry on the node that saw the command, in true time:
   // its PX/PEXPIRE deadline (Engine::inspect, read-only) less the node's
   // wall clock now, added to the true time now.
-  std::optional<TrueInstant> key_deadline(const sim::redis::CommandSeen& seen) const {
+  std::optional<TrueInstant> key_deadline(const sim::redis::CommandSeen& seen, const std::string& key) const {
     for (const auto& node : ctx_.nodes) {
       if (node->id() != seen.node) continue;
-      const auto view = node->engine().inspect(ctx_.scenario.lock.key);
+      const auto view = node->engine().inspect(key);
       if (!view || !view->expire_at_ms) return std::nullopt;
       return seen.at + std::chrono::milliseconds(*view->expire_at_ms - sim::to_ms(node->host().wall_now()));
     }
@@ -80,16 +82,18 @@ void build_redis(RunContext& ctx, LockKeyObserver& observer) {
       shards.back().replicas.push_back(ctx.nodes.back().get());
     }
   }
+  const auto preload = redis_stock_preload(s);
   for (auto& node : ctx.nodes) {
     node->add_observer(&observer);
+    if (!preload.empty()) node->preload(preload);
     // A crashed node holds no entry any more: a key on a node that never
     // restarts blocks nobody. A restart that replays the AOF brings the
     // entry back (an "(aof-replay)" event, credited to its creator).
     RedisNode* n = node.get();
     n->host().on_crash([&ctx, n] {
-      ctx.history.entries.push_back({ctx.world.now(), ctx.world.scheduler().current_seq(), n->id(), std::nullopt,
-                                     false, sim::redis::KeyEvent::Kind::Expired, ctx.scenario.lock.key,
-                                     "(node crashed)"});
+      for (const std::string& key : lock_keys(ctx.scenario))
+        ctx.history.entries.push_back({ctx.world.now(), ctx.world.scheduler().current_seq(), n->id(), std::nullopt,
+                                       false, sim::redis::KeyEvent::Kind::Expired, key, "(node crashed)"});
     });
     ctx.history.nodes.resize(node->id() + 1);
     ctx.history.nodes[node->id()] = node->host().name();
@@ -213,7 +217,8 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   LockKeyObserver observer(ctx);
   if (scenario.topology == locks::Topology::Redis) build_redis(ctx, observer);
   else build_cp(ctx);
-  StorageService storage(ctx.world, ctx.history, scenario.fencing);
+  StorageService storage(ctx.world, ctx.history, scenario);
+  ctx.history.sale = sale_terms(scenario);
   ctx.storage = &ctx.world.add_host(kStorageHost);
   ctx.world.network().register_service(ctx.storage->id(), &storage);
   build_clients(ctx);

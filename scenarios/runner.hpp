@@ -31,12 +31,25 @@ struct RunOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+// A sale's throughput, measured in simulated time (issue 17 item 4): the
+// orders stored per simulated second over the selling period (from the
+// sale's opening at true 0 to the sell-out, else to the last stored order),
+// and when the stock ran out. Integers: orders_per_s_milli is the rate × 1000.
+struct SaleSummary {
+  std::string method;  // "read-check-write" ... "segmented", or "gate"
+  std::uint64_t orders = 0;
+  std::uint64_t refused = 0;
+  std::optional<std::int64_t> sold_out_ms;
+  std::int64_t orders_per_s_milli = 0;
+};
+
 struct RunSummary {
   std::uint64_t attempts = 0;
   std::uint64_t acquisitions = 0;
   std::uint64_t gave_up = 0;
   std::uint64_t round_trips = 0;
   std::vector<std::int64_t> acquire_latency_us;
+  std::optional<SaleSummary> sale;  // runs that sell a stock (judged_run fills it)
 };
 
 struct RunResult {

@@ -20,6 +20,7 @@
 #include "locks/registry.hpp"
 #include "scenarios/cp_topology_parse.hpp"
 #include "scenarios/input_file.hpp"
+#include "scenarios/inventory_workload_parse.hpp"
 #include "scenarios/scenario_bounds.hpp"
 #include "scenarios/toml_section.hpp"
 
@@ -29,8 +30,9 @@ namespace locksim::scenarios {
 // Names
 
 const std::vector<std::string>& violation_names() {
-  static const std::vector<std::string> names = {"mutual-exclusion", "wrong-owner-release",
-                                                 "stale-write", "lock-unavailable"};
+  static const std::vector<std::string> names = {"mutual-exclusion", "wrong-owner-release", "stale-write",
+                                                 "lock-unavailable", "oversell", "double-purchase",
+                                                 "lost-order"};
   return names;
 }
 
@@ -174,6 +176,8 @@ Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   if (!failed()) read_workload(root);
   if (!failed()) read_lock(root);
   if (!failed()) read_clients(root);
+  if (!failed())
+    if (auto problem = read_inventory_workload(root_table, sc_)) fail(problem->line, problem->field, problem->message);
   if (!failed()) read_faults(root);
   if (!failed()) read_nemesis(root);
   if (!failed()) read_expect(root);
@@ -251,8 +255,10 @@ void Parser::read_network(Section& root) {
 }
 
 void Parser::read_storage_and_check(Section& root) {
-  if (auto s = root.sub("storage"); s && s->check_keys({"fencing"}))
+  if (auto s = root.sub("storage"); s && s->check_keys({"fencing", "unique"})) {
     if (auto v = s->boolean("fencing")) sc_.fencing = *v;
+    if (auto v = s->boolean("unique")) sc_.unique = *v;
+  }
   if (failed()) return;
   if (auto s = root.sub("check"); s && s->check_keys({"liveness"}))
     if (auto v = s->duration("liveness", Sign::Positive)) sc_.liveness = *v;
@@ -260,8 +266,10 @@ void Parser::read_storage_and_check(Section& root) {
 
 void Parser::read_workload(Section& root) {
   auto s = root.sub("workload");
-  if (!s || !s->check_keys({"kind", "key"})) return;
-  if (auto v = s->choice("kind", {"lock", "gate"})) sc_.workload = *v == "gate" ? WorkloadKind::Gate : WorkloadKind::Lock;
+  // stock, method, segments, per_buyer: read_inventory_workload.
+  if (!s || !s->check_keys({"kind", "key", "stock", "method", "segments", "per_buyer"})) return;
+  if (auto v = s->choice("kind", {"lock", "gate", "inventory"}))
+    sc_.workload = *v == "gate" ? WorkloadKind::Gate : *v == "inventory" ? WorkloadKind::Inventory : WorkloadKind::Lock;
   if (auto v = s->string("key")) sc_.lock.key = *v;
 }
 
@@ -366,7 +374,8 @@ void Parser::read_clients(Section& root) {
 }
 
 void Parser::read_client(Section& c, std::set<std::string>& seen) {
-  if (!c.check_keys({"name", "start", "work", "writes", "iterations", "clock_drift_ppm"})) return;
+  // buys: read_inventory_workload.
+  if (!c.check_keys({"name", "start", "work", "writes", "iterations", "clock_drift_ppm", "buys"})) return;
   ClientSpec spec;
   const auto name = c.string("name");
   if (!name) {

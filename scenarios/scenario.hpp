@@ -88,7 +88,19 @@ namespace locksim::scenarios {
 
 using sim::Duration;
 
-enum class WorkloadKind : std::uint8_t { Lock, Gate };
+enum class WorkloadKind : std::uint8_t { Lock, Gate, Inventory };
+
+// [workload] method for kind = "inventory" (scenarios/inventory_workload.hpp):
+// how a buyer takes one item of the stock.
+enum class InventoryMethod : std::uint8_t { ReadCheckWrite, Lock, Decr, Lua, Segmented };
+
+// [workload] stock / method / segments / per_buyer (kind = "inventory").
+struct InventorySpec {
+  std::int64_t stock = 0;  // items on sale, >= 1
+  InventoryMethod method = InventoryMethod::ReadCheckWrite;
+  int segments = 1;        // segmented: the stock split over this many keys, 1..stock
+  int per_buyer = 1;       // the shop's rule: orders one buyer may hold
+};
 
 // `after = "A:acquired"`: a point in the run that starts a fault's clock.
 // Events: acquiring (a client starts an acquire), acquired, write (write 1) or
@@ -129,6 +141,7 @@ struct ClientSpec {
   int writes = 1;
   int iterations = 1;
   std::int64_t clock_drift_ppm = 0;
+  int buys = 1;  // inventory: purchase attempts, one item each
 };
 
 struct RedisSpec {
@@ -168,6 +181,8 @@ struct Scenario {
   CpSpec cp;
   NetworkSpec network;
   bool fencing = false;               // [storage] fencing
+  bool unique = false;                // [storage] unique: the orders table's unique constraint
+  InventorySpec inventory;            // [workload] kind = "inventory"
   std::optional<Duration> liveness;   // [check] liveness (default 2 x ttl)
   std::optional<std::int64_t> live_time_scale_ppm;  // [live] time_scale x 10^6 (live mode only)
 

@@ -7,6 +7,7 @@
 // restore.
 #include "scenarios/scenario_writer.hpp"
 #include "scenarios/cp_topology_parse.hpp"
+#include "scenarios/inventory_workload_parse.hpp"
 
 #include <toml++/toml.h>
 
@@ -82,13 +83,18 @@ toml::table lock_table(const Scenario& s) {
   return t;
 }
 
-toml::table client_table(const ClientSpec& c) {
+// A buyer (inventory) has `buys` instead of `writes` and `iterations`.
+toml::table client_table(const ClientSpec& c, bool buyer) {
   toml::table t;
   t.insert("name", c.name);
   if (c.start != Duration::zero()) t.insert("start", duration_text(c.start));
   t.insert("work", duration_text(c.work));
-  t.insert("writes", std::int64_t{c.writes});
-  if (c.iterations != 1) t.insert("iterations", std::int64_t{c.iterations});
+  if (buyer) {
+    if (c.buys != 1) t.insert("buys", std::int64_t{c.buys});
+  } else {
+    t.insert("writes", std::int64_t{c.writes});
+    if (c.iterations != 1) t.insert("iterations", std::int64_t{c.iterations});
+  }
   if (c.clock_drift_ppm != 0) t.insert("clock_drift_ppm", c.clock_drift_ppm);
   return t;
 }
@@ -155,6 +161,10 @@ toml::table expect_table(const Scenario& s) {
   return t;
 }
 
+const char* workload_kind_name(WorkloadKind k) {
+  return k == WorkloadKind::Gate ? "gate" : k == WorkloadKind::Inventory ? "inventory" : "lock";
+}
+
 toml::array tables_array(const auto& items, auto to_table) {
   toml::array a;
   for (const auto& item : items) a.push_back(to_table(item));
@@ -168,15 +178,19 @@ std::string scenario_to_toml(const Scenario& s) {
   root.insert("name", s.name);
   if (!s.description.empty()) root.insert("description", s.description);
   root.insert("duration", duration_text(s.duration));
-  root.insert("workload", toml::table{{"kind", s.workload == WorkloadKind::Gate ? "gate" : "lock"},
-                                      {"key", s.lock.key}});
+  toml::table workload{{"kind", workload_kind_name(s.workload)}, {"key", s.lock.key}};
+  insert_inventory_keys(workload, s);
+  root.insert("workload", std::move(workload));
   root.insert("lock", lock_table(s));
   if (s.topology == locks::Topology::Redis) root.insert("redis", redis_table(s.redis));
   else root.insert(cp_table_name(s.topology), cp_table(s));
   root.insert("network", network_table(s.network));
-  root.insert("storage", toml::table{{"fencing", s.fencing}});
+  toml::table storage{{"fencing", s.fencing}};
+  if (s.unique) storage.insert("unique", true);
+  root.insert("storage", std::move(storage));
   if (s.liveness) root.insert("check", toml::table{{"liveness", duration_text(*s.liveness)}});
-  root.insert("client", tables_array(s.clients, client_table));
+  const bool buyers = s.workload == WorkloadKind::Inventory;
+  root.insert("client", tables_array(s.clients, [buyers](const ClientSpec& c) { return client_table(c, buyers); }));
   if (!s.faults.empty()) root.insert("fault", tables_array(s.faults, fault_table));
   if (s.nemesis) root.insert("nemesis", nemesis_table(*s.nemesis));
   if (has_expectation(s)) root.insert("expect", expect_table(s));
@@ -241,6 +255,7 @@ void diff_topology(Diff& d, const Scenario& a, const Scenario& b) {
   d.eq("network.tail_max_shift", a.network.tail_max_shift, b.network.tail_max_shift);
   d.eq("network.timeout", a.network.timeout, b.network.timeout);
   d.eq("storage.fencing", a.fencing, b.fencing).eq("check.liveness", a.liveness, b.liveness);
+  d.eq("storage.unique", a.unique, b.unique);
 }
 
 void diff_clients(Diff& d, const Scenario& a, const Scenario& b) {
@@ -250,7 +265,7 @@ void diff_clients(Diff& d, const Scenario& a, const Scenario& b) {
     const ClientSpec &x = a.clients[i], &y = b.clients[i];
     d.eq(p + "name", x.name, y.name).eq(p + "start", x.start, y.start).eq(p + "work", x.work, y.work);
     d.eq(p + "writes", x.writes, y.writes).eq(p + "iterations", x.iterations, y.iterations);
-    d.eq(p + "clock_drift_ppm", x.clock_drift_ppm, y.clock_drift_ppm);
+    d.eq(p + "clock_drift_ppm", x.clock_drift_ppm, y.clock_drift_ppm).eq(p + "buys", x.buys, y.buys);
   }
 }
 
@@ -281,6 +296,9 @@ std::string scenario_difference(const Scenario& a, const Scenario& b) {
   Diff d;
   d.eq("name", a.name, b.name).eq("description", a.description, b.description).eq("duration", a.duration, b.duration);
   d.eq("workload.kind", a.workload, b.workload).eq("lock.kind", a.lock_kind, b.lock_kind);
+  d.eq("workload.stock", a.inventory.stock, b.inventory.stock).eq("workload.method", a.inventory.method, b.inventory.method);
+  d.eq("workload.segments", a.inventory.segments, b.inventory.segments);
+  d.eq("workload.per_buyer", a.inventory.per_buyer, b.inventory.per_buyer);
   diff_lock(d, a.lock, b.lock);
   diff_topology(d, a, b);
   diff_clients(d, a, b);

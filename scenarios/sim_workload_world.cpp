@@ -22,15 +22,29 @@ sim::Task<void> SimWorkloadWorld::reach(std::size_t c, std::string_view event, i
   if (fire_trigger(ctx_, host(c).name(), event, write_index)) co_await host(c).sleep(sim::Duration{0});
 }
 
+// How a request shows in the trace: a write or an order accepted or
+// rejected (the lock workload's notes, unchanged), a read as the stock it
+// returned.
 std::optional<sim::Reply> StorageService::on_request(const sim::Request& request) {
-  const auto& argv = request.argv;
-  if (argv.size() != 5 || argv[0] != "WRITE") return sim::Reply::error("ERR unknown storage request");
-  const auto write = parse_write(argv);
-  if (!write) return sim::Reply::error("ERR malformed storage request");
-  const bool accepted = storage_.apply(history_, world_.now(), *write);
-  world_.note(request.server, accepted ? "write-accepted" : "write-rejected",
-              world_.host_name(request.client) + " grant " + argv[2] + " token " + argv[3]);
-  return sim::Reply::integer_of(accepted ? 1 : 0);
+  const auto write = parse_write(request.argv);
+  if (!write) {
+    const bool known = !request.argv.empty() && request.argv[0] == "WRITE";
+    return sim::Reply::error(known ? "ERR malformed storage request" : "ERR unknown storage request");
+  }
+  const std::int64_t answer = storage_.serve(history_, world_.now(), *write);
+  const std::string who = world_.host_name(request.client);
+  if (write->op == StorageOp::ReadStock) {
+    world_.note(request.server, "stock-read", who + " segment " + std::to_string(write->segment) + " stock " +
+                                                  std::to_string(answer));
+  } else if (write->op == StorageOp::Order) {
+    world_.note(request.server, answer ? "order-stored" : "order-refused",
+                who + " segment " + std::to_string(write->segment) + " grant " + request.argv[2] + " token " +
+                    request.argv[3]);
+  } else {
+    world_.note(request.server, answer ? "write-accepted" : "write-rejected",
+                who + " grant " + request.argv[2] + " token " + request.argv[3]);
+  }
+  return sim::Reply::integer_of(answer);
 }
 
 }  // namespace locksim::scenarios

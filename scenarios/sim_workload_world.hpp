@@ -51,12 +51,13 @@ class SimWorkloadWorld final : public WorkloadWorld {
   RunContext& ctx_;
 };
 
-// The storage host's service: WRITE requests (scenarios/storage.hpp's wire
-// format) through the storage's fencing rule, each noted in the trace.
+// The storage host's service: WRITE, READ and ORDER requests
+// (scenarios/storage.hpp's wire format) through the storage's rules, each
+// noted in the trace.
 class StorageService final : public sim::Service {
  public:
-  StorageService(sim::World& world, History& history, bool fencing)
-      : world_(world), history_(history), storage_(fencing) {}
+  StorageService(sim::World& world, History& history, const Scenario& scenario)
+      : world_(world), history_(history), storage_(scenario) {}
 
   std::optional<sim::Reply> on_request(const sim::Request& request) override;
 

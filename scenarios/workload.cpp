@@ -8,7 +8,8 @@
 // write (past a lease's validity deadline, or once a lock knows it lost the
 // lease, it says no); then the client abandons the section and releases.
 // gate: every client tries `SET key name NX PX ttl` once; a winner believes
-// it won until the end of the run.
+// it won until the end of the run and writes its order to the storage (the
+// sale's one slot: inventory_workload.hpp).
 //
 // Trigger points (`after = "A:acquired"` ...) are reached here; the world
 // lets a fault armed by one act first — e.g. a pause armed by "A:write"
@@ -19,13 +20,17 @@
 #include <chrono>
 #include <utility>
 
-namespace locksim::scenarios {
+#include "scenarios/inventory_workload.hpp"
+#include "scenarios/workload_records.hpp"
 
-namespace {
+namespace locksim::scenarios {
 
 using sim::Task;
 
+namespace {
 std::string grant_text(std::uint64_t grant) { return "grant " + std::to_string(grant + 1); }
+
+}  // namespace
 
 // A trigger point, recorded before the world fires what it arms (`locksim
 // check` places faults at the points a fault-free run reaches). A plain
@@ -60,9 +65,8 @@ void end_attempt(WorkloadWorld& world, std::size_t c, bool acquired) {
   });
 }
 
-// The grant of the new belief (0 once the run has ended: nothing follows).
-std::uint64_t begin_belief(WorkloadWorld& world, std::size_t c, const locks::Lease* lease) {
-  Belief b{c, 0, {}, std::nullopt, std::nullopt, std::nullopt, ""};
+std::uint64_t begin_belief(WorkloadWorld& world, std::size_t c, const locks::Lease* lease, const std::string& key) {
+  Belief b{c, 0, {}, std::nullopt, std::nullopt, std::nullopt, "", key};
   if (lease) {
     b.fencing_token = lease->fencing_token;
     if (lease->valid_until) b.deadline = world.true_when_monotonic(c, *lease->valid_until);
@@ -79,10 +83,12 @@ std::uint64_t begin_belief(WorkloadWorld& world, std::size_t c, const locks::Lea
   if (!opened) return 0;
   std::string detail = grant_text(b.grant);
   if (b.fencing_token) detail += " token " + std::to_string(*b.fencing_token);
+  if (!key.empty()) detail += " on " + key;
   world.note(c, "acquired", detail);
   return b.grant;
 }
 
+namespace {
 // Ends the client's open belief; its grant, or nullopt if none was open.
 std::optional<std::uint64_t> close_belief(const Ledger& l, const char* reason) {
   if (l.ended || !l.client.open_belief) return std::nullopt;
@@ -92,11 +98,15 @@ std::optional<std::uint64_t> close_belief(const Ledger& l, const char* reason) {
   return b.grant;
 }
 
+}  // namespace
+
 void end_belief(WorkloadWorld& world, std::size_t c, const char* reason) {
   std::optional<std::uint64_t> grant;
   world.record(c, [&](const Ledger& l) { grant = close_belief(l, reason); });
   if (grant) world.note(c, reason, grant_text(*grant));
 }
+
+namespace {
 
 // One iteration of the lock workload: acquire, critical section, release.
 Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock) {
@@ -111,7 +121,7 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
     co_return;
   }
   if (world.ended()) co_return;  // live: granted after the end, believed by nobody
-  const std::uint64_t grant = begin_belief(world, c, &*lease);
+  const std::uint64_t grant = begin_belief(world, c, &*lease, "");
   const sim::LocalInstant entered = world.monotonic_now(c);
   note_point(world, c, "acquired", 0);
   co_await world.reach(c, "acquired", 0);
@@ -124,7 +134,10 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
     }
     note_point(world, c, "write", i);
     co_await world.reach(c, "write", i);
-    const sim::redis::Reply reply = co_await world.send_write(c, {c, grant, lease->fencing_token, i});
+    // A named request: GCC frees a braced temporary with a string member
+    // twice when it is a coroutine's argument inside co_await.
+    WriteRequest request{c, grant, lease->fencing_token, i};
+    const sim::redis::Reply reply = co_await world.send_write(c, std::move(request));
     world.note(c, "write-reply", reply.to_string());
   }
   if (!abandoned) co_await world.sleep_until(c, entered + spec.work);
@@ -145,8 +158,10 @@ sim::redis::Argv gate_command(WorkloadWorld& world, std::size_t c) {
 bool gate_won(WorkloadWorld& world, std::size_t c, const sim::redis::Reply& reply) {
   world.record(c, [](const Ledger& l) { ++l.stats.round_trips; });
   end_attempt(world, c, reply.is_ok());
-  if (reply.is_ok()) begin_belief(world, c, nullptr);
-  return reply.is_ok();
+  if (!reply.is_ok()) return false;
+  begin_belief(world, c, nullptr, "");
+  record_purchase(world, c);  // told it won: the gate's one slot is its purchase
+  return true;
 }
 
 }  // namespace
@@ -164,9 +179,12 @@ Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runt
       if (gate_won(world, c, reply)) {
         note_point(world, c, "acquired", 0);
         co_await world.reach(c, "acquired", 0);
+        co_await gate_winner_order(world, c);
       }
     }
     progress.iterations_done = 1;
+  } else if (s.workload == WorkloadKind::Inventory) {
+    co_await inventory_buyer(world, c, runtime);
   } else {
     auto lock = world.lock().factory(runtime, s.lock);
     const std::uint64_t trips_before = lock->round_trips();

@@ -189,6 +189,15 @@ TEST_CASE("locksim run exits 2 with a located message for a bad scenario file", 
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);  // one line
 }
 
+TEST_CASE("locksim run exits 2 with a located message for a bad inventory field", "[catalog]") {
+  const std::string path = "/tmp/locksim-test-bad-inventory.toml";
+  std::ofstream(path) << "name = \"bad\"\n[workload]\nkind = \"inventory\"\nstock = 4\nmethod = \"segmented\"\n"
+                         "segments = 8\n[[client]]\nname = \"A\"\n";
+  const auto [out, code] = run_cli("run " + path + " 2>&1");
+  CHECK(code == 2);
+  CHECK(out == "locksim: " + path + ":6: workload.segments: is 8 but the stock is 4 items: a segment would start empty\n");
+}
+
 TEST_CASE("locksim run --store keeps the result, history, timeline, trace and verdict, with a latest link",
           "[catalog]") {
   namespace fs = std::filesystem;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "scenarios/checkers.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/storage.hpp"
 #include "scenarios/workload.hpp"
@@ -256,7 +258,7 @@ class ScriptedLock final : public locks::Lock {
 // WorkloadWorld.
 class ScriptedWorld final : public WorkloadWorld {
  public:
-  ScriptedWorld(Scenario s, std::vector<std::int64_t> tokens) : scenario_(std::move(s)), storage_(scenario_.fencing) {
+  ScriptedWorld(Scenario s, std::vector<std::int64_t> tokens) : scenario_(std::move(s)), storage_(scenario_) {
     lock_.name = "scripted";
     lock_.factory = [this, tokens](locks::Runtime&, const locks::LockConfig&) {
       return std::make_unique<ScriptedLock>(tokens, valid);
@@ -285,7 +287,7 @@ class ScriptedWorld final : public WorkloadWorld {
     return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
   }
   sim::Task<sim::redis::Reply> send_write(std::size_t, WriteRequest w) override {
-    co_return sim::redis::Reply::integer_of(storage_.apply(history, TrueInstant{now_}, w) ? 1 : 0);
+    co_return sim::redis::Reply::integer_of(storage_.serve(history, TrueInstant{now_}, w));
   }
   sim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override {
     reached.push_back(scenario_.clients[c].name + ":" + std::string(event) +
@@ -387,4 +389,255 @@ TEST_CASE("the workload abandons a section its lock calls invalid, gives up, and
   CHECK(crashing.history.beliefs[0].end_reason == "crash");
   CHECK(crashing.history.clients[0].crashes.size() == 1);
   CHECK(crashing.notes == std::vector<std::string>{"crash grant 1"});
+}
+
+// --- the inventory workload (issue 17) ------------------------------------------
+
+namespace {
+
+Scenario inventory(InventoryMethod method, std::int64_t stock, std::vector<int> buys, sim::Duration work = 0s) {
+  Scenario s;
+  s.name = "inventory-by-hand";
+  s.duration = 30s;
+  s.workload = WorkloadKind::Inventory;
+  s.lock.key = "sale:1";
+  s.lock.ttl = 10s;
+  s.network.latency = {1ms, 3ms};
+  s.inventory.stock = stock;
+  s.inventory.method = method;
+  for (std::size_t i = 0; i < buys.size(); ++i) {
+    ClientSpec c = client("buyer-" + std::to_string(i + 1), 0s, work, 1);
+    c.buys = buys[i];
+    s.clients.push_back(c);
+  }
+  return s;
+}
+
+std::size_t stored_orders(const History& h) {
+  return static_cast<std::size_t>(std::count_if(h.orders.begin(), h.orders.end(), [](auto& o) { return o.accepted; }));
+}
+
+History sale_history(std::int64_t stock, int per_buyer, std::size_t buyers) {
+  History h;
+  h.sale = SaleTerms{stock, per_buyer};
+  for (std::size_t c = 0; c < buyers; ++c) h.clients.push_back({"B" + std::to_string(c + 1), 0, {}, std::nullopt});
+  return h;
+}
+
+void order(History& h, std::size_t c, sim::Duration at, bool accepted, std::string refused = "") {
+  h.orders.push_back({TrueInstant{at}, c, 0, accepted, std::move(refused), std::nullopt});
+}
+
+}  // namespace
+
+TEST_CASE("oversell, double-purchase and lost-order judge the orders table against the sale", "[runner]") {
+  History h = sale_history(2, 1, 3);
+  h.purchases = {{0, TrueInstant{1s}}, {1, TrueInstant{2s}}, {2, TrueInstant{3s}}, {2, TrueInstant{4s}}};
+  order(h, 0, 1s, true);
+  order(h, 1, 2s, true);
+  order(h, 2, 3s, false, "unique");
+  order(h, 0, 5s, true);  // the third stored order of a stock of 2, B1's second
+  const auto oversell = check_oversell(h);
+  REQUIRE(oversell.size() == 1);
+  CHECK(oversell[0].at == TrueInstant{5s});
+  CHECK(oversell[0].detail == "storage accepted 3 orders for a stock of 2 items; B1's was order 3");
+  CHECK(oversell[0].evidence.back() == "5.000s storage stored B1's order (order 3)");
+  const auto twice = check_double_purchase(h);
+  REQUIRE(twice.size() == 1);
+  CHECK(twice[0].clients == std::vector<std::string>{"B1"});
+  CHECK(twice[0].detail == "B1 holds 2 orders; the shop allows 1 per buyer");
+  const auto lost = check_lost_order(h);
+  REQUIRE(lost.size() == 1);  // B3 was told twice and has no order: its first was refused
+  CHECK(lost[0].clients == std::vector<std::string>{"B3"});
+  CHECK(lost[0].at == TrueInstant{3s});
+  CHECK(std::find(lost[0].evidence.begin(), lost[0].evidence.end(), "3.000s storage refused B3's order (unique)") !=
+        lost[0].evidence.end());
+  // Without a sale (the lock workload) none of them applies.
+  h.sale.reset();
+  CHECK(check_oversell(h).empty());
+  CHECK(check_double_purchase(h).empty());
+  CHECK(check_lost_order(h).empty());
+}
+
+TEST_CASE("the lock checkers judge each lock key on its own", "[runner]") {
+  History h = sale_history(10, 1, 2);
+  h.sale.reset();
+  h.end = TrueInstant{10s};
+  h.beliefs.push_back({0, 0, TrueInstant{1s}, TrueInstant{5s}, std::nullopt, std::nullopt, "release", "k:1"});
+  h.beliefs.push_back({1, 1, TrueInstant{2s}, TrueInstant{4s}, std::nullopt, std::nullopt, "release", "k:2"});
+  h.writes.push_back({TrueInstant{3s}, 1, 1, std::nullopt, true, 1, "k:2"});
+  h.writes.push_back({TrueInstant{4s}, 0, 0, std::nullopt, true, 1, "k:1"});  // an older grant, another key
+  CHECK(check_mutual_exclusion(h).empty());
+  CHECK(check_stale_write(h).empty());
+  h.beliefs[1].key = "k:1";
+  h.writes[0].key = "k:1";
+  CHECK(check_mutual_exclusion(h).size() == 1);
+  CHECK(check_stale_write(h).size() == 1);
+}
+
+TEST_CASE("the storage keeps stock rows and orders: fencing per lock key, the unique constraint", "[runner]") {
+  Scenario s = inventory(InventoryMethod::Segmented, 7, {1, 1});
+  s.inventory.segments = 3;
+  s.fencing = true;
+  s.unique = true;
+  CHECK(storage_stock_rows(s) == std::vector<std::int64_t>{3, 2, 2});
+  Storage storage(s);
+  History h;
+  WriteRequest read;
+  read.op = StorageOp::ReadStock;
+  read.segment = 1;
+  CHECK(storage.serve(h, TrueInstant{0s}, read) == 2);
+  WriteRequest o;
+  o.op = StorageOp::Order;
+  o.segment = 1;
+  o.new_stock = 1;
+  o.fencing_token = 5;
+  o.lock_key = "sale:1:2";
+  CHECK(storage.serve(h, TrueInstant{1s}, o) == 1);
+  CHECK(storage.serve(h, TrueInstant{1s}, read) == 1);
+  // The same buyer again: the unique constraint refuses it, the row stays.
+  o.new_stock = 0;
+  o.fencing_token = 6;
+  CHECK(storage.serve(h, TrueInstant{2s}, o) == 0);
+  CHECK(h.orders.back().refused == "unique");
+  CHECK(storage.serve(h, TrueInstant{2s}, read) == 1);
+  // Another buyer with an older token on another key: fencing is per key.
+  o.client = 1;
+  o.fencing_token = 1;
+  o.lock_key = "sale:1:3";
+  o.segment = 2;
+  CHECK(storage.serve(h, TrueInstant{3s}, o) == 1);
+  o.client = 2;
+  o.fencing_token = 4;
+  o.lock_key = "sale:1:2";
+  CHECK(storage.serve(h, TrueInstant{4s}, o) == 0);
+  CHECK(h.orders.back().refused == "fencing");
+  CHECK(h.writes.size() == 4);  // every order under a lock is its holder's storage write
+  // The wire format carries every field there and back.
+  const auto back = parse_write(write_argv(o));
+  REQUIRE(back);
+  CHECK(back->op == StorageOp::Order);
+  CHECK(back->lock_key == "sale:1:2");
+  CHECK(back->new_stock == 0);
+  CHECK(back->fencing_token == 4);
+  CHECK(parse_write(write_argv(read))->segment == 1);
+  CHECK_FALSE(parse_write({"ORDER", "x"}));
+}
+
+TEST_CASE("every inventory method sells exactly its stock when nothing goes wrong", "[runner]") {
+  for (InventoryMethod m : {InventoryMethod::Lock, InventoryMethod::Decr, InventoryMethod::Lua,
+                            InventoryMethod::Segmented}) {
+    Scenario s = inventory(m, 6, {3, 3, 3}, 5ms);
+    s.inventory.per_buyer = 3;
+    if (m == InventoryMethod::Segmented) s.inventory.segments = 3;
+    INFO(inventory_method_name(m));
+    const RunResult r = run(s, "token");
+    CHECK(r.violations.empty());
+    CHECK(stored_orders(r.history) == 6);
+    CHECK(r.history.purchases.size() == 6);
+  }
+  // Without a lock, five concurrent buyers oversell.
+  const RunResult race = run(inventory(InventoryMethod::ReadCheckWrite, 4, {2, 2, 2, 2, 2}, 5ms), "token");
+  CHECK(race.violation_kinds().count("oversell") == 1);
+  CHECK(stored_orders(race.history) > 4);
+}
+
+TEST_CASE("lua enforces per_buyer; decr lets a double click buy twice; a sold-out DECR is refunded", "[runner]") {
+  Scenario lua = inventory(InventoryMethod::Lua, 5, {2, 1});
+  const RunResult by_script = run(lua, "token");
+  CHECK(by_script.violations.empty());
+  CHECK(stored_orders(by_script.history) == 2);
+  Scenario decr = inventory(InventoryMethod::Decr, 5, {2, 1});
+  CHECK(run(decr, "token").violation_kinds() == Kinds{"double-purchase"});
+  // Sold out: the stock goes back to 0 with the refund, every buyer told once.
+  ScriptedWorld world(inventory(InventoryMethod::Decr, 1, {2}), {});
+  testing::EngineWorld engine(1);
+  (void)engine.engine(0).execute({"SET", "sale:1:stock", "1"}, 0);
+  testing::EngineRuntime runtime(engine, "buyer-1");
+  engine.run(client_main(world, 0, runtime));
+  CHECK(world.history.purchases.size() == 1);
+  CHECK(engine.engine(0).execute({"GET", "sale:1:stock"}, 0).str == "0");
+  CHECK(std::find(world.notes.begin(), world.notes.end(), "sold-out sale:1:stock") != world.notes.end());
+  CHECK(world.reached == std::vector<std::string>{"buyer-1:acquiring", "buyer-1:acquired", "buyer-1:write#1",
+                                                  "buyer-1:acquiring"});
+}
+
+TEST_CASE("segmented: one lock key per segment, a buyer moves on from an empty one", "[runner]") {
+  Scenario s = inventory(InventoryMethod::Segmented, 4, {4}, 1ms);
+  s.inventory.segments = 2;
+  s.inventory.per_buyer = 4;
+  CHECK(lock_keys(s) == std::vector<std::string>{"sale:1:1", "sale:1:2"});
+  CHECK(is_lock_key(s, "sale:1:2"));
+  CHECK_FALSE(is_lock_key(s, "sale:1:3"));
+  CHECK_FALSE(is_lock_key(s, "sale:1"));
+  const RunResult r = run(s, "token");
+  CHECK(r.violations.empty());
+  CHECK(stored_orders(r.history) == 4);
+  std::set<std::string> keys;
+  for (const Belief& b : r.history.beliefs) keys.insert(b.key);
+  CHECK(keys == std::set<std::string>{"sale:1:1", "sale:1:2"});
+  std::set<std::string> entry_keys;
+  for (const EntryEvent& e : r.history.entries) entry_keys.insert(e.key);
+  CHECK(entry_keys == keys);  // the observer keeps both segments' entries
+}
+
+TEST_CASE("the stock exists at time 0 on the master and its replica, and survives a failover", "[runner]") {
+  Scenario s = inventory(InventoryMethod::Decr, 3, {1});
+  s.redis.replicas = 1;
+  s.redis.failover_after = 1s;
+  s.clients[0].start = 5s;
+  FaultSpec crash;
+  crash.kind = FaultKind::Crash;
+  crash.target = "redis-1";
+  crash.at = 1ms;  // before any buyer: the replica must have had the stock all along
+  s.faults = {crash};
+  const RunResult r = run(s, "token");
+  CHECK(r.violations.empty());
+  CHECK(r.history.purchases.size() == 1);
+  CHECK(sale_terms(s)->stock == 3);
+  CHECK(redis_stock_preload(s) == std::vector<sim::redis::Argv>{{"SET", "sale:1:stock", "3"}});
+}
+
+TEST_CASE("a gate winner writes its order; the unique constraint stores one and the other winner's is lost",
+          "[runner]") {
+  Scenario s = inventory(InventoryMethod::Lock, 1, {1, 1});  // the buyers' fields are the gate's too
+  s.workload = WorkloadKind::Gate;
+  s.clients[1].start = 100ms;
+  CHECK(sale_terms(s)->stock == 1);
+  const RunResult one = run(s, "token");
+  CHECK(one.violations.empty());
+  REQUIRE(one.history.orders.size() == 1);  // only the winner orders
+  CHECK(one.history.purchases.size() == 1);
+  REQUIRE(one.summary.sale);
+  CHECK(one.summary.sale->method == "gate");
+  CHECK(one.summary.sale->orders == 1);
+  CHECK(one.summary.sale->sold_out_ms == sim::to_ms(one.history.orders[0].at));
+  // Two winners: the storage's UNIQUE(sale) keeps the first order and
+  // refuses the second.
+  s.unique = true;
+  Storage storage(s);
+  History h;
+  WriteRequest order;
+  order.op = StorageOp::Order;
+  order.locked = false;
+  CHECK(storage.serve(h, TrueInstant{1s}, order) == 1);
+  order.client = 1;
+  CHECK(storage.serve(h, TrueInstant{2s}, order) == 0);
+  CHECK(h.orders.back().refused == "unique");
+}
+
+TEST_CASE("a sale's summary: orders per simulated second over the selling period and the sell-out time", "[runner]") {
+  Scenario s = inventory(InventoryMethod::Lock, 4, {4}, 0s);
+  s.inventory.per_buyer = 4;
+  History h = sale_history(4, 4, 1);
+  for (int i = 1; i <= 5; ++i) order(h, 0, std::chrono::milliseconds(500 * i), i != 3);
+  const auto sale = sale_summary(s, h);
+  REQUIRE(sale);
+  CHECK(sale->method == "lock");
+  CHECK(sale->orders == 4);
+  CHECK(sale->refused == 1);
+  CHECK(sale->sold_out_ms == 2500);         // the fourth stored order
+  CHECK(sale->orders_per_s_milli == 1600);  // 4 orders in 2.5 s
+  h.sale.reset();
+  CHECK_FALSE(sale_summary(s, h));
 }

@@ -52,6 +52,15 @@ std::string outcome(const std::string& text) {
 
 Duration dur(std::string_view s) { return parse_duration(s).value_or(Duration{-424242}); }
 
+// The scenario writer's text loads back as the same scenario.
+void check_written_loads_back(const Scenario& first) {
+  const std::string text = scenario_to_toml(first);
+  INFO(text);
+  auto again = load(text);
+  REQUIRE(again.ok());
+  CHECK(scenario_difference(first, *again).empty());
+}
+
 }  // namespace
 
 // --- durations --------------------------------------------------------------
@@ -344,11 +353,7 @@ TEST_CASE("a CP scenario file written by the scenario writer loads back equal", 
                                   "[zookeeper]\nmembers = 1\ntick = \"500ms\"\n[lock]\nkind = \"zk-fenced\"\nttl = \"3s\"\n"}) {
     auto first = load(kHead + table);
     REQUIRE(first.ok());
-    const std::string text = scenario_to_toml(*first);
-    INFO(text);
-    auto again = load(text);
-    REQUIRE(again.ok());
-    CHECK(scenario_difference(*first, *again).empty());
+    check_written_loads_back(*first);
   }
 }
 
@@ -444,7 +449,7 @@ TEST_CASE("an unknown key anywhere is an error that suggests the close one", "[s
   CHECK(outcome(kHead + "[lock]\ntll = \"30s\"\n") == "t.toml:6: lock.tll: unknown key (did you mean \"ttl\"?)");
   CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nwrk = \"1s\"\n") ==
         "t.toml:4: client[1].wrk: unknown key (did you mean \"work\"?)");
-  CHECK(outcome(kHead + "[storage]\nzzz = true\n") == "t.toml:6: storage.zzz: unknown key (known keys: fencing)");
+  CHECK(outcome(kHead + "[storage]\nzzz = true\n") == "t.toml:6: storage.zzz: unknown key (known keys: fencing, unique)");
   CHECK(outcome(kHead + "[expect]\nviolation = []\n") ==
         "t.toml:6: expect.violation: unknown key (did you mean \"violations\"?)");
   CHECK(outcome(kHead + "[[fault]]\nkind = \"heal\"\nwhen = \"1s\"\n") ==
@@ -470,12 +475,12 @@ TEST_CASE("a value of the wrong type names the expected type", "[scenarios]") {
 
 TEST_CASE("user text in a message stays on one line and is cut when long", "[scenarios]") {
   CHECK(outcome(kHead + "[workload]\nkind = \"a\\nb\\u0001\"\n") ==
-        "t.toml:6: workload.kind: unknown value \"a\\nb\\x01\" (expected \"lock\" or \"gate\")");
+        "t.toml:6: workload.kind: unknown value \"a\\nb\\x01\" (expected \"lock\" or \"gate\" or \"inventory\")");
   CHECK(outcome(kHead + "[workload]\n\"zz\\nzz\" = 1\n") ==
-        "t.toml:6: workload.zz\\nzz: unknown key (known keys: kind, key)");
+        "t.toml:6: workload.zz\\nzz: unknown key (known keys: kind, key, stock, method, segments, per_buyer)");
   CHECK(outcome(kHead + "[workload]\nkind = \"" + std::string(200, 'q') + "\"\n") ==
         "t.toml:6: workload.kind: unknown value \"" + std::string(80, 'q') +
-            "...\" (expected \"lock\" or \"gate\")");
+            "...\" (expected \"lock\" or \"gate\" or \"inventory\")");
 }
 
 TEST_CASE("a bad duration says what a duration looks like", "[scenarios]") {
@@ -525,7 +530,7 @@ TEST_CASE("a choice outside its options lists them", "[scenarios]") {
   CHECK(outcome(kHead + "[redis]\nappendfsync = \"sometimes\"\n") ==
         "t.toml:6: redis.appendfsync: unknown value \"sometimes\" (expected \"always\" or \"everysec\" or \"no\")");
   CHECK(outcome(kHead + "[workload]\nkind = \"queue\"\n") ==
-        "t.toml:6: workload.kind: unknown value \"queue\" (expected \"lock\" or \"gate\")");
+        "t.toml:6: workload.kind: unknown value \"queue\" (expected \"lock\" or \"gate\" or \"inventory\")");
   CHECK(outcome(kHead + "[lock]\nclock = \"atomic\"\n") ==
         "t.toml:6: lock.clock: unknown value \"atomic\" (expected \"monotonic\" or \"wall\")");
 }
@@ -700,13 +705,14 @@ TEST_CASE("triggers are HOST:EVENT with a known host and event", "[scenarios]") 
 
 TEST_CASE("expected violations must be the names of the CLI contract", "[scenarios]") {
   CHECK(violation_names() ==
-        std::vector<std::string>{"mutual-exclusion", "wrong-owner-release", "stale-write", "lock-unavailable"});
+        std::vector<std::string>{"mutual-exclusion", "wrong-owner-release", "stale-write", "lock-unavailable",
+                                 "oversell", "double-purchase", "lost-order"});
   CHECK(outcome(kHead + "[expect]\nviolations = [\"mutex\"]\n") ==
         "t.toml:6: expect.violations: unknown violation \"mutex\" (known: mutual-exclusion, wrong-owner-release, "
-        "stale-write, lock-unavailable)");
+        "stale-write, lock-unavailable, oversell, double-purchase, lost-order)");
   CHECK(outcome(kHead + "[expect.by_lock]\ntoken = [\"stale-write\", 3]\n") ==
         "t.toml:6: expect.by_lock.token: expected a violation name, got integer (known: mutual-exclusion, "
-        "wrong-owner-release, stale-write, lock-unavailable)");
+        "wrong-owner-release, stale-write, lock-unavailable, oversell, double-purchase, lost-order)");
   CHECK(outcome(kHead + "[expect.by_lock]\ntoken = \"stale-write\"\n") ==
         "t.toml:6: expect.by_lock.token: expected an array of violation names, got string");
 }
@@ -798,6 +804,89 @@ TEST_CASE("a field without effect on the topology is an error, at its line (issu
   CHECK(outcome(kHead + "[redis]\nreplicas = 1\nfailover_after = \"1s\"\nreplication_lag = \"5ms\"\n") == "OK");
 }
 
+// --- the inventory workload (issue 17) ---------------------------------------
+
+namespace {
+// An inventory head: lines 1-5, then the given [workload] lines, then a
+// buyer A (two lines) and the rest.
+const std::string kSale = "name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 10\nmethod = \"lock\"\n";
+std::string sale_with(const std::string& workload_lines, const std::string& rest = "") {
+  return kSale + workload_lines + "[[client]]\nname = \"A\"\n" + rest;
+}
+}  // namespace
+
+TEST_CASE("an inventory reads stock, method, segments, per_buyer, buys and unique with their defaults",
+          "[scenarios]") {
+  auto r = load(sale_with("", "buys = 3\n[[client]]\nname = \"B\"\nwork = \"5ms\"\n"));
+  REQUIRE(r.ok());
+  CHECK(r->workload == WorkloadKind::Inventory);
+  CHECK(r->inventory.stock == 10);
+  CHECK(r->inventory.method == InventoryMethod::Lock);
+  CHECK(r->inventory.segments == 1);
+  CHECK(r->inventory.per_buyer == 1);
+  CHECK(r->clients[0].buys == 3);
+  CHECK(r->clients[0].work == 0s);  // a buyer's work defaults to 0
+  CHECK(r->clients[1].buys == 1);
+  CHECK(r->clients[1].work == 5ms);
+  CHECK_FALSE(r->unique);
+  auto seg = load("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 100\nmethod = \"segmented\"\nsegments = 5\n"
+                  "per_buyer = 2\n[storage]\nunique = false\n[[client]]\nname = \"A\"\n");
+  REQUIRE(seg.ok());
+  CHECK(seg->inventory.method == InventoryMethod::Segmented);
+  CHECK(seg->inventory.segments == 5);
+  CHECK(seg->inventory.per_buyer == 2);
+  auto unique = load(sale_with("", "[storage]\nunique = true\n"));
+  REQUIRE(unique.ok());
+  CHECK(unique->unique);
+}
+
+TEST_CASE("an inventory's bad fields are located errors", "[scenarios]") {
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 0\nmethod = \"lock\"\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:4: workload.stock: must be between 1 and 1000000 (got 0)");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"inventory\"\nmethod = \"lock\"\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:2: workload.stock: missing (the items on sale, at least 1)");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 5\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:2: workload.method: missing (one of \"read-check-write\", \"lock\", \"decr\", \"lua\", \"segmented\")");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 5\nmethod = \"decrement\"\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:5: workload.method: unknown method \"decrement\" (did you mean \"decr\"?)");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 5\nmethod = \"mutex\"\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:5: workload.method: unknown method \"mutex\" (known: \"read-check-write\", \"lock\", \"decr\", \"lua\", "
+        "\"segmented\")");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 4\nmethod = \"segmented\"\nsegments = 5\n"
+                "[[client]]\nname = \"A\"\n") ==
+        "t.toml:6: workload.segments: is 5 but the stock is 4 items: a segment would start empty");
+  CHECK(outcome(sale_with("segments = 2\n")) == "t.toml:6: workload.segments: only for method = \"segmented\"");
+  CHECK(outcome(sale_with("per_buyer = 0\n")) == "t.toml:6: workload.per_buyer: must be between 1 and 1000000 (got 0)");
+  CHECK(outcome(sale_with("", "buys = 0\n")) == "t.toml:8: client[1].buys: must be between 1 and 1000000 (got 0)");
+  CHECK(outcome(sale_with("", "writes = 2\n")) ==
+        "t.toml:8: client[1].writes: has no effect in an inventory (a buyer makes `buys` purchases, one order each)");
+  CHECK(outcome(sale_with("per_buyer = 2\n", "[storage]\nunique = true\n")) ==
+        "t.toml:10: storage.unique: is one order per buyer: it needs [workload] per_buyer = 1 (got 2)");
+  // Outside an inventory the fields have no effect: errors, at their lines.
+  CHECK(outcome(kHead + "[workload]\nstock = 5\n") == "t.toml:6: workload.stock: only for [workload] kind = \"inventory\"");
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nbuys = 2\n") ==
+        "t.toml:4: client[1].buys: only for [workload] kind = \"inventory\"");
+  CHECK(outcome(kHead + "[storage]\nunique = true\n") ==
+        "t.toml:6: storage.unique: only for [workload] kind = \"inventory\" or \"gate\" (the orders table)");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"gate\"\n[storage]\nunique = true\n[[client]]\nname = \"A\"\n") == "OK");
+  CHECK(outcome(kHead + "[workload]\nkind = \"shop\"\n").starts_with("t.toml:6: workload.kind:"));
+}
+
+TEST_CASE("an inventory scenario written by the scenario writer loads back equal", "[scenarios]") {
+  auto first = load("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 100\nmethod = \"segmented\"\n"
+                    "segments = 5\nper_buyer = 2\n[[client]]\nname = \"A\"\nbuys = 4\n[[client]]\nname = \"B\"\n");
+  REQUIRE(first.ok());
+  check_written_loads_back(*first);
+  CHECK(load(scenario_to_toml(*first))->clients[0].buys == 4);
+  for (const auto& entry : catalog()) {
+    if (!entry.name.starts_with("inventory-") && !entry.name.starts_with("flash-sale-gate")) continue;
+    auto story = load_catalog_scenario(entry.name);
+    REQUIRE(story.ok());
+    INFO(entry.name);
+    check_written_loads_back(*story);
+  }
+}
+
 TEST_CASE("a scenario file is read from disk and named by its path", "[scenarios]") {
   const auto path = std::filesystem::temp_directory_path() / "locksim_test_scenario.toml";
   {
@@ -839,7 +928,9 @@ TEST_CASE("the catalog is sorted and holds the scenarios of the source articles"
         "redlock-clock-jump-four-held", "aof-everysec-power-loss", "aof-everysec-process-crash",
         "aof-everysec-idle-power-loss", "aof-everysec-fsync-stall", "replica-failover",
         "flash-sale-gate", "setnx-expire-crash", "get-then-del-pause", "thread-id-collision", "fencing-gc-pause",
-        "redlock-pause-after-acquire", "random-nemesis"}) {
+        "redlock-pause-after-acquire", "random-nemesis", "inventory-race", "inventory-one-lock",
+        "inventory-lock-gc-pause", "inventory-decr-failover", "inventory-lua-double-click", "inventory-segmented",
+        "flash-sale-gate-unique", "flash-sale-gate-winner-crash"}) {
     INFO(wanted);
     CHECK(std::find(names.begin(), names.end(), wanted) != names.end());
   }

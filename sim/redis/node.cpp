@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include "sim/world.hpp"
 
@@ -97,6 +98,7 @@ Task<void> RedisNode::main() {
     dataset_log_ = aof_;
     aof_fsynced_ = aof_.size();  // what survived is on disk now
   }
+  if (!std::exchange(booted_, true)) apply_preload();
   aof_fsync_offset_ = aof_.size();
   aof_last_fsync_ = wall_second();  // initServerConfig: time(NULL)
   boot_monotonic_ = host_.monotonic_now();
@@ -113,6 +115,15 @@ Task<void> RedisNode::main() {
   if (config_.background_writes_per_second > 0) host_.spawn(background_write_loop());
   if (master_ && !acking_) host_.spawn(replica_ack_loop());
   co_await active_expiry_loop();
+}
+
+void RedisNode::apply_preload() {
+  for (const Argv& argv : preload_) engine_.apply(argv, now_ms());
+  for (Argv& effect : engine_.take_effects()) {
+    dataset_log_.push_back(effect);
+    if (config_.appendonly) aof_.push_back(std::move(effect));
+  }
+  if (config_.appendonly) aof_fsynced_ = aof_.size();
 }
 
 void RedisNode::on_crash() {

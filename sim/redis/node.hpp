@@ -82,6 +82,11 @@ class RedisNode : public Service {
   std::uint64_t offset() const { return offset_; }  // replication offset (effects applied)
 
   void add_observer(NodeObserver* observer) { observers_.push_back(observer); }
+  // Data that exists before the run (an inventory's stock, SET before the
+  // sale opened): applied when the process first starts, before any client
+  // command, as if loaded from a dump; with appendonly it is in the AOF,
+  // written and fsynced, so a restart replays it. Call before the host starts.
+  void preload(std::vector<Argv> commands) { preload_ = std::move(commands); }
 
   // Topology. attach_replica makes `replica` follow this node (full sync now).
   void attach_replica(RedisNode& replica);
@@ -138,6 +143,7 @@ class RedisNode : public Service {
   void ensure_aof_cron();
   Task<void> replica_ack_loop();
   void on_crash();
+  void apply_preload();
   std::int64_t now_ms() const { return to_ms(host_.wall_now()); }
   Reply execute(const Request& request);
   std::optional<Reply> wait_command(const Request& request);
@@ -194,6 +200,8 @@ class RedisNode : public Service {
   std::vector<PendingWait> waits_;
   std::uint64_t next_wait_ = 0;
   std::vector<NodeObserver*> observers_;
+  std::vector<Argv> preload_;
+  bool booted_ = false;  // main() has run once (the preload is applied then)
 };
 
 }  // namespace locksim::sim::redis
