@@ -65,8 +65,10 @@ std::optional<std::string> power_loss_target(const Scenario& s, const FaultSpec&
 // not run under the preload either.
 std::optional<std::string> clock_target(const Scenario& s, const FaultSpec& f) {
   if (is_cp_member(s, f.target))
-    return " " + f.target + ": unsupported in live mode (member clocks cannot be stepped: etcd reads its clocks "
-                            "through the vDSO, not libc, and ZooKeeper's JVM does not run under liblocksim_preload)";
+    return " " + f.target + ": unsupported in live mode (member clocks cannot be stepped: " +
+           (s.topology == locks::Topology::Etcd ? "etcd reads its clocks through the vDSO, not libc"
+                                                : "ZooKeeper's JVM does not run under liblocksim_preload") +
+           ")";
   return process_target(s, f);
 }
 
