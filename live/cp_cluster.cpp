@@ -204,6 +204,11 @@ void CpCluster::stop_all() {
   for (auto& m : members_) stop_member(m);
 }
 
+void CpCluster::discard_all() {
+  for (auto& proxy : proxies_) proxy->stop();
+  for (auto& m : members_) kill_process_group(m.pid);
+}
+
 std::vector<pid_t> CpCluster::pids() const {
   std::vector<pid_t> out;
   for (const auto& m : members_)

@@ -995,9 +995,11 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   InterruptGuard interrupts;
   std::unique_ptr<LiveServers> servers;
   RedisCluster* redis = nullptr;
+  CpCluster* cp_members = nullptr;
   if (cp) {
     auto members = start_cp_cluster(scaled);
     if (!members) return failure(members.error());
+    cp_members = members->get();
     servers = std::move(*members);
   } else {
     auto cluster = existing ? attach_existing(scenario, options, keys) : start_cluster(scenario, options);
@@ -1007,7 +1009,8 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   }
   LiveSession run(scenario, scaled, *info, options.time_scale_ppm, *servers, order_key);
   auto ran = run.run();
-  servers->stop_all();
+  if (cp_members) cp_members->discard_all();  // their data goes with them
+  else servers->stop_all();
   const auto cleanup = existing ? delete_keys(*redis, keys) : std::nullopt;
   if (!ran) return failure(ran.error());
   if (cleanup) return failure(LiveError{3, *cleanup});
