@@ -2,7 +2,9 @@
 // verdicts as the simulation where live mode can reproduce a scenario, and
 // robustness — every server it started is gone after a run, a failed one
 // included, and bad input fails fast with exit 2. Needs a redis-server:
-// without one the suite is SKIPPED (exit 77), never passed.
+// without one the suite is SKIPPED (exit 77), never passed. The [cp-live]
+// cases (ctest cp_live) run etcd / ZooKeeper stories on real clusters live
+// mode starts itself, at time scale 0.1, and never skip.
 //
 // Live runs are real-time and not deterministic; a scenario's verdict is
 // checked over up to three runs (the first that agrees wins) so a loaded CI
