@@ -921,17 +921,37 @@ Result<std::unique_ptr<RedisCluster>, LiveError> attach_existing(const Scenario&
 
 // What an etcd / ZooKeeper member takes at this time scale (the scenario
 // already scaled), or why it cannot: etcd grants leases in whole seconds
-// and takes its heartbeat in whole milliseconds; ZooKeeper its tickTime.
+// (its heartbeat and election timeout are floored, below); ZooKeeper takes
+// its tickTime in whole milliseconds.
 std::optional<std::string> cp_scale_refusal(const Scenario& scaled) {
   const auto shown = [](sim::Duration d) { return sim::format_duration(d); };
   if (scaled.topology == locks::Topology::Etcd && scaled.lock.ttl % sim::Duration{1s} != sim::Duration{0})
     return "etcd grants leases in whole seconds: ttl x time-scale (" + shown(scaled.lock.ttl) +
            ") must be whole seconds (e.g. --time-scale 0.1 for a 10 s ttl)";
-  const sim::Duration shortest = scaled.topology == locks::Topology::Etcd ? scaled.cp.heartbeat : scaled.cp.tick;
-  if (shortest < sim::Duration{1ms})
-    return std::string(scaled.topology == locks::Topology::Etcd ? "heartbeat" : "tick") + " x time-scale (" +
-           shown(shortest) + ") is under the 1 ms the service takes as its least unit: use a larger --time-scale";
+  if (scaled.topology == locks::Topology::ZooKeeper && scaled.cp.tick < sim::Duration{1ms})
+    return "tick x time-scale (" + shown(scaled.cp.tick) +
+           ") is under the 1 ms ZooKeeper's tickTime takes as its least unit: use a larger --time-scale";
   return std::nullopt;
+}
+
+// The least heartbeat and election timeout live etcd members get (real
+// time), as the client command timeout is floored: below them a loaded
+// machine's elections thrash (a vote waits for a WAL fsync), and the cluster
+// never elects a leader. The default 0.1 scale gives 10 ms / 100 ms.
+constexpr std::chrono::milliseconds kEtcdHeartbeatFloor{50}, kEtcdElectionFloor{500};
+
+std::chrono::milliseconds whole_ms(sim::Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d); }
+
+// The note a run gets when the floor above applied, or nullopt.
+std::optional<std::string> etcd_floor_note(const Scenario& scaled) {
+  if (scaled.topology != locks::Topology::Etcd ||
+      (scaled.cp.heartbeat >= kEtcdHeartbeatFloor && scaled.cp.election_timeout >= kEtcdElectionFloor))
+    return std::nullopt;
+  return "etcd members run with heartbeat " + sim::format_duration(std::max<sim::Duration>(scaled.cp.heartbeat, kEtcdHeartbeatFloor)) +
+         " and election timeout " +
+         sim::format_duration(std::max<sim::Duration>(scaled.cp.election_timeout, kEtcdElectionFloor)) +
+         " real (scaled: " + sim::format_duration(scaled.cp.heartbeat) + " / " +
+         sim::format_duration(scaled.cp.election_timeout) + "): shorter ones make elections thrash on a loaded machine";
 }
 
 // The etcd cluster or ZooKeeper ensemble of the (scaled) scenario, one
@@ -941,9 +961,10 @@ Result<std::unique_ptr<CpCluster>, LiveError> start_cp_cluster(const Scenario& s
   cluster.members = scaled.cp.members;
   cluster.interrupted = &g_interrupted;
   for (const auto& c : scaled.clients) cluster.clients.push_back(c.name);
-  const auto ms = [](sim::Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d); };
+  const auto ms = whole_ms;
   if (scaled.topology == locks::Topology::Etcd) {
-    auto etcd = EtcdCluster::start(EtcdClusterSpec{cluster, {}, ms(scaled.cp.heartbeat), ms(scaled.cp.election_timeout)});
+    auto etcd = EtcdCluster::start(EtcdClusterSpec{cluster, {}, std::max(ms(scaled.cp.heartbeat), kEtcdHeartbeatFloor),
+                                                   std::max(ms(scaled.cp.election_timeout), kEtcdElectionFloor)});
     if (!etcd) return failure(etcd.error());
     return std::unique_ptr<CpCluster>(std::move(*etcd));
   }
@@ -1039,6 +1060,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                         "; the run's keys were deleted at the end");
   out.fault_mechanisms = live_run_fault_mechanisms(scenario);  // one line each in the text too
   for (const auto& m : out.fault_mechanisms) out.notes.push_back(scenarios::fault_mechanism_text(m));
+  if (auto floored = etcd_floor_note(scaled)) out.notes.push_back(*floored);
   for (std::string& note : run.notes()) out.notes.push_back(std::move(note));
   if (given.nemesis)
     out.notes.push_back("[nemesis] drawn for seed " + std::to_string(options.seed) + " as `run` draws it: " +

@@ -15,7 +15,8 @@
 // read in scenario time as `run`'s do. The client command timeout is
 // floored at 50 ms real time (loopback scheduling noise), and a TTL at 1 ms
 // (PX is in milliseconds). The members' election timeout, heartbeat and
-// tick scale too; an etcd TTL must stay whole seconds (LeaseGrant).
+// tick scale too (etcd's floored at 50 ms / 500 ms real); an etcd TTL must
+// stay whole seconds (LeaseGrant).
 //
 // Not deterministic: thread scheduling and the kernel decide interleavings;
 // the digest is a hash of this run's history, not a trace digest, and the
