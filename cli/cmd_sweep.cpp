@@ -92,9 +92,10 @@ Handler add_sweep_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Output JSONL file (- for stdout)")->required();
   cmd->add_flag("--resume", o->resume, "Continue a partial output file");
   cmd->add_flag("--quiet", *quiet, "No progress bar");
-  cmd->add_flag("--live", o->live, "Run against real redis-server processes (lines as `live --format json`)");
+  cmd->add_flag("--live", o->live, "Run against real redis-server, etcd or ZooKeeper processes (lines as `live --format json`)");
   cmd->add_option("--time-scale", o->time_scale,
-                  "--live: real seconds per scenario second (default: each scenario's [live] time_scale, else 0.01)");
+                  "--live: real seconds per scenario second (default: each scenario's [live] time_scale, else 0.01, "
+                  "0.1 for etcd / ZooKeeper)");
   cmd->add_option("--redis-server", o->redis_server, "--live: the redis-server binary (default: found on PATH)");
   return [o, shard, quiet, numbers]() -> int {
     std::tie(o->shard_index, o->shard_count) = parse_shard("sweep", *shard);

@@ -9,7 +9,9 @@
 namespace locksim::cli {
 
 std::int64_t live_time_scale_ppm(const scenarios::Scenario& scenario, std::optional<double> flag) {
-  if (!flag) return scenario.live_time_scale_ppm.value_or(kDefaultLiveTimeScalePpm);
+  if (!flag)
+    return scenario.live_time_scale_ppm.value_or(scenario.topology == locks::Topology::Redis ? kDefaultLiveTimeScalePpm
+                                                                                              : kDefaultCpLiveTimeScalePpm);
   const double ppm = *flag * 1e6;
   if (!std::isfinite(ppm) || ppm < static_cast<double>(live::kMinTimeScalePpm) ||
       ppm > static_cast<double>(live::kMaxTimeScalePpm))

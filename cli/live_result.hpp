@@ -28,6 +28,10 @@
 namespace locksim::cli {
 
 inline constexpr std::int64_t kDefaultLiveTimeScalePpm = 10'000;  // 0.01
+// On an etcd / ZooKeeper topology: etcd grants leases in whole seconds, so
+// the catalog's 10 s TTLs need at least 0.1 (and the members' heartbeats
+// stay at 10 ms and more).
+inline constexpr std::int64_t kDefaultCpLiveTimeScalePpm = 100'000;  // 0.1
 
 // The time scale (ppm) a live run of `scenario` uses. Throws InputError for
 // a --time-scale that is not a finite number in 0.001..10.

@@ -199,10 +199,6 @@ std::optional<ItemResult> live_item(const Plan& plan, std::uint64_t item, const 
   options.time_scale_ppm = live_time_scale_ppm(scenario, o.time_scale);
   options.redis_server = o.redis_server;
   options.scenario_ref = plan.refs[pair.scenario];
-  if (auto why = live::live_topology_refusal(scenario)) {
-    const LiveSkip skip{options.scenario_ref, pair.lock, options.seed, options.time_scale_ppm, *why};
-    return ItemResult{reports::to_line(live_skip_record(scenario, skip)), true, scenario.name + " × " + pair.lock + ": " + *why};
-  }
   auto run = live::run_live(scenario, options);
   if (run) return ItemResult{reports::to_line(live_run_record(*run, options.time_scale_ppm)), run->run.matched, std::nullopt};
   const live::LiveError& e = run.error();

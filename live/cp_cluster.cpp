@@ -110,10 +110,18 @@ Result<bool, LiveError> CpCluster::start_all() {
   return true;
 }
 
-// One try on fresh ports: every member spawned, then all must serve.
+// One try on fresh ports: every member spawned, then all must serve. Each
+// try starts from empty member directories: a data directory left by a
+// failed try holds the old cluster (etcd ignores --initial-cluster for an
+// existing data dir), whose peers are on the old ports, so the member
+// could never join the new one.
 Result<bool, LiveError> CpCluster::start_members_once() {
   for (auto& m : members_) {
     stop_member(m);
+    std::error_code ec;
+    fs::remove_all(m.dir, ec);
+    fs::create_directories(m.dir, ec);
+    if (ec) return failure(LiveError{3, "cannot create " + m.dir.string() + ": " + ec.message()});
     m.client_port = free_loopback_port();
     m.peer_port = free_loopback_port();
     m.election_port = needs_election_port() ? free_loopback_port() : 0;
@@ -203,6 +211,11 @@ void CpCluster::stop_all() {
   for (auto& m : members_)  // all at once: no member waits for the others to go
     if (m.pid > 0) ::kill(-m.pid, SIGCONT), ::kill(-m.pid, SIGTERM);
   for (auto& m : members_) stop_member(m);
+}
+
+void CpCluster::discard_all() {
+  for (auto& proxy : proxies_) proxy->stop();
+  for (auto& m : members_) kill_process_group(m.pid);
 }
 
 std::vector<pid_t> CpCluster::pids() const {

@@ -58,32 +58,44 @@ struct CpClusterOptions {
 // /usr/local/bin, or `requested` if given; nullopt when there is none.
 std::optional<std::filesystem::path> find_executable(const std::string& name, const std::filesystem::path& requested);
 
-class CpCluster {
+class CpCluster : public LiveServers {
  public:
-  virtual ~CpCluster();
+  ~CpCluster() override;
   CpCluster(const CpCluster&) = delete;
   CpCluster& operator=(const CpCluster&) = delete;
 
   std::size_t size() const { return members_.size(); }
   const CpMember& member(std::size_t i) const { return members_[i]; }
-  std::optional<std::size_t> find(const std::string& name) const;
+  std::optional<std::size_t> find(const std::string& name) const override;
+  // LiveServers (live_servers.hpp): the members; they talk to each other
+  // directly, so no proxy carries a link between two of them.
+  std::size_t server_count() const override { return members_.size(); }
+  const std::string& server_name(std::size_t i) const override { return members_[i].name; }
+  bool server_up(std::size_t i) const override { return members_[i].pid > 0; }
+  std::optional<LinkRoute> server_link(std::size_t, std::size_t) const override { return std::nullopt; }
   // "127.0.0.1:port" of every member's client port (no proxy).
   std::vector<std::string> endpoints() const;
   // "127.0.0.1:port" of the client's listener on every member's proxy.
   std::vector<std::string> client_endpoints(const std::string& client) const;
-  TcpProxy& proxy(std::size_t i) const { return *proxies_[i]; }
+  TcpProxy& proxy(std::size_t i) const override { return *proxies_[i]; }
 
   // Process faults (main thread only).
-  void pause(std::size_t i);   // SIGSTOP
-  void resume(std::size_t i);  // SIGCONT
-  void kill9(std::size_t i);   // SIGKILL + reap
+  void pause(std::size_t i) override;   // SIGSTOP
+  void resume(std::size_t i) override;  // SIGCONT
+  void kill9(std::size_t i) override;   // SIGKILL + reap
   // Starts the member again on its ports and data directory and waits until
   // it serves clients (with a majority of the others up).
-  Result<bool, LiveError> restart(std::size_t i);
+  Result<bool, LiveError> restart(std::size_t i) override;
 
   // A member that exited although no fault killed it, if any.
-  std::optional<std::string> died_unexpectedly();
-  void stop_all();
+  std::optional<std::string> died_unexpectedly() override;
+  void stop_all() override;
+  // The end of a live run, whose data directories go with the cluster:
+  // SIGKILL every member at once. A graceful stop would cost seconds for
+  // nothing — etcd's leader, on SIGTERM, first tries to hand its leadership
+  // to peers that are stopping too (etcdserver TransferLeadership) until
+  // the 5 s grace ends in SIGKILL anyway.
+  void discard_all();
   std::vector<pid_t> pids() const;
 
  protected:

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "live/live_fault_appliers.hpp"
 #include "live/live_network.hpp"
+#include "scenarios/cp_topology.hpp"
 
 namespace locksim::live {
 
@@ -17,33 +19,88 @@ bool is_client(const Scenario& s, const std::string& host) {
   return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == host; });
 }
 bool is_redis(const std::string& host) { return scenarios::is_redis_host_name(host); }
+bool is_cp_member(const Scenario& s, const std::string& host) {
+  if (s.topology == locks::Topology::Redis) return false;
+  const auto members = scenarios::cp_member_hosts(s.topology, s.cp.members);
+  return std::find(members.begin(), members.end(), host) != members.end();
+}
+bool is_cp(const Scenario& s) { return s.topology != locks::Topology::Redis; }
 
 std::optional<std::string> fault_ok(const Scenario&, const FaultSpec&) { return std::nullopt; }
 
-// pause, crash, power-loss, restart, clock-jump, clock-drift: a client
-// thread (its runtime's clocks) or a redis-server process (its preload).
+// pause: a client thread, a redis-server process or an etcd / ZooKeeper
+// member process (SIGSTOP).
 std::optional<std::string> process_target(const Scenario& s, const FaultSpec& f) {
-  if (is_redis(f.target) || is_client(s, f.target)) return std::nullopt;
-  return " " + f.target + ": unsupported in live mode (only clients and Redis nodes)";
+  if (is_redis(f.target) || is_client(s, f.target) || is_cp_member(s, f.target)) return std::nullopt;
+  return " " + f.target + ": unsupported in live mode (only clients, Redis nodes and etcd / ZooKeeper members)";
+}
+
+// A CP client's library keeps state live mode cannot take from it as a
+// crash would: unwinding the client's frames closes its ZooKeeper handle
+// (zookeeper_close ends the session at once, so its ephemeral nodes go at
+// once) or its etcd session, where a crashed process leaves them to expire.
+std::optional<std::string> cp_client_crash(const Scenario& s, const FaultSpec& f) {
+  if (!is_cp(s) || !is_client(s, f.target)) return std::nullopt;
+  return " " + f.target + ": unsupported in live mode on an etcd / ZooKeeper topology (a live client's crash would "
+                          "close its session on the way out; a crashed process leaves it to expire)";
+}
+
+// crash, restart: a client, a redis-server, or a member (SIGKILL, then its
+// restart on the same ports and data directory).
+std::optional<std::string> crash_target(const Scenario& s, const FaultSpec& f) {
+  if (auto why = process_target(s, f)) return why;
+  return cp_client_crash(s, f);
+}
+
+// power-loss: observed through the preload's fsync log, which only the
+// redis-servers live mode starts carry.
+std::optional<std::string> power_loss_target(const Scenario& s, const FaultSpec& f) {
+  if (is_cp_member(s, f.target))
+    return " " + f.target + ": unsupported in live mode (a power loss is observed through liblocksim_preload's "
+                            "fsync log, which only the redis-servers carry; a member's crash is SIGKILL)";
+  return crash_target(s, f);
+}
+
+// clock-jump, clock-drift: a client's runtime clocks or a redis-server's
+// preload clock. etcd is a Go program: it reads its clocks through the
+// vDSO, not libc, so no preload can step them; the JVM's ZooKeeper is
+// not run under the preload either.
+std::optional<std::string> clock_target(const Scenario& s, const FaultSpec& f) {
+  if (is_cp_member(s, f.target))
+    return " " + f.target + ": unsupported in live mode (member clocks cannot be stepped: " +
+           (s.topology == locks::Topology::Etcd ? "etcd reads its clocks through the vDSO, not libc"
+                                                : "ZooKeeper's JVM does not run under liblocksim_preload") +
+           ")";
+  return process_target(s, f);
 }
 
 // A delay needs a connection that carries its link.
 std::optional<std::string> routable_link(const Scenario& s, const FaultSpec& f) {
   const auto& from = f.from;
   const auto& to = f.to;
-  if ((is_client(s, from) && (is_redis(to) || to == kStorageHost)) ||
-      (is_client(s, to) && (is_redis(from) || from == kStorageHost)))
+  const auto server = [&](const std::string& h) { return is_redis(h) || is_cp_member(s, h); };
+  if ((is_client(s, from) && (server(to) || to == kStorageHost)) ||
+      (is_client(s, to) && (server(from) || from == kStorageHost)))
     return std::nullopt;
   if (is_redis(from) && is_redis(to) && scenarios::redis_master_of(from) == scenarios::redis_master_of(to)) return std::nullopt;  // the replication link
   return " " + from + "->" + to +
-         ": unsupported in live mode (no connection carries it: only client<->redis, client<->storage and "
-         "master<->replica links)";
+         ": unsupported in live mode (no connection carries it: only client<->server, client<->storage and "
+         "master<->replica links; etcd / ZooKeeper members talk to each other directly)";
 }
 
-std::optional<std::string> no_sentinel_host(const Scenario&, const FaultSpec& f) {
-  for (const auto& group : f.groups)
-    for (const auto& host : group)
+// The groups' cuts act on the proxies in front of the servers: between a
+// client and a server, never between two members (their links are direct).
+std::optional<std::string> proxied_partition(const Scenario& s, const FaultSpec& f) {
+  std::optional<std::size_t> member_group;
+  for (std::size_t g = 0; g < f.groups.size(); ++g)
+    for (const auto& host : f.groups[g]) {
       if (host == scenarios::kSentinelHost) return ": unsupported in live mode (there is no sentinel host: the runner promotes replicas)";
+      if (!is_cp_member(s, host)) continue;
+      if (member_group && *member_group != g)
+        return ": unsupported in live mode (it separates etcd / ZooKeeper members, whose links are direct, not "
+               "through the proxy)";
+      member_group = g;
+    }
   return std::nullopt;
 }
 
@@ -53,14 +110,14 @@ std::optional<std::string> no_sentinel_host(const Scenario&, const FaultSpec& f)
 // process control as a pause of one does.
 constexpr std::array<LiveFaultKind, scenarios::kFaultKindCount> kLiveFaultKinds = {{
     {FaultKind::Pause, process_target, ProcessControl::ForRedisTargets},
-    {FaultKind::ClockJump, process_target, ProcessControl::ForRedisTargets},
-    {FaultKind::ClockDrift, process_target, ProcessControl::ForRedisTargets},
+    {FaultKind::ClockJump, clock_target, ProcessControl::ForRedisTargets},
+    {FaultKind::ClockDrift, clock_target, ProcessControl::ForRedisTargets},
     {FaultKind::Delay, routable_link, ProcessControl::Never},
-    {FaultKind::Crash, process_target, ProcessControl::Always},
-    {FaultKind::PowerLoss, process_target, ProcessControl::Always},
-    {FaultKind::Restart, process_target, ProcessControl::Always},
+    {FaultKind::Crash, crash_target, ProcessControl::Always},
+    {FaultKind::PowerLoss, power_loss_target, ProcessControl::Always},
+    {FaultKind::Restart, crash_target, ProcessControl::Always},
     {FaultKind::Failover, fault_ok, ProcessControl::Always},  // the parser checked it names a master
-    {FaultKind::Partition, no_sentinel_host, ProcessControl::Never},
+    {FaultKind::Partition, proxied_partition, ProcessControl::Never},
     {FaultKind::Heal, fault_ok, ProcessControl::Never},
     {FaultKind::FsyncStall, fault_ok, ProcessControl::Always},  // the parser checked it names a Redis node
 }};
@@ -86,6 +143,49 @@ bool needs_process_control(const FaultSpec& f) {
 
 bool may_need_process_control(FaultKind kind) {
   return live_fault_kind(kind).process_control != ProcessControl::Never;
+}
+
+namespace {
+
+using scenarios::FaultMechanism;
+using scenarios::FaultProduction;
+
+// How live mode produces a fault on a CP topology where it differs from the
+// Redis words of scenarios/fault_mechanism.cpp: on a member process, and a
+// client pause (its links are held too: live_runner.cpp).
+std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultSpec& f) {
+  const auto real = [&](std::string means) {
+    return FaultMechanism{std::string(scenarios::fault_kind_name(f.kind)), {f.target}, FaultProduction::Real,
+                          std::move(means)};
+  };
+  if (f.kind == FaultKind::Pause && is_client(s, f.target))
+    return real("the client thread stops at its next step until the pause ends, and the TCP proxies hold its links "
+                "meanwhile (its client library's own threads send nothing either)");
+  if (!is_cp_member(s, f.target)) return std::nullopt;
+  if (f.kind == FaultKind::Pause) return real("SIGSTOP, SIGCONT after the duration");
+  if (f.kind == FaultKind::Crash)
+    return real(std::string("SIGKILL") + (f.restart_after ? ", restarted on its ports and data directory" : ""));
+  if (f.kind == FaultKind::Restart) return real("SIGTERM, started again on its ports and data directory");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<FaultMechanism> live_run_fault_mechanisms(const Scenario& s) {
+  if (!is_cp(s)) return live_fault_mechanisms(s);
+  std::vector<FaultMechanism> out;
+  Scenario one = s;
+  for (const FaultSpec& f : s.faults) {
+    if (auto own = cp_fault_mechanism(s, f)) {
+      scenarios::merge_fault_mechanism(out, *own);
+      continue;
+    }
+    one.faults = {f};
+    for (const auto& m : live_fault_mechanisms(one)) scenarios::merge_fault_mechanism(out, m);
+  }
+  one.faults.clear();  // the settings (a client's clock drift)
+  for (const auto& m : live_fault_mechanisms(one)) scenarios::merge_fault_mechanism(out, m);
+  return out;
 }
 
 }  // namespace locksim::live

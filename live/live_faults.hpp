@@ -7,9 +7,11 @@
 #pragma once
 
 #include <array>
+#include <vector>
 #include <optional>
 #include <string>
 
+#include "scenarios/fault_mechanism.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace locksim::live {
@@ -34,5 +36,10 @@ std::optional<std::string> live_fault_refusal(const scenarios::Scenario& s, cons
 // Whether applying it means stopping, killing or promoting a server process.
 bool needs_process_control(const scenarios::FaultSpec& f);
 bool may_need_process_control(scenarios::FaultKind kind);  // for a [nemesis] kind
+
+// How this run produces each fault (scenarios::live_fault_mechanisms, with
+// the words for etcd / ZooKeeper members and CP client pauses on a CP
+// topology).
+std::vector<scenarios::FaultMechanism> live_run_fault_mechanisms(const scenarios::Scenario& s);
 
 }  // namespace locksim::live

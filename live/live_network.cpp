@@ -5,18 +5,11 @@
 
 namespace locksim::live {
 
-std::optional<LinkRoute> route(const RedisCluster& cluster, const std::string& from, const std::string& to) {
-  const auto from_node = cluster.find(from), to_node = cluster.find(to);
-  if (from_node && to_node) {
-    const int shard = cluster.node(*from_node).shard;
-    if (cluster.node(*to_node).shard != shard) return std::nullopt;
-    const std::size_t server = cluster.master_of(shard);
-    if (server == *from_node) return LinkRoute{server, to, Flow::ToSource};
-    if (server == *to_node) return LinkRoute{server, from, Flow::ToServer};
-    return std::nullopt;  // two replicas: no connection between them
-  }
-  if (to_node && cluster.proxy(*to_node).has_source(from)) return LinkRoute{*to_node, from, Flow::ToServer};
-  if (from_node && cluster.proxy(*from_node).has_source(to)) return LinkRoute{*from_node, to, Flow::ToSource};
+std::optional<LinkRoute> route(const LiveServers& servers, const std::string& from, const std::string& to) {
+  const auto from_node = servers.find(from), to_node = servers.find(to);
+  if (from_node && to_node) return servers.server_link(*from_node, *to_node);
+  if (to_node && servers.proxy(*to_node).has_source(from)) return LinkRoute{*to_node, from, Flow::ToServer};
+  if (from_node && servers.proxy(*from_node).has_source(to)) return LinkRoute{*from_node, to, Flow::ToSource};
   return std::nullopt;
 }
 
@@ -31,11 +24,11 @@ bool PartitionMap::cut(const std::string& a, const std::string& b) const {
   return ga >= 0 && gb >= 0 && ga != gb;
 }
 
-void apply_partition(RedisCluster& cluster, const PartitionMap& map, std::optional<sim::PartitionMode> mode) {
-  for (std::size_t n = 0; n < cluster.node_count(); ++n) {
-    TcpProxy& proxy = cluster.proxy(n);
+void apply_partition(LiveServers& servers, const PartitionMap& map, std::optional<sim::PartitionMode> mode) {
+  for (std::size_t n = 0; n < servers.server_count(); ++n) {
+    TcpProxy& proxy = servers.proxy(n);
     for (const auto& source : proxy.sources())
-      proxy.cut(source, mode && map.cut(cluster.node(n).name, source) ? mode : std::nullopt);
+      proxy.cut(source, mode && map.cut(servers.server_name(n), source) ? mode : std::nullopt);
   }
 }
 

@@ -1,10 +1,12 @@
 // The live network's fault routing: which proxy link a scenario's
-// `delay from -> to` or `partition groups` acts on (RedisCluster's proxies,
-// live/tcp_proxy.hpp). The storage is in-process; its links are emulated by
-// the runner with the same rules (StorageLinks below).
+// `delay from -> to` or `partition groups` acts on (the servers' proxies,
+// live/tcp_proxy.hpp: a RedisCluster's or a CpCluster's). The storage is
+// in-process; its links are emulated by the runner with the same rules
+// (StorageLinks below).
 //
-// A link between two nodes of a shard is the replication connection: the
-// shard's current master is the server side, the other node the source.
+// A link between two servers is whatever LiveServers::server_link says: for
+// Redis the replication connection of a shard, for etcd / ZooKeeper members
+// none (their peer links are direct; live_faults.cpp refuses such faults).
 #pragma once
 
 #include <chrono>
@@ -13,22 +15,17 @@
 #include <utility>
 #include <vector>
 
-#include "live/redis_cluster.hpp"
+#include "live/live_servers.hpp"
 #include "scenarios/host_names.hpp"
+#include "sim/network.hpp"
 
 namespace locksim::live {
 
 using scenarios::kStorageHost;  // scenarios/host_names.hpp
 
-struct LinkRoute {
-  std::size_t node = 0;  // whose proxy
-  std::string source;    // which listener
-  Flow flow = Flow::ToServer;
-};
-
 // The proxied link carrying bytes from -> to; nullopt if none does (client to
-// client, nodes of different shards, the storage, unknown hosts).
-std::optional<LinkRoute> route(const RedisCluster& cluster, const std::string& from, const std::string& to);
+// client, servers no proxied connection joins, the storage, unknown hosts).
+std::optional<LinkRoute> route(const LiveServers& servers, const std::string& from, const std::string& to);
 
 // Group index of each host in a partition (-1 = in no group: reaches all).
 class PartitionMap {
@@ -43,7 +40,7 @@ class PartitionMap {
 };
 
 // Cuts (mode) or heals (nullopt) every proxied link the map cuts; heals the rest.
-void apply_partition(RedisCluster& cluster, const PartitionMap& map, std::optional<sim::PartitionMode> mode);
+void apply_partition(LiveServers& servers, const PartitionMap& map, std::optional<sim::PartitionMode> mode);
 
 // The storage's links, one pair per client: the same FIFO + delay_next rule as
 // sim/network (a message is due at max(now + pending delay, the last due)).

@@ -26,11 +26,17 @@
 #include <thread>
 #include <tuple>
 
+#include "live/cp_cluster.hpp"
+#include "live/etcd_cluster.hpp"
+#include "live/etcd_http_client.hpp"
 #include "live/existing_servers.hpp"
 #include "live/live_fault_appliers.hpp"
 #include "live/live_faults.hpp"
 #include "live/live_network.hpp"
+#include "live/live_cp_conns.hpp"
 #include "live/live_runtime.hpp"
+#include "live/zk_c_client.hpp"
+#include "live/zk_cluster.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/inventory_workload.hpp"
@@ -54,12 +60,17 @@ constexpr const char* kProbeOnly = "(probe)";  // a probed command that left the
 std::atomic<int> g_interrupted{0};
 extern "C" void on_interrupt(int sig) { g_interrupted.store(sig); }
 
-// With --redis no server was started, so none was stopped.
-LiveError interrupted_error(int sig, bool existing_servers) {
-  return LiveError{3,
-                   std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
-                       (existing_servers ? "; this run's keys were deleted" : "; every redis-server was stopped"),
-                   true};
+// What a run's end stopped or cleaned: with --redis no server was started,
+// so none was stopped.
+std::string what_was_stopped(const Scenario& s, bool existing_servers) {
+  if (existing_servers) return "this run's keys were deleted";
+  if (s.topology == locks::Topology::Etcd) return "every etcd member was stopped";
+  if (s.topology == locks::Topology::ZooKeeper) return "every ZooKeeper member was stopped";
+  return "every redis-server was stopped";
+}
+
+LiveError interrupted_error(int sig, const std::string& stopped) {
+  return LiveError{3, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + "; " + stopped, true};
 }
 
 // Installs SIGINT/SIGTERM handlers for the run; restores the old ones after.
@@ -113,13 +124,16 @@ struct Event {
 
 class LiveSession final : public LiveWorld, public LiveFaultActions, public scenarios::WorkloadWorld {
  public:
+  // `servers`: a RedisCluster, or the CpCluster of an etcd / ZooKeeper topology.
   LiveSession(const Scenario& original, const Scenario& scaled, const locks::LockInfo& lock, std::int64_t ppm,
-          RedisCluster& cluster, std::string order_key)
+              LiveServers& servers, std::string order_key)
       : original_(original),
         s_(scaled),
         lock_(lock),
         ppm_(ppm),
-        cluster_(cluster),
+        servers_(servers),
+        redis_(dynamic_cast<RedisCluster*>(&servers)),
+        cp_(dynamic_cast<CpCluster*>(&servers)),
         order_key_(std::move(order_key)),
         storage_(scaled),
         storage_links_(scaled.clients.size()) {}
@@ -233,15 +247,16 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   // LiveFaultActions: what the appliers (live_fault_appliers.cpp) act through.
   void note_fault(const FaultSpec& f, std::optional<sim::Duration> until) override;
   void after(sim::Duration after, std::function<void()> then) override;
-  std::optional<std::size_t> find_server(const std::string& host) override { return cluster_.find(host); }
-  bool server_down(std::size_t node) override { return cluster_.node(node).pid <= 0; }
+  std::optional<std::size_t> find_server(const std::string& host) override { return servers_.find(host); }
+  bool server_down(std::size_t node) override { return !servers_.server_up(node); }
   void server_pause(std::size_t node, sim::Duration d) override;
   void server_crash(const FaultSpec& f, std::size_t node, bool power_loss) override { crash_node(f, node, power_loss); }
   void server_restart(std::size_t node) override { restart_node(node); }
-  void server_promote(std::size_t node) override { promote_shard(cluster_.node(node).shard); }
-  void server_clock_step(std::size_t node, sim::Duration by) override { cluster_.step_clock(node, by); }
-  void server_clock_drift(std::size_t node, std::int64_t ppm) override { cluster_.set_clock_drift(node, ppm); }
-  void server_stall_fsync(std::size_t node, sim::Duration d) override { cluster_.stall_fsync(node, d); }
+  // Redis nodes only: live_faults.cpp refuses these faults on CP members.
+  void server_promote(std::size_t node) override { promote_shard(redis_->node(node).shard); }
+  void server_clock_step(std::size_t node, sim::Duration by) override { redis_->step_clock(node, by); }
+  void server_clock_drift(std::size_t node, std::int64_t ppm) override { redis_->set_clock_drift(node, ppm); }
+  void server_stall_fsync(std::size_t node, sim::Duration d) override { redis_->stall_fsync(node, d); }
   void client_pause(const std::string& client, sim::Duration d) override;
   void client_crash(const FaultSpec& f) override { crash_client(f, client_index(f.target)); }
   void client_restart(const std::string& client) override { restart_client(client_index(client)); }
@@ -258,6 +273,14 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   void network_heal() override { partition({}, std::nullopt); }
 
   void crash_node(const FaultSpec& f, std::size_t node, bool power_loss);
+  void crash_redis_node(std::size_t node, bool power_loss);
+  void schedule_failover(std::size_t node);  // requires mutex_
+  // A CP client's links on every member's proxy: held while it is paused
+  // (its client library's threads, e.g. ZooKeeper's pings, stop with it),
+  // else as the partition says. Requires mutex_.
+  void set_client_links(std::size_t c);
+  void client_thread_cp(std::size_t c);
+  std::string stopped_text() const { return what_was_stopped(s_, redis_ && redis_->external()); }
   void note_power_cut(const std::string& node, const std::vector<PowerCut>& cuts);
   void restart_node(std::size_t node);
   void promote_shard(int shard);
@@ -269,7 +292,9 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   const Scenario& s_;
   const locks::LockInfo& lock_;
   std::int64_t ppm_;
-  RedisCluster& cluster_;
+  LiveServers& servers_;
+  RedisCluster* redis_;  // on a Redis topology, else nullptr
+  CpCluster* cp_;        // on an etcd / ZooKeeper topology, else nullptr
   std::string order_key_;
   Clock::time_point origin_;
   std::atomic<bool> stop_{false};
@@ -306,7 +331,7 @@ void LiveSession::record_entry(std::size_t c, std::size_t node, std::optional<Ki
   // TIME shows the node's own wall clock (stepped or drifting under a clock
   // fault): take its offset off to place the command in real time.
   const auto real = std::chrono::microseconds(stamp.time_us) - origin_wall_ -
-                    std::chrono::duration_cast<std::chrono::microseconds>(cluster_.wall_offset(node));
+                    std::chrono::duration_cast<std::chrono::microseconds>(redis_->wall_offset(node));
   const sim::TrueInstant at{std::max(sim::Duration{0}, std::chrono::duration_cast<sim::Duration>(real)) * 1'000'000 / ppm_};
   if (kind)
     history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), static_cast<sim::HostId>(node), c, false,
@@ -328,7 +353,7 @@ void LiveSession::finish_entries() {
     return std::tie(es[a].at, es[a].seq) < std::tie(es[b].at, es[b].seq);
   });
   std::vector<scenarios::EntryEvent> out;
-  std::vector<bool> present(cluster_.node_count(), false);
+  std::vector<bool> present(servers_.server_count(), false);
   for (auto i : idx) {
     scenarios::EntryEvent e = es[i];
     const std::size_t node = e.node;
@@ -461,13 +486,32 @@ void LiveSession::client_thread(std::size_t c) {
       clients_[c].running = clients_[c].incarnation;
     }
     try {
-      LiveRuntime rt(*this, late_, cluster_, c, s_.clients[c].name, s_.lock.key, *client_clocks_[c]);
+      if (cp_) return client_thread_cp(c);
+      LiveRuntime rt(*this, late_, *redis_, c, s_.clients[c].name, s_.lock.key, *client_clocks_[c]);
       sim::sync_wait(scenarios::client_main(*this, c, rt));
       return;
     } catch (const ClientCrashed&) {
       // its frames are gone; wait for a restart
     }
   }
+}
+
+// One incarnation on an etcd / ZooKeeper topology: its own connection to
+// the members through its links on their proxies, the first one tried
+// being member (c mod N), as the simulated client's (scenarios/runner.cpp
+// connect_cp). The connection outlives the runtime (whose destructor joins
+// the session's keep-alive thread).
+void LiveSession::client_thread_cp(std::size_t c) {
+  std::vector<std::string> endpoints = cp_->client_endpoints(s_.clients[c].name);
+  std::rotate(endpoints.begin(), endpoints.begin() + static_cast<std::ptrdiff_t>(c % endpoints.size()), endpoints.end());
+  std::unique_ptr<LiveEtcdConn> etcd;
+  std::unique_ptr<LiveZkConn> zk;
+  if (s_.topology == locks::Topology::Etcd)
+    etcd = std::make_unique<LiveEtcdConn>(*this, c, std::make_unique<EtcdHttpConn>(endpoints, command_timeout()));
+  else
+    zk = std::make_unique<LiveZkConn>(*this, c, std::make_unique<ZkCClientConn>(ZkCluster::connect_string(endpoints)));
+  LiveRuntime rt(*this, late_, LiveCpConns{etcd.get(), zk.get()}, c, *client_clocks_[c]);
+  sim::sync_wait(scenarios::client_main(*this, c, rt));
 }
 
 // ---------------------------------------------------------------- faults
@@ -516,15 +560,36 @@ void LiveSession::after(sim::Duration after, std::function<void()> then) {
 }
 
 void LiveSession::server_pause(std::size_t node, sim::Duration d) {
-  cluster_.pause(node);
-  after(d, [this, node] { cluster_.resume(node); });
+  servers_.pause(node);
+  after(d, [this, node] { servers_.resume(node); });
 }
 
+// On a CP topology the paused client's links are held too (set_client_links),
+// until the last pause covering it ends.
 void LiveSession::client_pause(const std::string& client, sim::Duration d) {
-  std::lock_guard lk(mutex_);
   const std::size_t c = client_index(client);
-  clients_[c].paused_until =
-      std::max(clients_[c].paused_until, Clock::now() + std::chrono::duration_cast<Clock::duration>(d));
+  {
+    std::lock_guard lk(mutex_);
+    clients_[c].paused_until =
+        std::max(clients_[c].paused_until, Clock::now() + std::chrono::duration_cast<Clock::duration>(d));
+    if (!cp_) return;
+    set_client_links(c);
+  }
+  after(d, [this, c] {
+    std::lock_guard lk(mutex_);
+    set_client_links(c);
+  });
+}
+
+void LiveSession::set_client_links(std::size_t c) {
+  const std::string& client = s_.clients[c].name;
+  const bool paused = clients_[c].paused_until > Clock::now();
+  for (std::size_t n = 0; n < servers_.server_count(); ++n) {
+    std::optional<sim::PartitionMode> mode;
+    if (paused) mode = sim::PartitionMode::Hold;
+    else if (partition_mode_ && partition_.cut(servers_.server_name(n), client)) mode = partition_mode_;
+    servers_.proxy(n).cut(client, mode);
+  }
 }
 
 void LiveSession::note_restart(const std::string& host) {
@@ -576,45 +641,57 @@ void LiveSession::restart_client(std::size_t c) {
   cv_.notify_all();
 }
 
+// A server's crash: SIGKILL (a Redis node's power loss: observed, see
+// crash_redis_node), then its restart and, for a Redis master, the
+// automatic failover, when the scenario asks for them.
 void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_loss) {
-  // What the master had not replicated yet dies with it (the simulator's
-  // replication buffer): its replicas' links lose the bytes still lagging.
-  // First, before the kill and its reaping: the lag may be under a ms.
-  for (const auto& source : cluster_.proxy(node).sources())
-    if (cluster_.find(source)) cluster_.proxy(node).reset(source);
-  if (power_loss) note_power_cut(cluster_.node(node).name, cluster_.power_loss(node));
-  else cluster_.kill9(node);
+  if (redis_) crash_redis_node(node, power_loss);
+  else servers_.kill9(node);  // live_faults.cpp refuses a member's power loss
   std::lock_guard lk(mutex_);
   fire_trigger(f.target, "crash", 0);
   if (f.restart_after)
     schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after), [this, node] {
-      note_restart(cluster_.node(node).name);
+      note_restart(servers_.server_name(node));
       restart_node(node);
     });
-  const int shard = cluster_.node(node).shard;
-  if (s_.redis.replicas > 0 && s_.redis.failover_after > sim::Duration{0} && cluster_.master_of(shard) == node)
+  if (redis_) schedule_failover(node);
+}
+
+void LiveSession::crash_redis_node(std::size_t node, bool power_loss) {
+  // What the master had not replicated yet dies with it (the simulator's
+  // replication buffer): its replicas' links lose the bytes still lagging.
+  // First, before the kill and its reaping: the lag may be under a ms.
+  for (const auto& source : redis_->proxy(node).sources())
+    if (redis_->find(source)) redis_->proxy(node).reset(source);
+  if (power_loss) note_power_cut(redis_->node(node).name, redis_->power_loss(node));
+  else redis_->kill9(node);
+}
+
+void LiveSession::schedule_failover(std::size_t node) {
+  const int shard = redis_->node(node).shard;
+  if (s_.redis.replicas > 0 && s_.redis.failover_after > sim::Duration{0} && redis_->master_of(shard) == node)
     schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(s_.redis.failover_after),
              [this, node, shard] {
-               if (cluster_.node(node).pid <= 0 && cluster_.master_of(shard) == node) promote_shard(shard);
+               if (redis_->node(node).pid <= 0 && redis_->master_of(shard) == node) promote_shard(shard);
              });
 }
 
 void LiveSession::restart_node(std::size_t node) {
-  auto restarted = cluster_.restart(node);
+  auto restarted = servers_.restart(node);
   if (!restarted) return fail(restarted.error());
   std::lock_guard lk(mutex_);
-  fire_trigger(cluster_.node(node).name, "restart", 0);
+  fire_trigger(servers_.server_name(node), "restart", 0);
 }
 
 void LiveSession::promote_shard(int shard) {
   if (s_.redis.replicas == 0) return;  // nothing to promote (the simulator's sentinel does not exist either)
   const std::size_t replica = static_cast<std::size_t>(shard) * static_cast<std::size_t>(s_.redis.replicas + 1) + 1;
-  if (cluster_.master_of(shard) == replica) return;
-  auto promoted = cluster_.promote(replica);
+  if (redis_->master_of(shard) == replica) return;
+  auto promoted = redis_->promote(replica);
   if (!promoted) return fail(promoted.error());
   std::lock_guard lk(mutex_);
-  history_.faults.push_back({now_true(), FaultKind::Failover, "failover to " + cluster_.node(replica).name,
-                             cluster_.node(replica).name, std::nullopt});
+  history_.faults.push_back({now_true(), FaultKind::Failover, "failover to " + redis_->node(replica).name,
+                             redis_->node(replica).name, std::nullopt});
 }
 
 // `delay from -> to`: the next bytes (or storage message) on that link wait
@@ -628,16 +705,18 @@ void LiveSession::delay_link(const FaultSpec& f) {
       if (s_.clients[c].name == client) storage_links_.delay_next(c, f.to == kStorageHost, d);
     return;
   }
-  if (auto link = route(cluster_, f.from, f.to)) cluster_.proxy(link->node).delay_next(link->source, link->flow, d);
+  if (auto link = route(servers_, f.from, f.to)) servers_.proxy(link->node).delay_next(link->source, link->flow, d);
 }
 
 // A new partition replaces the last one (as sim::Network::partition does);
 // held storage writes that may now pass are delivered in order.
 void LiveSession::partition(const PartitionMap& map, std::optional<sim::PartitionMode> mode) {
-  live::apply_partition(cluster_, map, mode);  // live_network.hpp
+  live::apply_partition(servers_, map, mode);  // live_network.hpp
   std::lock_guard lk(mutex_);
   partition_ = map;
   partition_mode_ = mode;
+  if (cp_)  // a paused client's links stay held
+    for (std::size_t c = 0; c < clients_.size(); ++c) set_client_links(c);
   std::vector<PendingWrite> held = std::move(held_writes_);
   held_writes_.clear();
   for (auto& w : held) deliver_write(std::move(w));
@@ -646,11 +725,11 @@ void LiveSession::partition(const PartitionMap& map, std::optional<sim::Partitio
 // The scenario's replication_lag as a constant delay on every master ->
 // replica link (a real master on loopback replicates in microseconds).
 void LiveSession::emulate_replication_lag() {
-  for (std::size_t n = 0; n < cluster_.node_count(); ++n) {
-    const auto& node = cluster_.node(n);
+  for (std::size_t n = 0; n < redis_->node_count(); ++n) {
+    const auto& node = redis_->node(n);
     if (node.replica == 0) continue;
-    const std::size_t master = cluster_.master_of(node.shard);
-    cluster_.proxy(master).set_latency(node.name, Flow::ToSource, s_.redis.replication_lag);
+    const std::size_t master = redis_->master_of(node.shard);
+    redis_->proxy(master).set_latency(node.name, Flow::ToSource, s_.redis.replication_lag);
   }
 }
 
@@ -693,18 +772,20 @@ bool LiveSession::run_due_events() {
 Result<bool, LiveError> LiveSession::run() {
   history_.nodes.clear();
   history_.sale = scenarios::sale_terms(s_);
-  for (std::size_t n = 0; n < cluster_.node_count(); ++n) history_.nodes.push_back(cluster_.node(n).name);
+  for (std::size_t n = 0; n < servers_.server_count(); ++n) history_.nodes.push_back(servers_.server_name(n));
   for (std::size_t c = 0; c < s_.clients.size(); ++c) {
     clients_.emplace_back();
     client_clocks_.push_back(std::make_unique<ClientClock>(s_.clients[c].clock_drift_ppm));
-    history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(cluster_.node_count() + c), {}, {}});
+    history_.clients.push_back({s_.clients[c].name, static_cast<sim::HostId>(servers_.server_count() + c), {}, {}});
   }
-  // The stock, as if set before the sale opened (before the lag is emulated).
-  if (auto preloaded = preload_data(cluster_, scenarios::redis_stock_preload(s_), s_.redis.replicas); !preloaded)
-    return failure(preloaded.error());
-  emulate_replication_lag();
-  if (s_.redis.background_writes_per_second > 0)
-    cluster_.start_background_load(scale(sim::Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
+  if (redis_) {
+    // The stock, as if set before the sale opened (before the lag is emulated).
+    if (auto preloaded = preload_data(*redis_, scenarios::redis_stock_preload(s_), s_.redis.replicas); !preloaded)
+      return failure(preloaded.error());
+    emulate_replication_lag();
+    if (s_.redis.background_writes_per_second > 0)
+      redis_->start_background_load(scale(sim::Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
+  }
   origin_ = Clock::now();
   origin_wall_ = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::system_clock::now().time_since_epoch());
@@ -719,10 +800,10 @@ Result<bool, LiveError> LiveSession::run() {
   std::optional<LiveError> error;
   while (Clock::now() < end) {
     if (int sig = g_interrupted.load()) {
-      error = interrupted_error(sig, cluster_.external());
+      error = interrupted_error(sig, stopped_text());
       break;
     }
-    if (auto dead = cluster_.died_unexpectedly()) {
+    if (auto dead = servers_.died_unexpectedly()) {
       error = LiveError{3, *dead};
       break;
     }
@@ -738,7 +819,7 @@ Result<bool, LiveError> LiveSession::run() {
     if (!error && fatal_) error = fatal_;
     cv_.notify_all();
   }
-  for (std::size_t n = 0; n < cluster_.node_count(); ++n) cluster_.resume(n);  // let hung commands finish
+  for (std::size_t n = 0; n < servers_.server_count(); ++n) servers_.resume(n);  // let hung commands finish
   for (auto& t : threads) t.join();
   late_.stop();
   if (error) return failure(*error);
@@ -755,14 +836,7 @@ std::string scale_text(std::int64_t ppm) {
 
 }  // namespace
 
-std::optional<std::string> live_topology_refusal(const Scenario& scenario) {
-  if (scenario.topology == locks::Topology::Redis) return std::nullopt;
-  return "scenario " + scenario.name + " has an [" + locks::topology_name(scenario.topology) +
-         "] topology: live mode starts redis-server processes only";
-}
-
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
-  if (auto why = live_topology_refusal(s)) return why;
   if (auto why = scenarios::unsupported_lock(s, lock)) return why;
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
   if (s.workload == scenarios::WorkloadKind::Inventory && s.inventory.method == scenarios::InventoryMethod::Segmented)
@@ -789,6 +863,9 @@ Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
   sc(s.lock.renew_interval);
   sc(s.redis.replication_lag);
   sc(s.redis.failover_after);
+  sc(s.cp.election_timeout);
+  sc(s.cp.heartbeat);
+  sc(s.cp.tick);
   sc(s.network.timeout);
   if (s.liveness) sc(*s.liveness);
   for (auto& c : s.clients) sc(c.start), sc(c.work);
@@ -849,6 +926,70 @@ Result<std::unique_ptr<RedisCluster>, LiveError> attach_existing(const Scenario&
   return cluster;
 }
 
+// What an etcd / ZooKeeper member takes at this time scale (the scenario
+// already scaled), or why it cannot: etcd grants leases in whole seconds
+// (its heartbeat and election timeout are floored, below); ZooKeeper takes
+// its tickTime in whole milliseconds.
+std::optional<std::string> cp_scale_refusal(const Scenario& scaled) {
+  const auto shown = [](sim::Duration d) { return sim::format_duration(d); };
+  if (scaled.topology == locks::Topology::Etcd && scaled.lock.ttl % sim::Duration{1s} != sim::Duration{0})
+    return "etcd grants leases in whole seconds: ttl x time-scale (" + shown(scaled.lock.ttl) +
+           ") must be whole seconds (e.g. --time-scale 0.1 for a 10 s ttl)";
+  if (scaled.topology == locks::Topology::ZooKeeper && scaled.cp.tick < sim::Duration{1ms})
+    return "tick x time-scale (" + shown(scaled.cp.tick) +
+           ") is under the 1 ms ZooKeeper's tickTime takes as its least unit: use a larger --time-scale";
+  return std::nullopt;
+}
+
+// The least heartbeat and election timeout live etcd members get (real
+// time), as the client command timeout is floored: below them a loaded
+// machine's elections thrash (a vote waits for a WAL fsync), and the cluster
+// never elects a leader. The default 0.1 scale gives 10 ms / 100 ms.
+constexpr std::chrono::milliseconds kEtcdHeartbeatFloor{50}, kEtcdElectionFloor{500};
+
+std::chrono::milliseconds whole_ms(sim::Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d); }
+
+// The note a run gets when the floor above applied, or nullopt.
+std::optional<std::string> etcd_floor_note(const Scenario& scaled) {
+  if (scaled.topology != locks::Topology::Etcd ||
+      (scaled.cp.heartbeat >= kEtcdHeartbeatFloor && scaled.cp.election_timeout >= kEtcdElectionFloor))
+    return std::nullopt;
+  return "etcd members run with heartbeat " + sim::format_duration(std::max<sim::Duration>(scaled.cp.heartbeat, kEtcdHeartbeatFloor)) +
+         " and election timeout " +
+         sim::format_duration(std::max<sim::Duration>(scaled.cp.election_timeout, kEtcdElectionFloor)) +
+         " real (scaled: " + sim::format_duration(scaled.cp.heartbeat) + " / " +
+         sim::format_duration(scaled.cp.election_timeout) + "): shorter ones make elections thrash on a loaded machine";
+}
+
+// The etcd cluster or ZooKeeper ensemble of the (scaled) scenario, one
+// proxy listener per client on every member.
+Result<std::unique_ptr<CpCluster>, LiveError> start_cp_cluster(const Scenario& scaled) {
+  CpClusterOptions cluster;
+  cluster.members = scaled.cp.members;
+  cluster.interrupted = &g_interrupted;
+  for (const auto& c : scaled.clients) cluster.clients.push_back(c.name);
+  const auto ms = whole_ms;
+  if (scaled.topology == locks::Topology::Etcd) {
+    auto etcd = EtcdCluster::start(EtcdClusterSpec{cluster, {}, std::max(ms(scaled.cp.heartbeat), kEtcdHeartbeatFloor),
+                                                   std::max(ms(scaled.cp.election_timeout), kEtcdElectionFloor)});
+    if (!etcd) return failure(etcd.error());
+    return std::unique_ptr<CpCluster>(std::move(*etcd));
+  }
+  auto zk = ZkCluster::start(ZkClusterSpec{cluster, {}, {}, ms(scaled.cp.tick)});
+  if (!zk) return failure(zk.error());
+  return std::unique_ptr<CpCluster>(std::move(*zk));
+}
+
+// What the run ran against, for its first note.
+std::string what_ran(const Scenario& s) {
+  const std::string n = std::to_string(s.cp.members);
+  if (s.topology == locks::Topology::Etcd)
+    return "a real etcd cluster (" + n + " etcd processes; clients through the v3 JSON gateway with libcurl)";
+  if (s.topology == locks::Topology::ZooKeeper)
+    return "a real ZooKeeper ensemble (" + n + " JVMs; clients through the C client libzookeeper_mt)";
+  return "real redis-server processes";
+}
+
 }  // namespace
 
 Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& options) {
@@ -865,6 +1006,11 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                                     sim::format_duration(scaled.lock.ttl) +
                                     ") must be whole seconds (e.g. --time-scale 1)"});
   const bool existing = !options.redis_endpoints.empty();
+  const bool cp = scenario.topology != locks::Topology::Redis;
+  if (cp && existing)
+    return failure(LiveError{2, "--redis names Redis servers: scenario " + scenario.name + " has an [" +
+                                    std::string(locks::topology_name(scenario.topology)) + "] topology"});
+  if (auto why = cp ? cp_scale_refusal(scaled) : std::nullopt) return failure(LiveError{2, *why});
   if (existing) {
     auto endpoints = check_endpoints(options.redis_endpoints, options.allow_remote);
     if (!endpoints) return failure(endpoints.error());
@@ -875,17 +1021,30 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   const std::string order_key = prefix + "locksim:live:order";
   const std::vector<std::string> keys = touched_keys(scaled, order_key);
   InterruptGuard interrupts;
-  auto cluster = existing ? attach_existing(scenario, options, keys) : start_cluster(scenario, options);
-  if (!cluster) return failure(cluster.error());
-  LiveSession run(scenario, scaled, *info, options.time_scale_ppm, **cluster, order_key);
+  std::unique_ptr<LiveServers> servers;
+  RedisCluster* redis = nullptr;
+  CpCluster* cp_members = nullptr;
+  if (cp) {
+    auto members = start_cp_cluster(scaled);
+    if (!members) return failure(members.error());
+    cp_members = members->get();
+    servers = std::move(*members);
+  } else {
+    auto cluster = existing ? attach_existing(scenario, options, keys) : start_cluster(scenario, options);
+    if (!cluster) return failure(cluster.error());
+    redis = cluster->get();
+    servers = std::move(*cluster);
+  }
+  LiveSession run(scenario, scaled, *info, options.time_scale_ppm, *servers, order_key);
   auto ran = run.run();
-  (*cluster)->stop_all();
-  const auto cleanup = existing ? delete_keys(**cluster, keys) : std::nullopt;
+  if (cp_members) cp_members->discard_all();  // their data goes with them
+  else servers->stop_all();
+  const auto cleanup = existing ? delete_keys(*redis, keys) : std::nullopt;
   if (!ran) return failure(ran.error());
   if (cleanup) return failure(LiveError{3, *cleanup});
   // A signal that came while the servers were being stopped still ends the
   // caller (a `sweep --live` must not go on to the next cell).
-  if (int sig = g_interrupted.load()) return failure(interrupted_error(sig, existing));
+  if (int sig = g_interrupted.load()) return failure(interrupted_error(sig, what_was_stopped(scenario, existing)));
 
   LiveRun out;
   out.key_prefix = prefix;
@@ -900,14 +1059,15 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                                   given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);
   for (const auto& c : r.history.clients) r.host_names.push_back(c.name);
-  out.notes = {"live run against real redis-server processes at time scale " + scale_text(options.time_scale_ppm) +
+  out.notes = {"live run against " + what_ran(scenario) + " at time scale " + scale_text(options.time_scale_ppm) +
                    " (times are shown in scenario time)",
                "not deterministic: the digest is a hash of this run's history, not a replayable trace digest"};
   if (existing)
     out.notes.push_back("existing servers: every key was under the prefix " + prefix +
                         "; the run's keys were deleted at the end");
-  out.fault_mechanisms = live::live_fault_mechanisms(scenario);  // one line each in the text too
+  out.fault_mechanisms = live_run_fault_mechanisms(scenario);  // one line each in the text too
   for (const auto& m : out.fault_mechanisms) out.notes.push_back(scenarios::fault_mechanism_text(m));
+  if (auto floored = etcd_floor_note(scaled)) out.notes.push_back(*floored);
   for (std::string& note : run.notes()) out.notes.push_back(std::move(note));
   if (given.nemesis)
     out.notes.push_back("[nemesis] drawn for seed " + std::to_string(options.seed) + " as `run` draws it: " +

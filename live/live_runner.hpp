@@ -1,7 +1,12 @@
 // The live runner: `locksim live`. It runs a scenario against real
-// redis-server processes (RedisCluster), one thread per client with a
-// LiveRuntime, real faults, and judges the recorded History with the same
-// checkers as the simulator, producing the same RunResult as `run`.
+// redis-server processes (RedisCluster) — or, for an [etcd] / [zookeeper]
+// scenario, a real etcd cluster or ZooKeeper ensemble (CpCluster: one
+// process per member on free loopback ports, clients through a proxy per
+// member, etcd-mutex / zk-lock ... through live/live_cp_conns.hpp) — one
+// thread per client with a LiveRuntime, real faults, and judges the
+// recorded History with the same checkers as the simulator, producing the
+// same RunResult as `run`. On a CP topology the History has no entry
+// events (the simulator records none there either).
 //
 // Time: every scenario duration d (duration, ttl, retry, acquire_timeout,
 // timeouts, starts, work, fault times, liveness) becomes d·F in real time,
@@ -9,7 +14,9 @@
 // on one steady_clock origin and mapped back (divided by F), so violations
 // read in scenario time as `run`'s do. The client command timeout is
 // floored at 50 ms real time (loopback scheduling noise), and a TTL at 1 ms
-// (PX is in milliseconds).
+// (PX is in milliseconds). The members' election timeout, heartbeat and
+// tick scale too (etcd's floored at 50 ms / 500 ms real); an etcd TTL must
+// stay whole seconds (LeaseGrant).
 //
 // Not deterministic: thread scheduling and the kernel decide interleavings;
 // the digest is a hash of this run's history, not a trace digest, and the
@@ -54,13 +61,8 @@ struct LiveRun {
 inline constexpr std::int64_t kMinTimeScalePpm = 1'000;       // F >= 0.001
 inline constexpr std::int64_t kMaxTimeScalePpm = 10'000'000;  // F <= 10
 
-// Why a scenario cannot run live (exit 2), or nullopt.
-// Why live mode cannot run a scenario of this topology: it starts
-// redis-server processes only (the etcd / ZooKeeper clusters of
-// live/cp_cluster.* are not wired into live runs yet), so an [etcd] or
-// [zookeeper] scenario is refused (exit 2; `sweep --live` lists it as a
-// live skip).
-std::optional<std::string> live_topology_refusal(const scenarios::Scenario& scenario);
+// Why a scenario cannot run live (exit 2), or nullopt: a lock it cannot
+// run, a fault live mode cannot produce (live_faults.hpp).
 std::optional<std::string> live_unsupported(const scenarios::Scenario& s, const locks::LockInfo& lock);
 
 // The scenario with every duration multiplied by F (see above).

@@ -131,13 +131,13 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
 
   // The connection to the shard's current master; a new one after a redirect.
   locks::HiredisConn& connection() {
-    const std::uint64_t gen = rt_.cluster_.generation();
+    const std::uint64_t gen = rt_.cluster_->generation();
     if (!conn_ || gen != generation_) {
-      locks::HiredisOptions o = locks::parse_endpoint(rt_.cluster_.client_endpoint(rt_.client_name_, shard_));
+      locks::HiredisOptions o = locks::parse_endpoint(rt_.cluster_->client_endpoint(rt_.client_name_, shard_));
       o.connect_timeout = rt_.world_.command_timeout();
       o.command_timeout = rt_.world_.command_timeout();
       conn_ = std::make_unique<locks::HiredisConn>(o);
-      node_ = rt_.cluster_.master_of(shard_);
+      node_ = rt_.cluster_->master_of(shard_);
       generation_ = gen;
     }
     return *conn_;
@@ -207,13 +207,19 @@ LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster
                          std::string client_name, std::string lock_key, const ClientClock& clock)
     : world_(world),
       late_(late),
-      cluster_(cluster),
+      cluster_(&cluster),
       client_(client),
       client_name_(std::move(client_name)),
       lock_key_(std::move(lock_key)),
       clock_(clock) {
   real_ = std::make_unique<locks::RealRuntime>(endpoints(cluster));  // its own connections stay unused
   for (int s = 0; s < cluster.shards(); ++s) conns_.push_back(std::make_unique<ShardConn>(*this, s));
+}
+
+LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client,
+                         const ClientClock& clock)
+    : world_(world), late_(late), cp_(cp), client_(client), clock_(clock) {
+  real_ = std::make_unique<locks::RealRuntime>(std::vector<std::string>{});  // clocks, sleeps, spawn only
 }
 
 LiveRuntime::~LiveRuntime() { real_.reset(); }  // join spawned tasks before their connections go

@@ -130,10 +130,21 @@ class LateReplies {
   std::thread thread_;  // last: starts once the rest is built
 };
 
+// The CP connections of one client incarnation (live_cp_conns.hpp), on an
+// etcd or ZooKeeper topology: one of them is set.
+struct LiveCpConns {
+  locks::EtcdConn* etcd = nullptr;
+  locks::ZkConn* zk = nullptr;
+};
+
 class LiveRuntime final : public locks::Runtime {
  public:
+  // On Redis: one connection per shard of `cluster`.
   LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
               std::string client_name, std::string lock_key, const ClientClock& clock);
+  // On etcd / ZooKeeper: no Redis connection (node_count() 0), the CP
+  // connections given (not owned; they outlive the runtime).
+  LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client, const ClientClock& clock);
   ~LiveRuntime() override;
 
   locks::LocalInstant monotonic_now() override;
@@ -145,13 +156,16 @@ class LiveRuntime final : public locks::Runtime {
   std::size_t node_count() const override;
   std::uint64_t spawn(locks::Task<void> task) override;
   void cancel(std::uint64_t id) override;
+  locks::EtcdConn* etcd() override { return cp_.etcd; }
+  locks::ZkConn* zk() override { return cp_.zk; }
 
   class ShardConn;  // a RedisConn for one shard (live_runtime.cpp)
 
  private:
   LiveWorld& world_;
   LateReplies& late_;
-  const RedisCluster& cluster_;
+  const RedisCluster* cluster_ = nullptr;  // nullptr on a CP topology
+  LiveCpConns cp_{};
   std::size_t client_;
   std::string client_name_;  // its links on the proxies
   std::string lock_key_;

@@ -184,6 +184,17 @@ std::optional<std::size_t> RedisCluster::find(const std::string& name) const {
   return std::nullopt;
 }
 
+// The replication connection of a shard: its current master is the server
+// side, the other node the source; two replicas share no connection.
+std::optional<LinkRoute> RedisCluster::server_link(std::size_t from, std::size_t to) const {
+  const int shard = nodes_[from].shard;
+  if (nodes_[to].shard != shard) return std::nullopt;
+  const std::size_t server = master_of(shard);
+  if (server == from) return LinkRoute{server, nodes_[to].name, Flow::ToSource};
+  if (server == to) return LinkRoute{server, nodes_[from].name, Flow::ToServer};
+  return std::nullopt;
+}
+
 std::size_t RedisCluster::master_of(int shard) const {
   std::lock_guard lock(mutex_);
   return shard_master_[static_cast<std::size_t>(shard)];

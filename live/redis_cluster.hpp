@@ -49,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "live/live_servers.hpp"
 #include "live/server_preload.hpp"
 #include "live/tcp_proxy.hpp"
 #include "sim/result.hpp"
@@ -68,14 +69,6 @@ struct ClusterSpec {
   std::vector<std::string> clients{};  // a proxy listener for each on every node
   int min_replicas_to_write = 0;       // 0 = off
   int min_replicas_max_lag_s = 10;     // whole seconds (Redis' unit)
-};
-
-// Exit code and one line: 2 = bad input (no binary), 3 = the environment
-// failed us (a server did not start or died).
-struct LiveError {
-  int exit_code = 3;
-  std::string message;
-  bool interrupted = false;  // SIGINT/SIGTERM ended it: a caller stops too
 };
 
 struct RedisNodeProcess {
@@ -102,20 +95,26 @@ Result<std::filesystem::path, LiveError> locate_preload_library(const std::files
 // release it; another process may still win it: callers retry), or 0.
 int free_loopback_port();
 
-class RedisCluster {
+class RedisCluster final : public LiveServers {
  public:
   static Result<std::unique_ptr<RedisCluster>, LiveError> start(const ClusterSpec& spec);
   // Existing servers "host:port" (masters redis-1..N): proxies only.
   static Result<std::unique_ptr<RedisCluster>, LiveError> attach(const std::vector<std::string>& endpoints,
                                                                  const std::vector<std::string>& clients);
   bool external() const { return external_; }
-  ~RedisCluster();
+  ~RedisCluster() override;
   RedisCluster(const RedisCluster&) = delete;
   RedisCluster& operator=(const RedisCluster&) = delete;
 
   std::size_t node_count() const { return nodes_.size(); }
   const RedisNodeProcess& node(std::size_t i) const { return nodes_[i]; }
-  std::optional<std::size_t> find(const std::string& name) const;
+  std::optional<std::size_t> find(const std::string& name) const override;
+  // LiveServers (live_servers.hpp): the nodes; a link between two nodes of
+  // a shard is the replication connection (the master's proxy carries it).
+  std::size_t server_count() const override { return nodes_.size(); }
+  const std::string& server_name(std::size_t i) const override { return nodes_[i].name; }
+  bool server_up(std::size_t i) const override { return nodes_[i].pid > 0; }
+  std::optional<LinkRoute> server_link(std::size_t from, std::size_t to) const override;
   int shards() const { return spec_.masters; }
 
   // The node that currently serves shard m (a promoted replica after a
@@ -126,13 +125,13 @@ class RedisCluster {
   // "127.0.0.1:port" of the client's link to shard m's current master.
   std::string client_endpoint(const std::string& client, int shard) const;
   // The proxy in front of node i (its links to clients and replicas).
-  TcpProxy& proxy(std::size_t i) const { return *proxies_[i]; }
+  TcpProxy& proxy(std::size_t i) const override { return *proxies_[i]; }
 
   // Process faults (main thread only). false + why on failure.
-  void kill9(std::size_t i);
-  void pause(std::size_t i);
-  void resume(std::size_t i);
-  Result<bool, LiveError> restart(std::size_t i);  // on the same port and dir
+  void kill9(std::size_t i) override;
+  void pause(std::size_t i) override;
+  void resume(std::size_t i) override;
+  Result<bool, LiveError> restart(std::size_t i) override;  // on the same port and dir
   Result<bool, LiveError> promote(std::size_t replica);  // REPLICAOF NO ONE, redirect its shard
   // A machine's power loss, observed: SIGKILL, then every file of the
   // node's AOF directory cut back to the length its last fsync made
@@ -153,8 +152,8 @@ class RedisCluster {
   void start_background_load(std::chrono::nanoseconds gap);
 
   // A node that exited although no fault crashed it, if any.
-  std::optional<std::string> died_unexpectedly();
-  void stop_all();
+  std::optional<std::string> died_unexpectedly() override;
+  void stop_all() override;
   std::vector<pid_t> pids() const;
 
  private:

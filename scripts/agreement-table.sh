@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates docs/agreement.md from measurements,
 # never by hand: every catalog scenario x lock run live (`sweep --live`, each
-# scenario at its [live] time_scale, else 0.01) and simulated (seed 1), then
+# scenario at its [live] time_scale, else 0.01, or 0.1 for the etcd-* / zk-*
+# stories on real etcd clusters and ZooKeeper ensembles; the member clock
+# stories are live skips with the reason) and simulated (seed 1), then
 # the "Confirmed on real Redis" section of `locksim report --format md` is
 # put between the agreement-table markers of docs/agreement.md (headings one level down).
 #
-#   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~4-5 minutes
+#   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~12-14 minutes
 #
 # Live runs are real-time: run it on an otherwise idle machine. The inputs
 # stay in out/agreement/ (sim.jsonl, live.jsonl, report.md).
