@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 
+#include "live/live_faults.hpp"
 #include "live/live_network.hpp"
 #include "scenarios/fault_kinds.hpp"
 #include "scenarios/host_names.hpp"
@@ -186,10 +187,6 @@ bool names_storage(const FaultSpec& f) {
   });
 }
 
-bool is_client(const scenarios::Scenario& s, const std::string& host) {
-  return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == host; });
-}
-
 // Scenario settings that live mode produces as faults: a client's constant
 // drift, the replication lag, the automatic failover, a busy node.
 void add_settings(std::vector<FaultMechanism>& out, const scenarios::Scenario& s) {
@@ -223,7 +220,7 @@ std::vector<FaultMechanism> live_fault_mechanisms(const scenarios::Scenario& sce
   std::vector<FaultMechanism> out;
   for (const FaultSpec& f : scenario.faults) {
     const std::string kind(scenarios::fault_kind_name(f.kind));
-    const bool on_server = !is_client(scenario, scenarios::fault_record_target(f));
+    const bool on_server = !is_scenario_client(scenario, scenarios::fault_record_target(f));
     add(out, kind, scenarios::fault_acts_on(f), kLiveAppliers[static_cast<std::size_t>(f.kind)].how(f, on_server));
     if (f.kind == FaultKind::Partition && names_storage(f))
       add(out, kind, {kStorageHost}, {FaultProduction::Emulated, "the in-process storage's links are cut"});

@@ -15,9 +15,6 @@ using scenarios::FaultKind;
 using scenarios::FaultSpec;
 using scenarios::Scenario;
 
-bool is_client(const Scenario& s, const std::string& host) {
-  return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == host; });
-}
 bool is_redis(const std::string& host) { return scenarios::is_redis_host_name(host); }
 bool is_cp_member(const Scenario& s, const std::string& host) {
   if (s.topology == locks::Topology::Redis) return false;
@@ -31,7 +28,7 @@ std::optional<std::string> fault_ok(const Scenario&, const FaultSpec&) { return 
 // pause: a client thread, a redis-server process or an etcd / ZooKeeper
 // member process (SIGSTOP).
 std::optional<std::string> process_target(const Scenario& s, const FaultSpec& f) {
-  if (is_redis(f.target) || is_client(s, f.target) || is_cp_member(s, f.target)) return std::nullopt;
+  if (is_redis(f.target) || is_scenario_client(s, f.target) || is_cp_member(s, f.target)) return std::nullopt;
   return " " + f.target + ": unsupported in live mode (only clients, Redis nodes and etcd / ZooKeeper members)";
 }
 
@@ -40,7 +37,7 @@ std::optional<std::string> process_target(const Scenario& s, const FaultSpec& f)
 // (zookeeper_close ends the session at once, so its ephemeral nodes go at
 // once) or its etcd session, where a crashed process leaves them to expire.
 std::optional<std::string> cp_client_crash(const Scenario& s, const FaultSpec& f) {
-  if (!is_cp(s) || !is_client(s, f.target)) return std::nullopt;
+  if (!is_cp(s) || !is_scenario_client(s, f.target)) return std::nullopt;
   return " " + f.target + ": unsupported in live mode on an etcd / ZooKeeper topology (a live client's crash would "
                           "close its session on the way out; a crashed process leaves it to expire)";
 }
@@ -79,8 +76,8 @@ std::optional<std::string> routable_link(const Scenario& s, const FaultSpec& f) 
   const auto& from = f.from;
   const auto& to = f.to;
   const auto server = [&](const std::string& h) { return is_redis(h) || is_cp_member(s, h); };
-  if ((is_client(s, from) && (server(to) || to == kStorageHost)) ||
-      (is_client(s, to) && (server(from) || from == kStorageHost)))
+  if ((is_scenario_client(s, from) && (server(to) || to == kStorageHost)) ||
+      (is_scenario_client(s, to) && (server(from) || from == kStorageHost)))
     return std::nullopt;
   if (is_redis(from) && is_redis(to) && scenarios::redis_master_of(from) == scenarios::redis_master_of(to)) return std::nullopt;  // the replication link
   return " " + from + "->" + to +
@@ -126,6 +123,10 @@ static_assert(scenarios::in_fault_kind_order(kLiveFaultKinds), "kLiveFaultKinds:
 
 }  // namespace
 
+bool is_scenario_client(const Scenario& s, const std::string& host) {
+  return std::any_of(s.clients.begin(), s.clients.end(), [&](const auto& c) { return c.name == host; });
+}
+
 const LiveFaultKind& live_fault_kind(FaultKind kind) { return kLiveFaultKinds[static_cast<std::size_t>(kind)]; }
 
 std::optional<std::string> live_fault_refusal(const Scenario& s, const FaultSpec& f) {
@@ -158,7 +159,7 @@ std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultS
     return FaultMechanism{std::string(scenarios::fault_kind_name(f.kind)), {f.target}, FaultProduction::Real,
                           std::move(means)};
   };
-  if (f.kind == FaultKind::Pause && is_client(s, f.target))
+  if (f.kind == FaultKind::Pause && is_scenario_client(s, f.target))
     return real("the client thread stops at its next step until the pause ends, and the TCP proxies hold its links "
                 "meanwhile (its client library's own threads send nothing either)");
   if (!is_cp_member(s, f.target)) return std::nullopt;

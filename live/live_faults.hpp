@@ -37,7 +37,10 @@ std::optional<std::string> live_fault_refusal(const scenarios::Scenario& s, cons
 bool needs_process_control(const scenarios::FaultSpec& f);
 bool may_need_process_control(scenarios::FaultKind kind);  // for a [nemesis] kind
 
-// How this run produces each fault (scenarios::live_fault_mechanisms, with
+// Whether `host` is one of the scenario's clients (not a server or the storage).
+bool is_scenario_client(const scenarios::Scenario& s, const std::string& host);
+
+// How this run produces each fault (live_fault_mechanisms, with
 // the words for etcd / ZooKeeper members and CP client pauses on a CP
 // topology).
 std::vector<scenarios::FaultMechanism> live_run_fault_mechanisms(const scenarios::Scenario& s);
