@@ -7,6 +7,7 @@
 
 #include "sim/world.hpp"
 
+using namespace locksim;
 using namespace locksim::sim;
 using namespace std::chrono_literals;
 

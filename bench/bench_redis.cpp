@@ -11,7 +11,7 @@
 
 namespace {
 
-using locksim::sim::redis::Argv;
+using locksim::Argv;
 using locksim::sim::redis::Engine;
 
 constexpr std::int64_t kT0 = 1'700'000'000'000;

@@ -28,8 +28,8 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/lock_assumptions.hpp"
 #include "scenarios/repro.hpp"
-#include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
+#include "scenarios/schedule_gen.hpp"
 
 namespace locksim::cli {
 
@@ -52,7 +52,7 @@ struct HuntArgs {
 std::optional<SteadyClock::duration> time_limit(const std::string& text) {
   if (text.empty()) return std::nullopt;
   const auto d = scenarios::parse_duration(text);
-  if (!d || *d <= sim::Duration::zero())
+  if (!d || *d <= Duration::zero())
     throw InputError("hunt: --time: bad duration \"" + text + "\" (e.g. \"30s\", \"2m\")");
   return std::chrono::duration_cast<SteadyClock::duration>(*d);
 }

@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "cli/commands.hpp"
-#include "cli/terminal.hpp"
 #include "cli/live_result.hpp"
+#include "cli/terminal.hpp"
 #include "live/live_runner.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"

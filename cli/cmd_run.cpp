@@ -86,7 +86,7 @@ nlohmann::ordered_json run_json(const RunArgs& args, const scenarios::RunResult&
   j["trace"] = nlohmann::ordered_json::array();
   for (const auto& r : run.trace) {
     const std::string host = r.host < run.host_names.size() ? run.host_names[r.host] : "-";
-    j["trace"].push_back({{"at_ms", sim::to_ms(r.at)}, {"seq", r.seq}, {"host", host}, {"kind", r.kind},
+    j["trace"].push_back({{"at_ms", to_ms(r.at)}, {"seq", r.seq}, {"host", host}, {"kind", r.kind},
                           {"detail", r.detail}});
   }
   return j;

@@ -9,7 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
-#include "sim/spelling.hpp"
+#include "vocab/spelling.hpp"
 
 // locksim_add_cli() (cmake/LocksimCli.cmake) builds this file into a user's
 // own tool under another name.
@@ -45,7 +45,7 @@ std::string did_you_mean_line(CLI::App& app) {
     const bool option = word.rfind("--", 0) == 0;
     if (!option && sub) continue;  // a stray value, not a name
     const std::string name = option ? word.substr(0, word.find('=')) : word;
-    const auto best = locksim::sim::closest_spelling(name, option ? long_option_names(sub ? *sub : app) : commands);
+    const auto best = locksim::closest_spelling(name, option ? long_option_names(sub ? *sub : app) : commands);
     if (best)
       return "locksim: unknown " + std::string(option ? "option" : "command") + " '" + name + "'; did you mean '" +
              *best + "'? (locksim " + (sub ? sub->get_name() + " " : "") + "--help)";

@@ -13,7 +13,7 @@ install(TARGETS locksim locksim_core locksim_hiredis locksim_live locksim_cli
   EXPORT locksim-targets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(dir IN ITEMS sim locks scenarios reports live cli testing)
+foreach(dir IN ITEMS vocab sim locks scenarios reports live cli testing)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/locksim
     FILES_MATCHING PATTERN "*.hpp")
 endforeach()

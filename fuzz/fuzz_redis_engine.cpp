@@ -13,8 +13,8 @@
 
 namespace {
 
-locksim::sim::redis::Argv split(std::string_view line) {
-  locksim::sim::redis::Argv argv;
+locksim::Argv split(std::string_view line) {
+  locksim::Argv argv;
   for (std::size_t start = 0;;) {
     const std::size_t tab = line.find('\t', start);
     argv.emplace_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));

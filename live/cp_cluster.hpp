@@ -33,7 +33,7 @@
 #include "live/redis_cluster.hpp"  // LiveError, free_loopback_port
 #include "live/tcp_proxy.hpp"
 #include "locks/registry.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::live {
 

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "sim/network.hpp"
+#include "vocab/reply.hpp"
 
 namespace locksim::live {
 
@@ -312,7 +312,7 @@ Task<EtcdDeleted> EtcdHttpConn::wait_delete(std::string key, std::string range_e
   if (reader.done) co_return reader.result;
   EtcdDeleted out;
   if (rc == CURLE_OPERATION_TIMEDOUT) {
-    out.error = sim::kTimeoutError;  // no deletion within the wait: the simulated client's answer
+    out.error = kTimeoutError;  // no deletion within the wait: the simulated client's answer
   } else {
     out.error = std::string(kIoError) + (rc == CURLE_OK ? "the watch stream ended" : curl_easy_strerror(rc));
     std::size_t expected = current_.load();

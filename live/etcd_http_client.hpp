@@ -20,7 +20,7 @@
 // timeout) is an error "IOERR locksim: ..." and, like clientv3's balancer,
 // moves the connection to the next endpoint; the request may have run.
 // A watch that sees no deletion within its timeout answers
-// sim::kTimeoutError, as the simulated client does.
+// kTimeoutError, as the simulated client does.
 //
 // Thread-safe: every call uses its own curl handle (a lock's keep-alive
 // loop runs on another thread while the owner waits in a watch), so calls
@@ -41,16 +41,16 @@ class EtcdHttpConn final : public locks::EtcdConn {
   // endpoints: "127.0.0.1:port" of each member (or its proxy listener).
   EtcdHttpConn(std::vector<std::string> endpoints, std::chrono::milliseconds timeout);
 
-  locks::Task<locks::EtcdWrite> put(std::string key, std::string value, std::int64_t lease) override;
-  locks::Task<locks::EtcdRange> range(std::string key, std::string range_end) override;
-  locks::Task<locks::EtcdWrite> delete_range(std::string key, std::string range_end) override;
-  locks::Task<locks::EtcdTxn> txn(std::vector<locks::EtcdCompare> compares, std::vector<locks::EtcdOp> success,
+  Task<locks::EtcdWrite> put(std::string key, std::string value, std::int64_t lease) override;
+  Task<locks::EtcdRange> range(std::string key, std::string range_end) override;
+  Task<locks::EtcdWrite> delete_range(std::string key, std::string range_end) override;
+  Task<locks::EtcdTxn> txn(std::vector<locks::EtcdCompare> compares, std::vector<locks::EtcdOp> success,
                                   std::vector<locks::EtcdOp> failure) override;
-  locks::Task<locks::EtcdLease> lease_grant(std::int64_t ttl_seconds) override;
-  locks::Task<locks::EtcdLease> lease_keep_alive_once(std::int64_t id) override;
-  locks::Task<locks::CpStatus> lease_revoke(std::int64_t id) override;
-  locks::Task<locks::EtcdDeleted> wait_delete(std::string key, std::string range_end, std::int64_t start_revision,
-                                              locks::Duration timeout) override;
+  Task<locks::EtcdLease> lease_grant(std::int64_t ttl_seconds) override;
+  Task<locks::EtcdLease> lease_keep_alive_once(std::int64_t id) override;
+  Task<locks::CpStatus> lease_revoke(std::int64_t id) override;
+  Task<locks::EtcdDeleted> wait_delete(std::string key, std::string range_end, std::int64_t start_revision,
+                                              Duration timeout) override;
 
   std::uint64_t calls() const { return calls_.load(); }
 

@@ -20,7 +20,7 @@ std::string refusal(LiveWorld& world, std::size_t client) {
 
 // `call` is lazy: it runs only if the client may send it.
 template <class Reply>
-locks::Task<Reply> step(LiveWorld& world, std::size_t client, locks::Task<Reply> call) {
+Task<Reply> step(LiveWorld& world, std::size_t client, Task<Reply> call) {
   if (std::string why = refusal(world, client); !why.empty()) {
     Reply refused;
     refused.error = std::move(why);
@@ -33,49 +33,49 @@ locks::Task<Reply> step(LiveWorld& world, std::size_t client, locks::Task<Reply>
 
 }  // namespace
 
-locks::Task<locks::EtcdWrite> LiveEtcdConn::put(std::string key, std::string value, std::int64_t lease) {
+Task<locks::EtcdWrite> LiveEtcdConn::put(std::string key, std::string value, std::int64_t lease) {
   return step(world_, client_, real_->put(std::move(key), std::move(value), lease));
 }
-locks::Task<locks::EtcdRange> LiveEtcdConn::range(std::string key, std::string range_end) {
+Task<locks::EtcdRange> LiveEtcdConn::range(std::string key, std::string range_end) {
   return step(world_, client_, real_->range(std::move(key), std::move(range_end)));
 }
-locks::Task<locks::EtcdWrite> LiveEtcdConn::delete_range(std::string key, std::string range_end) {
+Task<locks::EtcdWrite> LiveEtcdConn::delete_range(std::string key, std::string range_end) {
   return step(world_, client_, real_->delete_range(std::move(key), std::move(range_end)));
 }
-locks::Task<locks::EtcdTxn> LiveEtcdConn::txn(std::vector<locks::EtcdCompare> compares,
+Task<locks::EtcdTxn> LiveEtcdConn::txn(std::vector<locks::EtcdCompare> compares,
                                               std::vector<locks::EtcdOp> success, std::vector<locks::EtcdOp> failure) {
   return step(world_, client_, real_->txn(std::move(compares), std::move(success), std::move(failure)));
 }
-locks::Task<locks::EtcdLease> LiveEtcdConn::lease_grant(std::int64_t ttl_seconds) {
+Task<locks::EtcdLease> LiveEtcdConn::lease_grant(std::int64_t ttl_seconds) {
   return step(world_, client_, real_->lease_grant(ttl_seconds));
 }
-locks::Task<locks::EtcdLease> LiveEtcdConn::lease_keep_alive_once(std::int64_t id) {
+Task<locks::EtcdLease> LiveEtcdConn::lease_keep_alive_once(std::int64_t id) {
   return step(world_, client_, real_->lease_keep_alive_once(id));
 }
-locks::Task<locks::CpStatus> LiveEtcdConn::lease_revoke(std::int64_t id) {
+Task<locks::CpStatus> LiveEtcdConn::lease_revoke(std::int64_t id) {
   return step(world_, client_, real_->lease_revoke(id));
 }
-locks::Task<locks::EtcdDeleted> LiveEtcdConn::wait_delete(std::string key, std::string range_end,
-                                                          std::int64_t start_revision, locks::Duration timeout) {
+Task<locks::EtcdDeleted> LiveEtcdConn::wait_delete(std::string key, std::string range_end,
+                                                          std::int64_t start_revision, Duration timeout) {
   return step(world_, client_, real_->wait_delete(std::move(key), std::move(range_end), start_revision, timeout));
 }
 
-locks::Task<locks::CpStatus> LiveZkConn::start(locks::Duration session_timeout) {
+Task<locks::CpStatus> LiveZkConn::start(Duration session_timeout) {
   return step(world_, client_, real_->start(session_timeout));
 }
-locks::Task<locks::ZkCreated> LiveZkConn::create(std::string path, std::string data, std::string mode) {
+Task<locks::ZkCreated> LiveZkConn::create(std::string path, std::string data, std::string mode) {
   return step(world_, client_, real_->create(std::move(path), std::move(data), std::move(mode)));
 }
-locks::Task<locks::CpStatus> LiveZkConn::remove(std::string path, std::int64_t version) {
+Task<locks::CpStatus> LiveZkConn::remove(std::string path, std::int64_t version) {
   return step(world_, client_, real_->remove(std::move(path), version));
 }
-locks::Task<locks::ZkChildren> LiveZkConn::get_children(std::string path) {
+Task<locks::ZkChildren> LiveZkConn::get_children(std::string path) {
   return step(world_, client_, real_->get_children(std::move(path)));
 }
-locks::Task<locks::ZkStat> LiveZkConn::exists(std::string path) {
+Task<locks::ZkStat> LiveZkConn::exists(std::string path) {
   return step(world_, client_, real_->exists(std::move(path)));
 }
-locks::Task<locks::CpStatus> LiveZkConn::wait_delete(std::string path, locks::Duration timeout) {
+Task<locks::CpStatus> LiveZkConn::wait_delete(std::string path, Duration timeout) {
   return step(world_, client_, real_->wait_delete(std::move(path), timeout));
 }
 

@@ -29,16 +29,16 @@ class LiveEtcdConn final : public locks::EtcdConn {
   LiveEtcdConn(LiveWorld& world, std::size_t client, std::unique_ptr<locks::EtcdConn> real)
       : world_(world), client_(client), real_(std::move(real)) {}
 
-  locks::Task<locks::EtcdWrite> put(std::string key, std::string value, std::int64_t lease) override;
-  locks::Task<locks::EtcdRange> range(std::string key, std::string range_end) override;
-  locks::Task<locks::EtcdWrite> delete_range(std::string key, std::string range_end) override;
-  locks::Task<locks::EtcdTxn> txn(std::vector<locks::EtcdCompare> compares, std::vector<locks::EtcdOp> success,
+  Task<locks::EtcdWrite> put(std::string key, std::string value, std::int64_t lease) override;
+  Task<locks::EtcdRange> range(std::string key, std::string range_end) override;
+  Task<locks::EtcdWrite> delete_range(std::string key, std::string range_end) override;
+  Task<locks::EtcdTxn> txn(std::vector<locks::EtcdCompare> compares, std::vector<locks::EtcdOp> success,
                                   std::vector<locks::EtcdOp> failure) override;
-  locks::Task<locks::EtcdLease> lease_grant(std::int64_t ttl_seconds) override;
-  locks::Task<locks::EtcdLease> lease_keep_alive_once(std::int64_t id) override;
-  locks::Task<locks::CpStatus> lease_revoke(std::int64_t id) override;
-  locks::Task<locks::EtcdDeleted> wait_delete(std::string key, std::string range_end, std::int64_t start_revision,
-                                              locks::Duration timeout) override;
+  Task<locks::EtcdLease> lease_grant(std::int64_t ttl_seconds) override;
+  Task<locks::EtcdLease> lease_keep_alive_once(std::int64_t id) override;
+  Task<locks::CpStatus> lease_revoke(std::int64_t id) override;
+  Task<locks::EtcdDeleted> wait_delete(std::string key, std::string range_end, std::int64_t start_revision,
+                                              Duration timeout) override;
 
  private:
   LiveWorld& world_;
@@ -51,14 +51,14 @@ class LiveZkConn final : public locks::ZkConn {
   LiveZkConn(LiveWorld& world, std::size_t client, std::unique_ptr<locks::ZkConn> real)
       : world_(world), client_(client), real_(std::move(real)) {}
 
-  locks::Task<locks::CpStatus> start(locks::Duration session_timeout) override;
+  Task<locks::CpStatus> start(Duration session_timeout) override;
   locks::ZkState state() const override { return real_->state(); }
   std::int64_t session_id() const override { return real_->session_id(); }
-  locks::Task<locks::ZkCreated> create(std::string path, std::string data, std::string mode) override;
-  locks::Task<locks::CpStatus> remove(std::string path, std::int64_t version) override;
-  locks::Task<locks::ZkChildren> get_children(std::string path) override;
-  locks::Task<locks::ZkStat> exists(std::string path) override;
-  locks::Task<locks::CpStatus> wait_delete(std::string path, locks::Duration timeout) override;
+  Task<locks::ZkCreated> create(std::string path, std::string data, std::string mode) override;
+  Task<locks::CpStatus> remove(std::string path, std::int64_t version) override;
+  Task<locks::ZkChildren> get_children(std::string path) override;
+  Task<locks::ZkStat> exists(std::string path) override;
+  Task<locks::CpStatus> wait_delete(std::string path, Duration timeout) override;
 
  private:
   LiveWorld& world_;

@@ -10,6 +10,7 @@
 #include "live/live_network.hpp"
 #include "scenarios/fault_kinds.hpp"
 #include "scenarios/host_names.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace locksim::live {
 
@@ -145,7 +146,7 @@ How how_restart(const FaultSpec&, bool on_server) {
 How how_failover(const FaultSpec&, bool) { return real("REPLICAOF NO ONE on the replica"); }
 
 How how_partition(const FaultSpec& f, bool) {
-  return real(f.mode == sim::PartitionMode::Hold ? "the TCP proxies hold every byte between the groups until the heal"
+  return real(f.mode == PartitionMode::Hold ? "the TCP proxies hold every byte between the groups until the heal"
                                                  : "the TCP proxies discard every byte between the groups");
 }
 
@@ -201,10 +202,10 @@ void add_settings(std::vector<FaultMechanism>& out, const scenarios::Scenario& s
   if (!drifting.empty()) add(out, "clock_drift_ppm", drifting, real("the client runtime's clocks and sleeps drift (ClientClock)"));
   if (s.redis.replicas > 0)
     add(out, "replication_lag", replica_links,
-        {FaultProduction::Emulated, "a constant " + sim::format_duration(s.redis.replication_lag) +
+        {FaultProduction::Emulated, "a constant " + format_duration(s.redis.replication_lag) +
                                         " delay on the TCP proxy's master -> replica link (loopback replicates in "
                                         "microseconds)"});
-  if (s.redis.replicas > 0 && s.redis.failover_after > sim::Duration{0})
+  if (s.redis.replicas > 0 && s.redis.failover_after > Duration{0})
     add(out, "failover_after", masters, real("REPLICAOF NO ONE on the replica once its master has been down that long"));
   if (s.redis.background_writes_per_second > 0)
     add(out, "background_writes_per_second", masters, real("a thread SETs an unrelated key at that rate"));

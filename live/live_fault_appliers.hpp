@@ -19,6 +19,7 @@
 
 #include "scenarios/fault_mechanism.hpp"
 #include "scenarios/scenario.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace locksim::live {
 
@@ -28,32 +29,32 @@ class LiveFaultActions {
 
   // Records the fault in the History as it takes effect; `until` (run time)
   // is how long it holds, for a fault with a window.
-  virtual void note_fault(const scenarios::FaultSpec& f, std::optional<sim::Duration> until) = 0;
+  virtual void note_fault(const scenarios::FaultSpec& f, std::optional<Duration> until) = 0;
   // Runs `then` on the main thread `after` from now (a pause's end, a heal).
-  virtual void after(sim::Duration after, std::function<void()> then) = 0;
+  virtual void after(Duration after, std::function<void()> then) = 0;
 
   // Redis servers, by their index in the cluster.
   virtual std::optional<std::size_t> find_server(const std::string& host) = 0;
   virtual bool server_down(std::size_t node) = 0;
-  virtual void server_pause(std::size_t node, sim::Duration d) = 0;  // SIGSTOP, SIGCONT after d
+  virtual void server_pause(std::size_t node, Duration d) = 0;  // SIGSTOP, SIGCONT after d
   virtual void server_crash(const scenarios::FaultSpec& f, std::size_t node, bool power_loss) = 0;
   virtual void server_restart(std::size_t node) = 0;
   virtual void server_promote(std::size_t node) = 0;  // a replica of node's shard takes over
-  virtual void server_clock_step(std::size_t node, sim::Duration by) = 0;
+  virtual void server_clock_step(std::size_t node, Duration by) = 0;
   virtual void server_clock_drift(std::size_t node, std::int64_t ppm) = 0;
-  virtual void server_stall_fsync(std::size_t node, sim::Duration d) = 0;
+  virtual void server_stall_fsync(std::size_t node, Duration d) = 0;
 
   // Clients, by name. A client crash records the fault itself (not when the
   // client is down already).
-  virtual void client_pause(const std::string& client, sim::Duration d) = 0;
+  virtual void client_pause(const std::string& client, Duration d) = 0;
   virtual void client_crash(const scenarios::FaultSpec& f) = 0;
   virtual void client_restart(const std::string& client) = 0;
-  virtual void client_clock_step(const std::string& client, sim::Duration by) = 0;
+  virtual void client_clock_step(const std::string& client, Duration by) = 0;
   virtual void client_clock_drift(const std::string& client, std::int64_t ppm) = 0;
 
   // Links (live_network.hpp).
   virtual void network_delay(const scenarios::FaultSpec& f) = 0;
-  virtual void network_partition(const std::vector<std::vector<std::string>>& groups, sim::PartitionMode mode) = 0;
+  virtual void network_partition(const std::vector<std::vector<std::string>>& groups, PartitionMode mode) = 0;
   virtual void network_heal() = 0;
 };
 

@@ -24,7 +24,7 @@ bool PartitionMap::cut(const std::string& a, const std::string& b) const {
   return ga >= 0 && gb >= 0 && ga != gb;
 }
 
-void apply_partition(LiveServers& servers, const PartitionMap& map, std::optional<sim::PartitionMode> mode) {
+void apply_partition(LiveServers& servers, const PartitionMap& map, std::optional<PartitionMode> mode) {
   for (std::size_t n = 0; n < servers.server_count(); ++n) {
     TcpProxy& proxy = servers.proxy(n);
     for (const auto& source : proxy.sources())

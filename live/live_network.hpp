@@ -17,7 +17,7 @@
 
 #include "live/live_servers.hpp"
 #include "scenarios/host_names.hpp"
-#include "sim/network.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace locksim::live {
 
@@ -40,7 +40,7 @@ class PartitionMap {
 };
 
 // Cuts (mode) or heals (nullopt) every proxied link the map cuts; heals the rest.
-void apply_partition(LiveServers& servers, const PartitionMap& map, std::optional<sim::PartitionMode> mode);
+void apply_partition(LiveServers& servers, const PartitionMap& map, std::optional<PartitionMode> mode);
 
 // The storage's links, one pair per client: the same FIFO + delay_next rule as
 // sim/network (a message is due at max(now + pending delay, the last due)).

@@ -30,19 +30,20 @@
 #include "live/etcd_cluster.hpp"
 #include "live/etcd_http_client.hpp"
 #include "live/existing_servers.hpp"
+#include "live/live_cp_conns.hpp"
 #include "live/live_fault_appliers.hpp"
 #include "live/live_faults.hpp"
 #include "live/live_network.hpp"
-#include "live/live_cp_conns.hpp"
 #include "live/live_runtime.hpp"
 #include "live/zk_c_client.hpp"
 #include "live/zk_cluster.hpp"
 #include "locks/registry.hpp"
-#include "scenarios/repro.hpp"
 #include "scenarios/inventory_workload.hpp"
+#include "scenarios/repro.hpp"
 #include "scenarios/storage.hpp"
 #include "scenarios/workload.hpp"
 #include "scenarios/workload_world.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace locksim::live {
 
@@ -93,7 +94,7 @@ class InterruptGuard {
   struct sigaction old_int_ {}, old_term_ {};
 };
 
-sim::Duration scale(sim::Duration d, std::int64_t ppm) { return d * ppm / 1'000'000; }
+Duration scale(Duration d, std::int64_t ppm) { return d * ppm / 1'000'000; }
 
 // A storage write on its way: applied when it reaches the storage, answered
 // when the reply reaches the client (StorageLinks, PartitionMap).
@@ -172,21 +173,21 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   const locks::LockInfo& lock() const override { return lock_; }
   const std::string& client_name(std::size_t c) const override { return s_.clients[c].name; }
   std::uint64_t incarnation(std::size_t c) const override { return clients_[c].running; }  // written on c's thread
-  sim::LocalInstant monotonic_now(std::size_t c) override {
-    return sim::LocalInstant{std::chrono::duration_cast<sim::Duration>(Clock::now().time_since_epoch())} +
+  LocalInstant monotonic_now(std::size_t c) override {
+    return LocalInstant{std::chrono::duration_cast<Duration>(Clock::now().time_since_epoch())} +
            client_clocks_[c]->monotonic_offset();
   }
-  sim::Task<void> sleep_until(std::size_t c, sim::LocalInstant target) override;
-  sim::Task<void> await_start(std::size_t c, sim::Duration start) override;
+  Task<void> sleep_until(std::size_t c, LocalInstant target) override;
+  Task<void> await_start(std::size_t c, Duration start) override;
   // A reading of c's own (drifting) clock placed in real time through that clock.
-  sim::TrueInstant true_when_monotonic(std::size_t c, sim::LocalInstant local) override {
-    return to_true(sim::LocalInstant{client_clocks_[c]->real_when_monotonic(local.time_since_epoch())});
+  TrueInstant true_when_monotonic(std::size_t c, LocalInstant local) override {
+    return to_true(LocalInstant{client_clocks_[c]->real_when_monotonic(local.time_since_epoch())});
   }
-  std::int64_t latency_us(sim::Duration true_elapsed) const override {  // real latency, not scaled back
+  std::int64_t latency_us(Duration true_elapsed) const override {  // real latency, not scaled back
     return (std::chrono::duration_cast<std::chrono::microseconds>(true_elapsed) * ppm_ / 1'000'000).count();
   }
-  sim::Task<sim::redis::Reply> send_write(std::size_t c, scenarios::WriteRequest w) override;
-  sim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override;
+  Task<Reply> send_write(std::size_t c, scenarios::WriteRequest w) override;
+  Task<void> reach(std::size_t c, std::string_view event, int write_index) override;
   bool ended() const override { return stop_.load(); }
   scenarios::ClientProgress& progress(std::size_t c) override { return clients_[c].progress; }
   // Live keeps no trace: the History is its whole record.
@@ -200,13 +201,13 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   }
 
  private:
-  sim::TrueInstant now_true() const {  // requires mutex_ (keeps records in time order)
-    const auto real = std::chrono::duration_cast<sim::Duration>(Clock::now() - origin_);
-    return sim::TrueInstant{real * 1'000'000 / ppm_};
+  TrueInstant now_true() const {  // requires mutex_ (keeps records in time order)
+    const auto real = std::chrono::duration_cast<Duration>(Clock::now() - origin_);
+    return TrueInstant{real * 1'000'000 / ppm_};
   }
-  sim::TrueInstant to_true(sim::LocalInstant steady) const {
-    const auto real = steady.time_since_epoch() - std::chrono::duration_cast<sim::Duration>(origin_.time_since_epoch());
-    return sim::TrueInstant{real * 1'000'000 / ppm_};
+  TrueInstant to_true(LocalInstant steady) const {
+    const auto real = steady.time_since_epoch() - std::chrono::duration_cast<Duration>(origin_.time_since_epoch());
+    return TrueInstant{real * 1'000'000 / ppm_};
   }
   // Client threads (one per client; each runs scenarios::client_main).
   void check_alive(std::size_t c) const {  // requires mutex_; on c's thread
@@ -227,14 +228,14 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   }
   // The real time client c's own (drifting) clock takes to show d, as a
   // simulated client's work runs on its host's clock.
-  Clock::duration on_client_clock(std::size_t c, sim::Duration d) const {
+  Clock::duration on_client_clock(std::size_t c, Duration d) const {
     return std::chrono::duration_cast<Clock::duration>(client_clocks_[c]->real_for(d));
   }
   void deliver_write(PendingWrite w);  // requires mutex_
   void answer_write(const PendingWrite& w);  // requires mutex_
   // Network faults (live_network.hpp).
   void delay_link(const FaultSpec& f);
-  void partition(const PartitionMap& map, std::optional<sim::PartitionMode> mode);
+  void partition(const PartitionMap& map, std::optional<PartitionMode> mode);
   void emulate_replication_lag();
   // Faults (main thread; arming from any thread).
   std::uint64_t schedule(Clock::time_point at, std::function<void()> run);  // requires mutex_
@@ -245,29 +246,29 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   void apply(const FaultSpec& f);
 
   // LiveFaultActions: what the appliers (live_fault_appliers.cpp) act through.
-  void note_fault(const FaultSpec& f, std::optional<sim::Duration> until) override;
-  void after(sim::Duration after, std::function<void()> then) override;
+  void note_fault(const FaultSpec& f, std::optional<Duration> until) override;
+  void after(Duration after, std::function<void()> then) override;
   std::optional<std::size_t> find_server(const std::string& host) override { return servers_.find(host); }
   bool server_down(std::size_t node) override { return !servers_.server_up(node); }
-  void server_pause(std::size_t node, sim::Duration d) override;
+  void server_pause(std::size_t node, Duration d) override;
   void server_crash(const FaultSpec& f, std::size_t node, bool power_loss) override { crash_node(f, node, power_loss); }
   void server_restart(std::size_t node) override { restart_node(node); }
   // Redis nodes only: live_faults.cpp refuses these faults on CP members.
   void server_promote(std::size_t node) override { promote_shard(redis_->node(node).shard); }
-  void server_clock_step(std::size_t node, sim::Duration by) override { redis_->step_clock(node, by); }
+  void server_clock_step(std::size_t node, Duration by) override { redis_->step_clock(node, by); }
   void server_clock_drift(std::size_t node, std::int64_t ppm) override { redis_->set_clock_drift(node, ppm); }
-  void server_stall_fsync(std::size_t node, sim::Duration d) override { redis_->stall_fsync(node, d); }
-  void client_pause(const std::string& client, sim::Duration d) override;
+  void server_stall_fsync(std::size_t node, Duration d) override { redis_->stall_fsync(node, d); }
+  void client_pause(const std::string& client, Duration d) override;
   void client_crash(const FaultSpec& f) override { crash_client(f, client_index(f.target)); }
   void client_restart(const std::string& client) override { restart_client(client_index(client)); }
-  void client_clock_step(const std::string& client, sim::Duration by) override {
+  void client_clock_step(const std::string& client, Duration by) override {
     client_clocks_[client_index(client)]->step(by);
   }
   void client_clock_drift(const std::string& client, std::int64_t ppm) override {
     client_clocks_[client_index(client)]->set_drift(ppm);
   }
   void network_delay(const FaultSpec& f) override { delay_link(f); }
-  void network_partition(const std::vector<std::vector<std::string>>& groups, sim::PartitionMode mode) override {
+  void network_partition(const std::vector<std::vector<std::string>>& groups, PartitionMode mode) override {
     partition(PartitionMap(groups), mode);
   }
   void network_heal() override { partition({}, std::nullopt); }
@@ -315,7 +316,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   scenarios::Storage storage_;  // requires mutex_
   StorageLinks storage_links_;
   PartitionMap partition_;
-  std::optional<sim::PartitionMode> partition_mode_;  // nullopt = healed
+  std::optional<PartitionMode> partition_mode_;  // nullopt = healed
   std::vector<PendingWrite> held_writes_;             // held by a partition, in arrival order
   LateReplies late_{*this};                           // last: its thread reads the rest
 };
@@ -332,7 +333,7 @@ void LiveSession::record_entry(std::size_t c, std::size_t node, std::optional<Ki
   // fault): take its offset off to place the command in real time.
   const auto real = std::chrono::microseconds(stamp.time_us) - origin_wall_ -
                     std::chrono::duration_cast<std::chrono::microseconds>(redis_->wall_offset(node));
-  const sim::TrueInstant at{std::max(sim::Duration{0}, std::chrono::duration_cast<sim::Duration>(real)) * 1'000'000 / ppm_};
+  const TrueInstant at{std::max(Duration{0}, std::chrono::duration_cast<Duration>(real)) * 1'000'000 / ppm_};
   if (kind)
     history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), static_cast<sim::HostId>(node), c, false,
                                 *kind, s_.lock.key, command});
@@ -375,11 +376,11 @@ void LiveSession::finish_entries() {
 // reply or its command timeout, whichever comes first — a timed-out write
 // may still arrive and be applied later, as in the simulator. Then a step
 // (a pause holds, a crash unwinds).
-sim::Task<sim::redis::Reply> LiveSession::send_write(std::size_t c, scenarios::WriteRequest request) {
+Task<Reply> LiveSession::send_write(std::size_t c, scenarios::WriteRequest request) {
   std::optional<std::int64_t> answer;
   {
     std::unique_lock lk(mutex_);
-    if (stop_.load()) co_return sim::redis::Reply::error("IOERR locksim: the live run has ended");
+    if (stop_.load()) co_return Reply::error("IOERR locksim: the live run has ended");
     check_alive(c);
     PendingWrite w;
     w.request = request;
@@ -400,7 +401,7 @@ sim::Task<sim::redis::Reply> LiveSession::send_write(std::size_t c, scenarios::W
     answer = *answered;
   }
   pause_point(c);
-  co_return answer ? sim::redis::Reply::integer_of(*answer) : sim::redis::Reply::error(sim::kTimeoutError);
+  co_return answer ? Reply::integer_of(*answer) : Reply::error(kTimeoutError);
 }
 
 // The protected storage (scenarios::Storage: its fencing rule) behind the
@@ -409,7 +410,7 @@ void LiveSession::deliver_write(PendingWrite w) {
   if (stop_.load()) return;
   const std::string& client = s_.clients[w.request.client].name;
   if (partition_mode_ && partition_.cut(client, kStorageHost)) {
-    if (*partition_mode_ == sim::PartitionMode::Hold) held_writes_.push_back(std::move(w));
+    if (*partition_mode_ == PartitionMode::Hold) held_writes_.push_back(std::move(w));
     return;  // Drop: lost
   }
   w.reply = storage_.serve(history_, now_true(), w.request);
@@ -433,7 +434,7 @@ void LiveSession::answer_write(const PendingWrite& w) {
 
 // Fires a trigger point; a fault armed with no delay acts before we go on
 // (as the simulated client yields for an instant), then a pause holds us.
-sim::Task<void> LiveSession::reach(std::size_t c, std::string_view event, int write_index) {
+Task<void> LiveSession::reach(std::size_t c, std::string_view event, int write_index) {
   std::unique_lock lk(mutex_);
   check_alive(c);
   const std::vector<std::uint64_t> now_due = fire_trigger(s_.clients[c].name, event, write_index);
@@ -446,14 +447,14 @@ sim::Task<void> LiveSession::reach(std::size_t c, std::string_view event, int wr
   co_return;
 }
 
-sim::Task<void> LiveSession::sleep_until(std::size_t c, sim::LocalInstant target) {
+Task<void> LiveSession::sleep_until(std::size_t c, LocalInstant target) {
   const auto now = monotonic_now(c);
-  work_until(c, Clock::now() + on_client_clock(c, target > now ? target - now : sim::Duration{0}));
+  work_until(c, Clock::now() + on_client_clock(c, target > now ? target - now : Duration{0}));
   co_return;
 }
 
 // The run's start is its origin in real time (the simulator's true 0).
-sim::Task<void> LiveSession::await_start(std::size_t c, sim::Duration start) {
+Task<void> LiveSession::await_start(std::size_t c, Duration start) {
   work_until(c, origin_ + std::chrono::duration_cast<Clock::duration>(start));
   co_return;
 }
@@ -488,7 +489,7 @@ void LiveSession::client_thread(std::size_t c) {
     try {
       if (cp_) return client_thread_cp(c);
       LiveRuntime rt(*this, late_, *redis_, c, s_.clients[c].name, s_.lock.key, *client_clocks_[c]);
-      sim::sync_wait(scenarios::client_main(*this, c, rt));
+      sync_wait(scenarios::client_main(*this, c, rt));
       return;
     } catch (const ClientCrashed&) {
       // its frames are gone; wait for a restart
@@ -511,7 +512,7 @@ void LiveSession::client_thread_cp(std::size_t c) {
   else
     zk = std::make_unique<LiveZkConn>(*this, c, std::make_unique<ZkCClientConn>(ZkCluster::connect_string(endpoints)));
   LiveRuntime rt(*this, late_, LiveCpConns{etcd.get(), zk.get()}, c, *client_clocks_[c]);
-  sim::sync_wait(scenarios::client_main(*this, c, rt));
+  sync_wait(scenarios::client_main(*this, c, rt));
 }
 
 // ---------------------------------------------------------------- faults
@@ -531,7 +532,7 @@ std::vector<std::uint64_t> LiveSession::fire_trigger(const std::string& host, st
     if (event == "write" && f.after->write_index != write_index) continue;
     if (!fired_.insert(&f).second) continue;  // a trigger fires once (scenarios/faults.cpp)
     const auto id = arm(f, Clock::now() + std::chrono::duration_cast<Clock::duration>(f.at));
-    if (f.at == sim::Duration{0}) due.push_back(id);
+    if (f.at == Duration{0}) due.push_back(id);
   }
   return due;
 }
@@ -540,10 +541,10 @@ std::uint64_t LiveSession::arm(const FaultSpec& f, Clock::time_point at) {
   return schedule(at, [this, &f] { apply(f); });
 }
 
-void LiveSession::note_fault(const FaultSpec& f, std::optional<sim::Duration> until) {
+void LiveSession::note_fault(const FaultSpec& f, std::optional<Duration> until) {
   std::lock_guard lk(mutex_);
   const auto at = now_true();
-  std::optional<sim::TrueInstant> end;
+  std::optional<TrueInstant> end;
   if (until) end = at + *until * 1'000'000 / ppm_;
   FaultSpec shown = f;  // durations back in scenario time, as every other time shown
   shown.duration = f.duration * 1'000'000 / ppm_;
@@ -554,19 +555,19 @@ void LiveSession::note_fault(const FaultSpec& f, std::optional<sim::Duration> un
 
 void LiveSession::apply(const FaultSpec& f) { apply_live_fault(*this, f); }
 
-void LiveSession::after(sim::Duration after, std::function<void()> then) {
+void LiveSession::after(Duration after, std::function<void()> then) {
   std::lock_guard lk(mutex_);
   schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(after), std::move(then));
 }
 
-void LiveSession::server_pause(std::size_t node, sim::Duration d) {
+void LiveSession::server_pause(std::size_t node, Duration d) {
   servers_.pause(node);
   after(d, [this, node] { servers_.resume(node); });
 }
 
 // On a CP topology the paused client's links are held too (set_client_links),
 // until the last pause covering it ends.
-void LiveSession::client_pause(const std::string& client, sim::Duration d) {
+void LiveSession::client_pause(const std::string& client, Duration d) {
   const std::size_t c = client_index(client);
   {
     std::lock_guard lk(mutex_);
@@ -585,8 +586,8 @@ void LiveSession::set_client_links(std::size_t c) {
   const std::string& client = s_.clients[c].name;
   const bool paused = clients_[c].paused_until > Clock::now();
   for (std::size_t n = 0; n < servers_.server_count(); ++n) {
-    std::optional<sim::PartitionMode> mode;
-    if (paused) mode = sim::PartitionMode::Hold;
+    std::optional<PartitionMode> mode;
+    if (paused) mode = PartitionMode::Hold;
     else if (partition_mode_ && partition_.cut(servers_.server_name(n), client)) mode = partition_mode_;
     servers_.proxy(n).cut(client, mode);
   }
@@ -669,7 +670,7 @@ void LiveSession::crash_redis_node(std::size_t node, bool power_loss) {
 
 void LiveSession::schedule_failover(std::size_t node) {
   const int shard = redis_->node(node).shard;
-  if (s_.redis.replicas > 0 && s_.redis.failover_after > sim::Duration{0} && redis_->master_of(shard) == node)
+  if (s_.redis.replicas > 0 && s_.redis.failover_after > Duration{0} && redis_->master_of(shard) == node)
     schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(s_.redis.failover_after),
              [this, node, shard] {
                if (redis_->node(node).pid <= 0 && redis_->master_of(shard) == node) promote_shard(shard);
@@ -710,7 +711,7 @@ void LiveSession::delay_link(const FaultSpec& f) {
 
 // A new partition replaces the last one (as sim::Network::partition does);
 // held storage writes that may now pass are delivered in order.
-void LiveSession::partition(const PartitionMap& map, std::optional<sim::PartitionMode> mode) {
+void LiveSession::partition(const PartitionMap& map, std::optional<PartitionMode> mode) {
   live::apply_partition(servers_, map, mode);  // live_network.hpp
   std::lock_guard lk(mutex_);
   partition_ = map;
@@ -784,7 +785,7 @@ Result<bool, LiveError> LiveSession::run() {
       return failure(preloaded.error());
     emulate_replication_lag();
     if (s_.redis.background_writes_per_second > 0)
-      redis_->start_background_load(scale(sim::Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
+      redis_->start_background_load(scale(Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
   }
   origin_ = Clock::now();
   origin_wall_ = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -823,7 +824,7 @@ Result<bool, LiveError> LiveSession::run() {
   for (auto& t : threads) t.join();
   late_.stop();
   if (error) return failure(*error);
-  history_.end = sim::TrueInstant{original_.duration};
+  history_.end = TrueInstant{original_.duration};
   finish_entries();
   return true;
 }
@@ -843,7 +844,7 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
     return "a segmented inventory holds one lock key per segment: live mode records the entries of one lock key";
   for (const FaultSpec& f : s.faults) {
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
-                                          : "[nemesis] fault at " + sim::format_duration(f.at) + " ") +
+                                          : "[nemesis] fault at " + format_duration(f.at) + " ") +
                               std::string(scenarios::fault_kind_name(f.kind));
     if (auto why = live_fault_refusal(s, f)) return where + *why;
   }
@@ -852,10 +853,10 @@ std::optional<std::string> live_unsupported(const Scenario& s, const locks::Lock
 
 Scenario scale_scenario(const Scenario& in, std::int64_t ppm) {
   Scenario s = in;
-  auto sc = [ppm](sim::Duration& d) { d = scale(d, ppm); };
+  auto sc = [ppm](Duration& d) { d = scale(d, ppm); };
   sc(s.duration);
   sc(s.lock.ttl);
-  s.lock.ttl = std::max<sim::Duration>(s.lock.ttl, 1ms);
+  s.lock.ttl = std::max<Duration>(s.lock.ttl, 1ms);
   sc(s.lock.retry);
   sc(s.lock.acquire_timeout);
   sc(s.lock.node_timeout);
@@ -931,11 +932,11 @@ Result<std::unique_ptr<RedisCluster>, LiveError> attach_existing(const Scenario&
 // (its heartbeat and election timeout are floored, below); ZooKeeper takes
 // its tickTime in whole milliseconds.
 std::optional<std::string> cp_scale_refusal(const Scenario& scaled) {
-  const auto shown = [](sim::Duration d) { return sim::format_duration(d); };
-  if (scaled.topology == locks::Topology::Etcd && scaled.lock.ttl % sim::Duration{1s} != sim::Duration{0})
+  const auto shown = [](Duration d) { return format_duration(d); };
+  if (scaled.topology == locks::Topology::Etcd && scaled.lock.ttl % Duration{1s} != Duration{0})
     return "etcd grants leases in whole seconds: ttl x time-scale (" + shown(scaled.lock.ttl) +
            ") must be whole seconds (e.g. --time-scale 0.1 for a 10 s ttl)";
-  if (scaled.topology == locks::Topology::ZooKeeper && scaled.cp.tick < sim::Duration{1ms})
+  if (scaled.topology == locks::Topology::ZooKeeper && scaled.cp.tick < Duration{1ms})
     return "tick x time-scale (" + shown(scaled.cp.tick) +
            ") is under the 1 ms ZooKeeper's tickTime takes as its least unit: use a larger --time-scale";
   return std::nullopt;
@@ -947,18 +948,18 @@ std::optional<std::string> cp_scale_refusal(const Scenario& scaled) {
 // never elects a leader. The default 0.1 scale gives 10 ms / 100 ms.
 constexpr std::chrono::milliseconds kEtcdHeartbeatFloor{50}, kEtcdElectionFloor{500};
 
-std::chrono::milliseconds whole_ms(sim::Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d); }
+std::chrono::milliseconds whole_ms(Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d); }
 
 // The note a run gets when the floor above applied, or nullopt.
 std::optional<std::string> etcd_floor_note(const Scenario& scaled) {
   if (scaled.topology != locks::Topology::Etcd ||
       (scaled.cp.heartbeat >= kEtcdHeartbeatFloor && scaled.cp.election_timeout >= kEtcdElectionFloor))
     return std::nullopt;
-  return "etcd members run with heartbeat " + sim::format_duration(std::max<sim::Duration>(scaled.cp.heartbeat, kEtcdHeartbeatFloor)) +
+  return "etcd members run with heartbeat " + format_duration(std::max<Duration>(scaled.cp.heartbeat, kEtcdHeartbeatFloor)) +
          " and election timeout " +
-         sim::format_duration(std::max<sim::Duration>(scaled.cp.election_timeout, kEtcdElectionFloor)) +
-         " real (scaled: " + sim::format_duration(scaled.cp.heartbeat) + " / " +
-         sim::format_duration(scaled.cp.election_timeout) + "): shorter ones make elections thrash on a loaded machine";
+         format_duration(std::max<Duration>(scaled.cp.election_timeout, kEtcdElectionFloor)) +
+         " real (scaled: " + format_duration(scaled.cp.heartbeat) + " / " +
+         format_duration(scaled.cp.election_timeout) + "): shorter ones make elections thrash on a loaded machine";
 }
 
 // The etcd cluster or ZooKeeper ensemble of the (scaled) scenario, one
@@ -1001,9 +1002,9 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   if (options.time_scale_ppm < kMinTimeScalePpm || options.time_scale_ppm > kMaxTimeScalePpm)
     return failure(LiveError{2, "--time-scale must be between 0.001 and 10"});
   Scenario scaled = scale_scenario(scenario, options.time_scale_ppm);
-  if (lock_kind == "setnx-expire" && scaled.lock.ttl % sim::Duration{1s} != sim::Duration{0})
+  if (lock_kind == "setnx-expire" && scaled.lock.ttl % Duration{1s} != Duration{0})
     return failure(LiveError{2, "setnx-expire sets its TTL with EXPIRE in whole seconds: ttl x time-scale (" +
-                                    sim::format_duration(scaled.lock.ttl) +
+                                    format_duration(scaled.lock.ttl) +
                                     ") must be whole seconds (e.g. --time-scale 1)"});
   const bool existing = !options.redis_endpoints.empty();
   const bool cp = scenario.topology != locks::Topology::Redis;
@@ -1054,7 +1055,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                             std::move(run.history()), std::move(run.stats()));
   r.digest = scenarios::history_digest(r.history);
   r.events = scenarios::history_record_count(r.history);
-  r.sim_time_ms = sim::to_ms(scenario.duration);
+  r.sim_time_ms = to_ms(scenario.duration);
   r.repro = scenarios::live_repro(r.source, lock_kind, scale_text(options.time_scale_ppm), options.redis_endpoints,
                                   given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);

@@ -34,7 +34,7 @@
 #include "scenarios/fault_mechanism.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::live {
 

@@ -8,8 +8,6 @@ namespace locksim::live {
 
 namespace {
 
-using sim::redis::Argv;
-using sim::redis::Reply;
 using Kind = sim::redis::KeyEvent::Kind;
 
 constexpr std::chrono::hours kLeapAfterEnd{1000};  // monotonic leap once the run has ended
@@ -92,10 +90,10 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
  public:
   ShardConn(LiveRuntime& rt, int shard) : rt_(rt), shard_(shard) {}
 
-  locks::Task<Reply> command(Argv argv) override {
+  Task<Reply> command(Argv argv) override {
     co_return execute(argv, rt_.world_.command_timeout());
   }
-  locks::Task<Reply> command(Argv argv, locks::Duration timeout) override {
+  Task<Reply> command(Argv argv, Duration timeout) override {
     co_return execute(argv, std::chrono::ceil<std::chrono::milliseconds>(timeout));
   }
 
@@ -224,17 +222,17 @@ LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, st
 
 LiveRuntime::~LiveRuntime() { real_.reset(); }  // join spawned tasks before their connections go
 
-locks::LocalInstant LiveRuntime::monotonic_now() {
+LocalInstant LiveRuntime::monotonic_now() {
   const auto now = real_->monotonic_now() + clock_.monotonic_offset();
   return world_.stopping() ? now + kLeapAfterEnd : now;
 }
 
-locks::LocalInstant LiveRuntime::wall_now() {
+LocalInstant LiveRuntime::wall_now() {
   const auto now = real_->wall_now() + clock_.wall_offset();
   return world_.stopping() ? now + kLeapAfterEnd : now;
 }
 
-locks::Task<void> LiveRuntime::sleep(locks::Duration d) {
+Task<void> LiveRuntime::sleep(Duration d) {
   if (world_.stopping()) co_return;
   co_await real_->sleep(clock_.real_for(d));  // a fast clock wakes early in real time
   world_.pause_point(client_);
@@ -244,7 +242,7 @@ std::string LiveRuntime::random_token() { return real_->random_token(); }
 std::uint64_t LiveRuntime::random_below(std::uint64_t n) { return real_->random_below(n); }
 locks::RedisConn& LiveRuntime::conn(std::size_t node) { return *conns_.at(node); }
 std::size_t LiveRuntime::node_count() const { return conns_.size(); }
-std::uint64_t LiveRuntime::spawn(locks::Task<void> task) { return real_->spawn(std::move(task)); }
+std::uint64_t LiveRuntime::spawn(Task<void> task) { return real_->spawn(std::move(task)); }
 void LiveRuntime::cancel(std::uint64_t id) { real_->cancel(id); }
 
 // ---------------------------------------------------------------- LateReplies

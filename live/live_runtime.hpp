@@ -117,7 +117,7 @@ class LateReplies {
   LateReplies& operator=(const LateReplies&) = delete;
   // `replies`: those read before the timeout.
   void adopt(std::unique_ptr<locks::HiredisConn> conn, std::size_t client, std::size_t node, std::string command,
-             std::vector<sim::redis::Reply> replies);
+             std::vector<Reply> replies);
   void stop();  // joins; what has not come by then is not recorded
 
  private:
@@ -147,14 +147,14 @@ class LiveRuntime final : public locks::Runtime {
   LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client, const ClientClock& clock);
   ~LiveRuntime() override;
 
-  locks::LocalInstant monotonic_now() override;
-  locks::LocalInstant wall_now() override;
-  locks::Task<void> sleep(locks::Duration d) override;
+  LocalInstant monotonic_now() override;
+  LocalInstant wall_now() override;
+  Task<void> sleep(Duration d) override;
   std::string random_token() override;
   std::uint64_t random_below(std::uint64_t n) override;
   locks::RedisConn& conn(std::size_t node) override;
   std::size_t node_count() const override;
-  std::uint64_t spawn(locks::Task<void> task) override;
+  std::uint64_t spawn(Task<void> task) override;
   void cancel(std::uint64_t id) override;
   locks::EtcdConn* etcd() override { return cp_.etcd; }
   locks::ZkConn* zk() override { return cp_.zk; }

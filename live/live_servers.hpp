@@ -16,7 +16,7 @@
 #include <string>
 
 #include "live/tcp_proxy.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::live {
 

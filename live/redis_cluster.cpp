@@ -23,7 +23,7 @@
 #include "live/preload/preload_control.h"
 #include "locks/hiredis/hiredis_conn.hpp"
 #include "scenarios/host_names.hpp"
-#include "sim/task.hpp"
+#include "vocab/task.hpp"
 
 extern char** environ;
 
@@ -380,7 +380,7 @@ void RedisCluster::start_background_load(std::chrono::nanoseconds gap) {
         auto& conn = conns[static_cast<std::size_t>(m)];
         if (!conn || conn->options().port != node.port)  // a failover moved the shard
           conn = std::make_unique<locks::HiredisConn>(locks::HiredisOptions{node.host, node.port, 100ms, 100ms});
-        (void)sim::sync_wait(conn->command({"SET", "locksim:background-load", std::to_string(++n)}));
+        (void)sync_wait(conn->command({"SET", "locksim:background-load", std::to_string(++n)}));
       }
     }
   });

@@ -52,7 +52,7 @@
 #include "live/live_servers.hpp"
 #include "live/server_preload.hpp"
 #include "live/tcp_proxy.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::live {
 

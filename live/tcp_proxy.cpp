@@ -53,7 +53,7 @@ struct Link {
   int listen_fd = -1;
   int port = 0;
   Direction dir[2];  // indexed by Flow
-  std::optional<sim::PartitionMode> cut;
+  std::optional<PartitionMode> cut;
 };
 
 struct Conn {
@@ -174,9 +174,9 @@ void TcpProxy::Impl::flush(Conn& c, bool to_server) {
   const auto cut = links[c.link].cut;
   const auto now = Clock::now();
   while (!s.queue.empty() && s.queue.front().due <= now) {
-    if (cut == sim::PartitionMode::Hold) return;
+    if (cut == PartitionMode::Hold) return;
     Chunk& front = s.queue.front();
-    if (cut == sim::PartitionMode::Drop) {
+    if (cut == PartitionMode::Drop) {
       s.queue.pop_front();
       continue;
     }
@@ -206,9 +206,9 @@ std::optional<Clock::time_point> TcpProxy::Impl::next_due(Clock::time_point now)
   for (const auto& c : conns) {
     const auto cut = links[c.link].cut;
     for (const Stream* s : {&c.to_server, &c.to_source}) {
-      if (s->queue.empty() || cut == sim::PartitionMode::Hold) continue;
+      if (s->queue.empty() || cut == PartitionMode::Hold) continue;
       const auto due = s->queue.front().due;
-      if ((due > now || cut == sim::PartitionMode::Drop) && (!next || due < *next)) next = due;
+      if ((due > now || cut == PartitionMode::Drop) && (!next || due < *next)) next = due;
     }
   }
   return next;
@@ -331,7 +331,7 @@ void TcpProxy::delay_next(const std::string& source, Flow flow, std::chrono::nan
   if (Link* l = impl_->find(source)) l->dir[static_cast<int>(flow)].pending_delay += extra;
 }
 
-void TcpProxy::cut(const std::string& source, std::optional<sim::PartitionMode> mode) {
+void TcpProxy::cut(const std::string& source, std::optional<PartitionMode> mode) {
   {
     std::lock_guard lk(impl_->mutex);
     if (Link* l = impl_->find(source)) l->cut = mode;

@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/network.hpp"
-#include "sim/result.hpp"
+#include "vocab/partition_mode.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::live {
 
@@ -57,7 +57,7 @@ class TcpProxy {
   void set_latency(const std::string& source, Flow flow, std::chrono::nanoseconds latency);
   void delay_next(const std::string& source, Flow flow, std::chrono::nanoseconds extra);
   // nullopt heals the link.
-  void cut(const std::string& source, std::optional<sim::PartitionMode> mode);
+  void cut(const std::string& source, std::optional<PartitionMode> mode);
   void reset(const std::string& source);
   void stop();
 

@@ -46,14 +46,14 @@ class ZkCClientConn final : public locks::ZkConn {
   ZkCClientConn(const ZkCClientConn&) = delete;
   ZkCClientConn& operator=(const ZkCClientConn&) = delete;
 
-  locks::Task<locks::CpStatus> start(locks::Duration session_timeout) override;
+  Task<locks::CpStatus> start(Duration session_timeout) override;
   locks::ZkState state() const override;
   std::int64_t session_id() const override;
-  locks::Task<locks::ZkCreated> create(std::string path, std::string data, std::string mode) override;
-  locks::Task<locks::CpStatus> remove(std::string path, std::int64_t version) override;
-  locks::Task<locks::ZkChildren> get_children(std::string path) override;
-  locks::Task<locks::ZkStat> exists(std::string path) override;
-  locks::Task<locks::CpStatus> wait_delete(std::string path, locks::Duration timeout) override;
+  Task<locks::ZkCreated> create(std::string path, std::string data, std::string mode) override;
+  Task<locks::CpStatus> remove(std::string path, std::int64_t version) override;
+  Task<locks::ZkChildren> get_children(std::string path) override;
+  Task<locks::ZkStat> exists(std::string path) override;
+  Task<locks::CpStatus> wait_delete(std::string path, Duration timeout) override;
 
   // The session timeout the ensemble negotiated, in ms (0 before start).
   int negotiated_ms() const;

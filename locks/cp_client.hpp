@@ -16,13 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "sim/task.hpp"
-#include "sim/time.hpp"
+#include "vocab/task.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::locks {
 
-using sim::Duration;
-using sim::Task;
 
 struct CpStatus {
   std::string error;  // empty = success

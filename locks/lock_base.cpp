@@ -12,7 +12,7 @@ const char* const kCompareAndPexpireScript =
     "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('pexpire',KEYS[1],ARGV[2]) "
     "else return 0 end";
 
-std::string ms_arg(Duration d) { return std::to_string(sim::to_ms(d)); }
+std::string ms_arg(Duration d) { return std::to_string(to_ms(d)); }
 
 Task<std::optional<Lease>> LockBase::try_acquire() {
   const LocalInstant start = rt_.monotonic_now();

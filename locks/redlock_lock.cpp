@@ -18,7 +18,7 @@ Duration RedlockLock::node_timeout() const {
 }
 
 Duration RedlockLock::drift() const {
-  return std::chrono::milliseconds(sim::to_ms(config_.ttl) / 100 + 2);
+  return std::chrono::milliseconds(to_ms(config_.ttl) / 100 + 2);
 }
 
 LocalInstant RedlockLock::clock_now() {
@@ -26,7 +26,7 @@ LocalInstant RedlockLock::clock_now() {
 }
 
 Duration RedlockLock::retry_delay() {
-  const std::int64_t jitter_ms = sim::to_ms(config_.retry_jitter);
+  const std::int64_t jitter_ms = to_ms(config_.retry_jitter);
   if (jitter_ms <= 0) return config_.retry;
   const auto extra =
       static_cast<std::int64_t>(rt_.random_below(static_cast<std::uint64_t>(jitter_ms)));

@@ -3,7 +3,7 @@
 // Not thread-safe to register while other threads read: register at startup.
 #include "locks/registry.hpp"
 
-#include "sim/spelling.hpp"
+#include "vocab/spelling.hpp"
 
 #include <map>
 
@@ -101,7 +101,7 @@ std::optional<LockInfo> find_lock(const std::string& name) {
 std::string unknown_lock_message(const std::string& name) {
   std::vector<std::string> names;
   for (const auto& info : all_locks()) names.push_back(info.name);
-  return "unknown lock kind '" + name + "'" + sim::did_you_mean(name, names) + " (see `locksim list`)";
+  return "unknown lock kind '" + name + "'" + did_you_mean(name, names) + " (see `locksim list`)";
 }
 
 std::unique_ptr<Lock> make_lock(const std::string& name, Runtime& rt, const LockConfig& config) {

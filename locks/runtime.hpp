@@ -12,17 +12,19 @@
 #include <utility>
 
 #include "locks/cp_client.hpp"
-#include "sim/redis/reply.hpp"
-#include "sim/task.hpp"
-#include "sim/time.hpp"
+#include "vocab/reply.hpp"
+#include "vocab/task.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::locks {
 
-using sim::Duration;
-using sim::LocalInstant;
-using sim::Task;
-using sim::redis::Argv;
-using sim::redis::Reply;
+// The vocabulary a lock is written in, re-exported: a user's lock says
+// `using namespace locksim::locks;` (examples/custom-lock) and finds them.
+using locksim::Argv;
+using locksim::Duration;
+using locksim::LocalInstant;
+using locksim::Reply;
+using locksim::Task;
 
 class RedisConn {
  public:

@@ -44,7 +44,7 @@ class SetnxExpireLock final : public LockBase {
 
  private:
   std::string ttl_seconds() const {
-    const std::int64_t ms = sim::to_ms(config_.ttl);
+    const std::int64_t ms = to_ms(config_.ttl);
     const std::int64_t s = (ms + 999) / 1000;
     return std::to_string(s < 1 ? 1 : s);
   }

@@ -189,7 +189,7 @@ Task<Reply> SimZkConn::send(Argv argv, Duration timeout) {
 
 Task<CpStatus> SimZkConn::start(Duration session_timeout) {
   if (state_ != ZkState::NotStarted) co_return CpStatus{};
-  const std::string wanted = std::to_string(sim::to_ms(session_timeout));
+  const std::string wanted = std::to_string(to_ms(session_timeout));
   // connectTimeout = sessionTimeout / number of servers, per attempt.
   const Duration per_server = session_timeout / static_cast<std::int64_t>(members_.size());
   for (std::size_t attempt = 0; attempt < 3 * members_.size(); ++attempt) {
@@ -297,7 +297,7 @@ Task<CpStatus> SimZkConn::wait_delete(std::string path, Duration timeout) {
   // A watch is no request with a deadline: waiting it out is not a failure.
   Argv argv{"WATCHDELETE", std::to_string(session_), std::move(path)};
   const Reply r = co_await send(std::move(argv), timeout);
-  if (r.is_error() && r.str == sim::kTimeoutError) co_return CpStatus{kZkWaitTimedOut};
+  if (r.is_error() && r.str == kTimeoutError) co_return CpStatus{kZkWaitTimedOut};
   if (failure_of(r)) disconnect();
   co_return CpStatus{shaped(r, 1) ? "" : (failure_of(r) ? kZkConnectionLoss : error_of(r))};
 }

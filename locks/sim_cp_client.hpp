@@ -35,8 +35,6 @@
 
 namespace locksim::locks {
 
-using sim::redis::Argv;
-using sim::redis::Reply;
 
 class SimEtcdConn final : public EtcdConn {
  public:

@@ -39,7 +39,7 @@
 
 #include "reports/fault_class.hpp"
 #include "scenarios/fault_mechanism.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::reports {
 

@@ -12,9 +12,9 @@ namespace {
 using nlohmann::ordered_json;
 using scenarios::History;
 
-std::int64_t ns(sim::TrueInstant t) { return t.time_since_epoch().count(); }
+std::int64_t ns(TrueInstant t) { return t.time_since_epoch().count(); }
 
-ordered_json optional_ns(const std::optional<sim::TrueInstant>& t) { return t ? ordered_json(ns(*t)) : nullptr; }
+ordered_json optional_ns(const std::optional<TrueInstant>& t) { return t ? ordered_json(ns(*t)) : nullptr; }
 
 ordered_json optional_token(const std::optional<std::int64_t>& token) { return token ? ordered_json(*token) : nullptr; }
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::reports {
 

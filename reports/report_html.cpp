@@ -23,8 +23,8 @@
 #include "reports/decision.hpp"
 #include "reports/report.hpp"
 #include "reports/report_plots.hpp"
-#include "reports/xml_text.hpp"
 #include "reports/timeline_svg.hpp"
+#include "reports/xml_text.hpp"
 #include "scenarios/catalog.hpp"
 #include "sim/trace.hpp"
 

@@ -54,7 +54,7 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
   if (!run.violations.empty()) out << "\nwhat went wrong:\n";
   int i = 0;
   for (const auto& v : run.violations) {
-    out << "  " << ++i << ". " << sim::format_seconds(v.at.time_since_epoch()) << "  " << v.kind << ": " << v.detail << "\n";
+    out << "  " << ++i << ". " << format_seconds(v.at.time_since_epoch()) << "  " << v.kind << ": " << v.detail << "\n";
     for (const auto& e : v.evidence) out << "       - " << e << "\n";
   }
   out << "\n";
@@ -63,7 +63,7 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
     if (sale->refused) out << " (" << sale->refused << " refused)";
     out << ", " << sale->orders_per_s_milli / 1000 << "." << std::to_string(1000 + sale->orders_per_s_milli % 1000).substr(1)
         << " per simulated second, "
-        << (sale->sold_out_ms ? "sold out at " + sim::format_seconds(std::chrono::milliseconds(*sale->sold_out_ms))
+        << (sale->sold_out_ms ? "sold out at " + format_seconds(std::chrono::milliseconds(*sale->sold_out_ms))
                               : std::string("not sold out"))
         << "\n";
   }
@@ -83,7 +83,7 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
   for (const auto& why : run.outside_assumptions) out << "outside   " << why << "\n";
   out << "repro     " << run.repro << "\n";
   out << "digest    " << sim::Trace::hex(run.digest) << " (" << run.events << " events, "
-      << sim::format_seconds(std::chrono::milliseconds(run.sim_time_ms)) << " simulated)\n";
+      << format_seconds(std::chrono::milliseconds(run.sim_time_ms)) << " simulated)\n";
   return out.str();
 }
 
@@ -91,7 +91,7 @@ std::string trace_to_text(const scenarios::RunResult& run) {
   std::ostringstream out;
   for (const auto& r : run.trace) {
     const std::string host = r.host < run.host_names.size() ? run.host_names[r.host] : "-";
-    out << "  " << sim::format_seconds(r.at.time_since_epoch()) << "  #" << r.seq << "  " << host << "  " << r.kind;
+    out << "  " << format_seconds(r.at.time_since_epoch()) << "  #" << r.seq << "  " << host << "  " << r.kind;
     if (!r.detail.empty()) out << "  " << r.detail;
     out << "\n";
   }

@@ -279,7 +279,7 @@ RunRecord record_of(const scenarios::RunResult& run) {
   r.events = run.events;
   r.sim_time_ms = run.sim_time_ms;
   for (const auto& v : run.violations)
-    r.violations.push_back({v.kind, sim::to_ms(v.at), v.clients, v.detail, v.evidence});
+    r.violations.push_back({v.kind, to_ms(v.at), v.clients, v.detail, v.evidence});
   r.expected = run.expected;
   r.may = run.may;
   r.matched = run.matched;

@@ -42,7 +42,7 @@
 
 #include "scenarios/fault_mechanism.hpp"
 #include "scenarios/runner.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::reports {
 

@@ -29,7 +29,6 @@ using scenarios::OrderRecord;
 using scenarios::RunResult;
 using scenarios::StorageWrite;
 using scenarios::Violation;
-using sim::TrueInstant;
 using EntryKind = sim::redis::KeyEvent::Kind;
 
 constexpr std::int64_t kMs = 1'000'000;
@@ -53,7 +52,7 @@ constexpr const char* kDeadline = "#3b1f5c";  // lease deadlines
 const char* client_colour(std::size_t client) { return kPalette[client % kPaletteSize]; }
 
 std::int64_t ns(TrueInstant t) { return t.time_since_epoch().count(); }
-std::string ms_text(TrueInstant t) { return std::to_string(sim::to_ms(t)) + "ms"; }
+std::string ms_text(TrueInstant t) { return std::to_string(to_ms(t)) + "ms"; }
 
 // ---------------------------------------------------------------- text ----
 
@@ -629,7 +628,7 @@ class Renderer {
     svg_.text(12, 24, truncated(title, static_cast<std::size_t>(width_ / 10)), font(17, kInk, kBold));
     svg_.text(12, 44, truncated(verdict(), static_cast<std::size_t>(width_ / 8)),
               font(13, verdict_colour(), kBold));
-    const std::string run_length = sim::format_duration(sim::Duration(run_end_ns(run_)));
+    const std::string run_length = format_duration(Duration(run_end_ns(run_)));
     std::string sub = "true time " + tick_label(scale_.start, scale_.tick) + " \xE2\x80\x93 " +
                       tick_label(scale_.end, scale_.tick) + " of a " + run_length + " run";
     if (run_.events) sub += " \xC2\xB7 " + num_u(run_.events) + " events";
@@ -670,7 +669,7 @@ class Renderer {
       const int x0 = scale_.x(t0), x1 = scale_.x(t1);
       svg_.open("g", attr("data-stretched", num((t1 - t0) / 1000) + "us"));
       svg_.rect(x0, y - 2, std::max(x1 - x0, 2), 5, fill(kStretch),
-                "axis stretched: " + sim::format_duration(sim::Duration(t1 - t0)) + " from " + num(t0 / kMs) +
+                "axis stretched: " + format_duration(Duration(t1 - t0)) + " from " + num(t0 / kMs) +
                     "ms drawn " + num(x1 - x0) + " px wide, so the events at both ends stay apart");
       svg_.close("g");
     }
@@ -826,7 +825,7 @@ class Renderer {
   void draw_pause(const Lane& lane, const FaultRecord& f, Rows& r, const std::string& prefix) {
     const int x0 = scale_.x(f.at);
     const int x1 = std::max(x0 + 2, scale_.x(f.until ? ns(*f.until) : ns(f.at)));
-    const std::string d = f.until ? sim::format_duration(*f.until - f.at) : without_target(f);
+    const std::string d = f.until ? format_duration(*f.until - f.at) : without_target(f);
     svg_.rect(x0, lane.top + 1, x1 - x0, lane.height - 2,
               fill("#7f7f7f") + attr("fill-opacity", "0.30") + attr("data-fault", "pause"),
               f.description + " at " + ms_text(f.at));
@@ -901,7 +900,7 @@ class Renderer {
     svg_.line(scale_.x(*b->end), lane.top + 24, scale_.x(w.at), lane.top + 24,
               attr("stroke", client_colour(w.client)) + attr("stroke-width", "2") + attr("stroke-dasharray", "5 4") +
                   attr("data-late-write", num(w.index)),
-              "write " + num(w.index) + " reached the storage " + sim::format_duration(w.at - *b->end) + " after " +
+              "write " + num(w.index) + " reached the storage " + format_duration(w.at - *b->end) + " after " +
                   h_.clients[w.client].name + " stopped believing it held the lock");
   }
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "scenarios/scenario.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::scenarios {
 

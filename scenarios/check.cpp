@@ -142,7 +142,7 @@ std::optional<Duration> reached_at(const RunResult& run, const Trigger& t) {
   for (const PointReached& p : run.history.points) {
     if (run.history.clients[p.client].name != t.host || p.event != t.event) continue;
     if (p.event == "write" && p.write_index != t.write_index) continue;
-    return p.at - sim::true_epoch;
+    return p.at - true_epoch;
   }
   return std::nullopt;
 }
@@ -151,7 +151,7 @@ std::optional<Duration> reached_at(const RunResult& run, const Trigger& t) {
 std::map<std::string, std::optional<Duration>> finish_times(const RunResult& run) {
   std::map<std::string, std::optional<Duration>> out;
   for (const ClientInfo& c : run.history.clients)
-    out[c.name] = c.finished ? std::optional<Duration>(*c.finished - sim::true_epoch) : std::nullopt;
+    out[c.name] = c.finished ? std::optional<Duration>(*c.finished - true_epoch) : std::nullopt;
   return out;
 }
 

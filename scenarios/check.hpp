@@ -30,7 +30,7 @@
 
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::scenarios {
 

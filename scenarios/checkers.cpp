@@ -15,7 +15,7 @@ namespace {
 using Kind = sim::redis::KeyEvent::Kind;
 
 // Every moment in a violation's text reads as seconds ("35.012s").
-std::string at_text(TrueInstant t) { return sim::format_seconds(t.time_since_epoch()); }
+std::string at_text(TrueInstant t) { return format_seconds(t.time_since_epoch()); }
 
 // Each property reports at most this many violations per run: the first
 // ones prove it; hundreds more of the same help nobody.
@@ -135,7 +135,7 @@ std::vector<Violation> check_stale_write(const History& h) {
   return out;
 }
 
-std::vector<Violation> check_lock_unavailable(const History& h, sim::Duration liveness) {
+std::vector<Violation> check_lock_unavailable(const History& h, Duration liveness) {
   struct Entry {
     HostId node;
     std::string key;
@@ -178,7 +178,7 @@ std::vector<Violation> check_lock_unavailable(const History& h, sim::Duration li
       const auto& waiter = h.clients[a.client].name;
       out.push_back({"lock-unavailable", std::max(stuck_from, a.start), {owner.name, waiter},
                      entry.key + " on " + node_name(h, entry.node) + " outlived " + owner.name + " by more than " +
-                         sim::format_duration(liveness) + " while " + waiter + " was trying to acquire it",
+                         format_duration(liveness) + " while " + waiter + " was trying to acquire it",
                      {at_text(entry.created) + " " + owner.name + " created " + entry.key + " on " + node_name(h, entry.node),
                       at_text(*gone) + " " + owner.name + (owner.finished && *gone == *owner.finished ? " finished" : " crashed"),
                       at_text(a.start) + " " + waiter + " started trying to acquire"}});
@@ -279,7 +279,7 @@ std::vector<Violation> check_lost_order(const History& h) {
   return out;
 }
 
-std::vector<Violation> check_all(const History& h, sim::Duration liveness) {
+std::vector<Violation> check_all(const History& h, Duration liveness) {
   std::vector<Violation> all;
   for (auto part : {check_mutual_exclusion(h), check_wrong_owner_release(h), check_stale_write(h),
                     check_lock_unavailable(h, liveness), check_oversell(h), check_double_purchase(h),

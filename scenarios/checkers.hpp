@@ -24,7 +24,7 @@ struct Violation {
 std::vector<Violation> check_mutual_exclusion(const History& h);
 std::vector<Violation> check_wrong_owner_release(const History& h);
 std::vector<Violation> check_stale_write(const History& h);
-std::vector<Violation> check_lock_unavailable(const History& h, sim::Duration liveness);
+std::vector<Violation> check_lock_unavailable(const History& h, Duration liveness);
 // More orders stored than items in stock (the first order past it).
 std::vector<Violation> check_oversell(const History& h);
 // A buyer holds more orders than the sale's per_buyer.
@@ -36,6 +36,6 @@ std::vector<Violation> check_lost_order(const History& h);
 bool is_sale_violation(const std::string& kind);
 
 // All of them, sorted by time then kind.
-std::vector<Violation> check_all(const History& h, sim::Duration liveness);
+std::vector<Violation> check_all(const History& h, Duration liveness);
 
 }  // namespace locksim::scenarios

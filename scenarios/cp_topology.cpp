@@ -63,7 +63,7 @@ void read_etcd(Section& t, CpSpec& cp) {
     t.fail_value("election_timeout", "must be at most 50s (etcd refuses a longer one)");
   else if (cp.election_timeout < kEtcdElectionPerHeartbeat * cp.heartbeat)
     t.fail_value("election_timeout", "must be at least 5 heartbeats (" +
-                                         sim::format_duration(kEtcdElectionPerHeartbeat * cp.heartbeat) +
+                                         format_duration(kEtcdElectionPerHeartbeat * cp.heartbeat) +
                                          "), as etcd requires");
 }
 
@@ -77,13 +77,13 @@ void read_zookeeper(Section& t, CpSpec& cp) {
 std::optional<std::string> lock_ttl_problem(const Scenario& s) {
   const Duration ttl = s.lock.ttl;
   if (s.topology == Topology::Etcd && ttl % std::chrono::seconds(1) != Duration::zero())
-    return "is the etcd lease TTL: whole seconds (LeaseGrant takes seconds), got " + sim::format_duration(ttl);
+    return "is the etcd lease TTL: whole seconds (LeaseGrant takes seconds), got " + format_duration(ttl);
   if (s.topology == Topology::ZooKeeper &&
       (ttl < kZkMinSessionTicks * s.cp.tick || ttl > kZkMaxSessionTicks * s.cp.tick))
     return "is the ZooKeeper session timeout: between 2 and 20 ticks (" +
-           sim::format_duration(kZkMinSessionTicks * s.cp.tick) + " .. " +
-           sim::format_duration(kZkMaxSessionTicks * s.cp.tick) + " with [" + cp_table_name(s.topology) +
-           "] tick = " + sim::format_duration(s.cp.tick) + "), got " + sim::format_duration(ttl);
+           format_duration(kZkMinSessionTicks * s.cp.tick) + " .. " +
+           format_duration(kZkMaxSessionTicks * s.cp.tick) + " with [" + cp_table_name(s.topology) +
+           "] tick = " + format_duration(s.cp.tick) + "), got " + format_duration(ttl);
   return std::nullopt;
 }
 

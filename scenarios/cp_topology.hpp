@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "locks/registry.hpp"
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::scenarios {
 
@@ -32,9 +32,9 @@ struct Scenario;
 
 struct CpSpec {
   int members = 3;
-  sim::Duration election_timeout{std::chrono::seconds(1)};  // [etcd]
-  sim::Duration heartbeat{std::chrono::milliseconds(100)};  // [etcd]
-  sim::Duration tick{std::chrono::seconds(2)};              // [zookeeper] tickTime
+  Duration election_timeout{std::chrono::seconds(1)};  // [etcd]
+  Duration heartbeat{std::chrono::milliseconds(100)};  // [etcd]
+  Duration tick{std::chrono::seconds(2)};              // [zookeeper] tickTime
 };
 
 inline constexpr std::int64_t kMaxCpMembers = 7;

@@ -12,11 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::scenarios {
 
-using sim::Duration;
 
 // "1ms..5ms" (uniform) or a single duration "3ms".
 struct DurationRange {

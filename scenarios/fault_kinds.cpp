@@ -11,14 +11,14 @@
 #include <cassert>
 
 #include "scenarios/scenario.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace locksim::scenarios {
 
 namespace {
 
-using sim::Duration;
 
-std::string signed_duration(Duration d) { return (d >= Duration{0} ? "+" : "") + sim::format_duration(d); }
+std::string signed_duration(Duration d) { return (d >= Duration{0} ? "+" : "") + format_duration(d); }
 
 std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -37,12 +37,12 @@ const std::string& pick(const std::vector<std::string>& v, std::uint32_t i) { re
 std::string kind_and_target(const FaultSpec& f) { return std::string(fault_kind_name(f.kind)) + " " + f.target; }
 // pause, fsync-stall: "pause A 35s"
 std::string describe_for_duration(const FaultSpec& f) {
-  return kind_and_target(f) + " " + sim::format_duration(f.duration);
+  return kind_and_target(f) + " " + format_duration(f.duration);
 }
 std::string describe_clock_jump(const FaultSpec& f) { return kind_and_target(f) + " " + signed_duration(f.by); }
 std::string describe_clock_drift(const FaultSpec& f) { return kind_and_target(f) + " " + std::to_string(f.ppm) + "ppm"; }
 std::string describe_delay(const FaultSpec& f) {
-  return "delay " + f.from + "->" + f.to + " " + sim::format_duration(f.duration);
+  return "delay " + f.from + "->" + f.to + " " + format_duration(f.duration);
 }
 // "[A redis-1] [B]"
 std::string partition_groups(const FaultSpec& f) {
@@ -183,7 +183,7 @@ bool fill_partition(FaultSpec& f, const HuntFill& d) {
   }
   if (cut.empty()) return false;
   f.groups = {cut, rest};
-  f.mode = d.flag ? sim::PartitionMode::Drop : sim::PartitionMode::Hold;
+  f.mode = d.flag ? PartitionMode::Drop : PartitionMode::Hold;
   f.duration = d.length;
   return true;
 }
@@ -249,7 +249,7 @@ const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
 
 }  // namespace
 
-sim::Duration NemesisDraw::span() {
+Duration NemesisDraw::span() {
   return Duration(rng.between(std::chrono::nanoseconds(std::chrono::milliseconds(1)).count(),
                               std::max<std::int64_t>(max_duration.count(), 1'000'000)));
 }

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "sim/rng.hpp"
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::scenarios {
 
@@ -64,9 +64,9 @@ struct NemesisDraw {
   const std::vector<std::string>& clients;  // in file order
   const std::vector<std::string>& nodes;    // each master followed by its replicas
   const std::vector<std::string>& targets;  // [nemesis] targets, or clients then nodes
-  sim::Duration max_duration;
+  Duration max_duration;
   const std::string& pick(const std::vector<std::string>& from) { return from[rng.below(from.size())]; }
-  sim::Duration span();  // 1ms .. max_duration, uniform
+  Duration span();  // 1ms .. max_duration, uniform
 };
 
 // The hosts a hunted fault may name, by role (schedule_gen.cpp).
@@ -83,8 +83,8 @@ struct HuntFill {
   std::uint32_t target = 0, peer = 0, length_pm = 0;
   bool backward = false, flag = false;
   bool minority_nodes_only = false;  // a partition cuts those nodes off from every client
-  sim::Duration length{0};           // 1ms + the drawn share of the fault span
-  sim::Duration restart_after{0};    // crash/power-loss: the drawn restart delay
+  Duration length{0};           // 1ms + the drawn share of the fault span
+  Duration restart_after{0};    // crash/power-loss: the drawn restart delay
 };
 
 // `locksim check` (scenarios/check.hpp): who it enumerates a fault of a

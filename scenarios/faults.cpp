@@ -9,7 +9,6 @@ namespace locksim::scenarios {
 
 namespace {
 
-using sim::Duration;
 
 std::string trigger_key(const std::string& host, std::string_view event, int write_index) {
   std::string key = host + ":" + std::string(event);
@@ -24,7 +23,7 @@ void on_fault_due(void* context, std::uint64_t index) {
   apply_fault(ctx, *ctx.scheduled[index]);
 }
 
-void schedule_at(RunContext& ctx, const FaultSpec& f, sim::TrueInstant at) {
+void schedule_at(RunContext& ctx, const FaultSpec& f, TrueInstant at) {
   ctx.scheduled.push_back(&f);
   sim::Scheduler& sched = ctx.world.scheduler();
   sched.schedule(std::max(at, sched.now()), &on_fault_due, &ctx, ctx.scheduled.size() - 1);
@@ -44,7 +43,7 @@ void schedule_follow_up(RunContext& ctx, FaultKind kind, const std::string& targ
 void record(RunContext& ctx, const FaultSpec& f) {
   std::string description = fault_kind_info(f.kind).describe(f);
   ctx.world.note(sim::kNoHost, "fault", description);
-  std::optional<sim::TrueInstant> until;
+  std::optional<TrueInstant> until;
   if (fault_is_timed(f)) until = ctx.world.now() + f.duration;
   ctx.history.faults.push_back({ctx.world.now(), f.kind, std::move(description), fault_record_target(f), until});
 }
@@ -194,7 +193,7 @@ std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, s
 void generate_nemesis(RunContext& ctx, const NemesisSpec& n) {
   for (FaultSpec& f : expand_nemesis(ctx.scenario, n, ctx.world.stream("nemesis"))) {
     auto owned = std::make_unique<FaultSpec>(std::move(f));
-    schedule_at(ctx, *owned, sim::true_epoch + owned->at);
+    schedule_at(ctx, *owned, true_epoch + owned->at);
     ctx.generated_faults.push_back(std::move(owned));
   }
 }
@@ -207,7 +206,7 @@ void schedule_faults(RunContext& ctx) {
       const Trigger& t = *f.after;
       ctx.armed.emplace(trigger_key(t.host, t.event, t.write_index), &f);
     } else {
-      schedule_at(ctx, f, sim::true_epoch + f.at);
+      schedule_at(ctx, f, true_epoch + f.at);
     }
   }
   if (ctx.scenario.nemesis) generate_nemesis(ctx, *ctx.scenario.nemesis);

@@ -14,13 +14,12 @@
 
 #include "scenarios/fault_kinds.hpp"
 #include "sim/redis/engine.hpp"
-#include "sim/time.hpp"
 #include "sim/trace.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::scenarios {
 
 using sim::HostId;
-using sim::TrueInstant;
 
 // One grant a client believed it had: from the acquire reply until it
 // started its release, abandoned, crashed, or its validity deadline passed.
@@ -63,7 +62,7 @@ struct EntryEvent {
 // EntryEvent::command: the first six words, each cut to 24 characters (a
 // script body would drown the explanation). The simulator and live mode
 // both write it, so their timelines read alike.
-inline std::string entry_command_text(const sim::redis::Argv& argv) {
+inline std::string entry_command_text(const Argv& argv) {
   std::string s;
   for (std::size_t i = 0; i < argv.size() && i < 6; ++i) {
     std::string word = argv[i];

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::scenarios {
 

@@ -21,8 +21,6 @@ namespace locksim::scenarios {
 
 namespace {
 
-using sim::Task;
-using sim::redis::Reply;
 
 // One attempt's end: Refused = the shop's per-buyer rule said no (lua);
 // Failed = a timeout, a lock given up or lost, an order the storage refused.
@@ -69,7 +67,7 @@ Task<void> point(Buyer& b, std::string_view event, int index) {
   co_await b.world.reach(b.c, event, index);
 }
 
-Task<Reply> redis(Buyer& b, sim::redis::Argv argv) {
+Task<Reply> redis(Buyer& b, Argv argv) {
   ++b.redis_trips;
   co_return co_await b.runtime.conn(0).command(std::move(argv));
 }
@@ -152,7 +150,7 @@ Task<Outcome> decr_purchase(Buyer& b) {
   const std::string key = stock_key(b.scenario());
   co_await point(b, "acquiring", 0);
   // Argv built outside co_await: GCC rejects a braced list of literals there.
-  sim::redis::Argv decr{"DECR", key}, refund{"INCR", key};
+  Argv decr{"DECR", key}, refund{"INCR", key};
   const Reply left = co_await redis(b, std::move(decr));
   if (left.type != Reply::Type::Integer) co_return Outcome::Failed;
   if (left.integer < 0) {
@@ -166,7 +164,7 @@ Task<Outcome> decr_purchase(Buyer& b) {
 Task<Outcome> lua_purchase(Buyer& b) {
   const Scenario& s = b.scenario();
   co_await point(b, "acquiring", 0);
-  sim::redis::Argv eval{"EVAL", kPurchaseScript, "2", stock_key(s), buyers_key(s), b.world.client_name(b.c),
+  Argv eval{"EVAL", kPurchaseScript, "2", stock_key(s), buyers_key(s), b.world.client_name(b.c),
                         std::to_string(s.inventory.per_buyer)};
   const Reply r = co_await redis(b, std::move(eval));
   if (r.is_integer(0)) co_return Outcome::SoldOut;
@@ -309,7 +307,7 @@ std::vector<std::int64_t> storage_stock_rows(const Scenario& s) {
   return rows;
 }
 
-std::vector<sim::redis::Argv> redis_stock_preload(const Scenario& s) {
+std::vector<Argv> redis_stock_preload(const Scenario& s) {
   if (s.workload != WorkloadKind::Inventory) return {};
   if (s.inventory.method != InventoryMethod::Decr && s.inventory.method != InventoryMethod::Lua) return {};
   return {{"SET", stock_key(s), std::to_string(s.inventory.stock)}};
@@ -326,7 +324,7 @@ std::optional<SaleSummary> sale_summary(const Scenario& s, const History& h) {
       continue;
     }
     last = o.at;
-    if (++out.orders == static_cast<std::uint64_t>(h.sale->stock)) out.sold_out_ms = sim::to_ms(o.at);
+    if (++out.orders == static_cast<std::uint64_t>(h.sale->stock)) out.sold_out_ms = to_ms(o.at);
   }
   const std::int64_t span_us =
       out.sold_out_ms ? *out.sold_out_ms * 1000 : last ? std::chrono::duration_cast<std::chrono::microseconds>(last->time_since_epoch()).count() : 0;

@@ -29,20 +29,20 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/workload_world.hpp"
-#include "sim/redis/reply.hpp"
-#include "sim/task.hpp"
+#include "vocab/reply.hpp"
+#include "vocab/task.hpp"
 
 namespace locksim::scenarios {
 
 // Client c's purchases for one incarnation (a restarted buyer makes the
 // attempts it has left).
-sim::Task<void> inventory_buyer(WorkloadWorld& world, std::size_t c, locks::Runtime& runtime);
+Task<void> inventory_buyer(WorkloadWorld& world, std::size_t c, locks::Runtime& runtime);
 
 // The gate's sale (issue 17 item 2): a winner is told it won (a purchase,
 // recorded when its SET answers OK), then writes its order the way every
 // buyer does, after its "acquired" point and at its "write" point.
 void record_purchase(WorkloadWorld& world, std::size_t c);
-sim::Task<void> gate_winner_order(WorkloadWorld& world, std::size_t c);
+Task<void> gate_winner_order(WorkloadWorld& world, std::size_t c);
 
 // "read-check-write", "lock", "decr", "lua", "segmented".
 std::string_view inventory_method_name(InventoryMethod m);
@@ -65,7 +65,7 @@ std::vector<std::string> lock_keys(const Scenario& s);
 std::vector<std::int64_t> storage_stock_rows(const Scenario& s);
 // The commands that put the stock on a Redis node before the sale (decr,
 // lua), applied to every node at time 0.
-std::vector<sim::redis::Argv> redis_stock_preload(const Scenario& s);
+std::vector<Argv> redis_stock_preload(const Scenario& s);
 // The sale's throughput from a run's History (runner.hpp SaleSummary), or
 // nullopt when the run sells nothing.
 std::optional<SaleSummary> sale_summary(const Scenario& s, const History& h);

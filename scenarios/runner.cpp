@@ -1,12 +1,12 @@
 // Building a world from a scenario, running it, judging it.
 #include "scenarios/runner.hpp"
 
+#include "locks/sim_cp_client.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
 #include "scenarios/sim_workload_world.hpp"
 #include "scenarios/workload.hpp"
-#include "locks/sim_cp_client.hpp"
 #include "sim/consensus/etcd_member.hpp"
 #include "sim/consensus/zk_member.hpp"
 
@@ -45,7 +45,7 @@ class LockKeyObserver final : public sim::redis::NodeObserver {
       if (node->id() != seen.node) continue;
       const auto view = node->engine().inspect(key);
       if (!view || !view->expire_at_ms) return std::nullopt;
-      return seen.at + std::chrono::milliseconds(*view->expire_at_ms - sim::to_ms(node->host().wall_now()));
+      return seen.at + std::chrono::milliseconds(*view->expire_at_ms - to_ms(node->host().wall_now()));
     }
     return std::nullopt;
   }
@@ -228,14 +228,14 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   for (auto& member : ctx.members) member->host().start();
   if (ctx.sentinel) ctx.world.find_host(kSentinelHost)->start();
   for (ClientState& c : ctx.clients) c.host->start();
-  ctx.world.scheduler().run_until(sim::true_epoch + scenario.duration);
+  ctx.world.scheduler().run_until(true_epoch + scenario.duration);
   ctx.history.end = ctx.world.now();
 
   const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;
   RunResult r = judged_run(scenario, lock_kind, options.seed, ref, std::move(ctx.history), std::move(ctx.stats));
   r.digest = ctx.world.trace().digest();
   r.events = ctx.world.trace().event_count();
-  r.sim_time_ms = sim::to_ms(ctx.world.now());
+  r.sim_time_ms = to_ms(ctx.world.now());
   r.repro = run_repro(ref, lock_kind, options.seed, options.program);
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));
   r.trace = ctx.world.trace().records();

@@ -15,8 +15,8 @@
 #include "scenarios/checkers.hpp"
 #include "scenarios/history.hpp"
 #include "scenarios/scenario.hpp"
-#include "sim/result.hpp"
 #include "sim/trace.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::scenarios {
 

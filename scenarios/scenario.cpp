@@ -23,6 +23,7 @@
 #include "scenarios/inventory_workload_parse.hpp"
 #include "scenarios/scenario_bounds.hpp"
 #include "scenarios/toml_section.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace locksim::scenarios {
 
@@ -397,7 +398,7 @@ void Parser::read_client(Section& c, std::set<std::string>& seen) {
   if (auto v = c.integer("iterations", 1, kMaxIterations)) spec.iterations = static_cast<int>(*v);
   if (auto v = c.integer("clock_drift_ppm", -kMaxPpm, kMaxPpm)) spec.clock_drift_ppm = *v;
   if (!failed() && spec.start >= sc_.duration)
-    c.fail_value("start", "the run ends at " + sim::format_duration(sc_.duration) + ", before this client starts");
+    c.fail_value("start", "the run ends at " + format_duration(sc_.duration) + ", before this client starts");
   sc_.clients.push_back(std::move(spec));
 }
 
@@ -423,14 +424,14 @@ void Parser::read_fault(Section& f) {
   if (auto v = f.duration("at", Sign::NonNegative)) fault.at = *v;
   fault.after = read_trigger(f, "after");
   if (!failed() && !fault.after && fault.at >= sc_.duration)
-    f.fail_value("at", "the run ends at " + sim::format_duration(sc_.duration) + ", before this fault");
+    f.fail_value("at", "the run ends at " + format_duration(sc_.duration) + ", before this fault");
   const Sign duration_sign = fault_kind_info(*kind).duration_may_be_zero ? Sign::NonNegative : Sign::Positive;
   if (auto v = f.duration("duration", duration_sign)) fault.duration = *v;
   if (auto v = f.duration("by", Sign::Signed)) fault.by = *v;
   if (auto v = f.integer("ppm", -kMaxPpm, kMaxPpm)) fault.ppm = *v;
   fault.restart_after = f.duration("restart_after", Sign::NonNegative);
   if (auto v = f.choice("mode", {"hold", "drop"}))
-    fault.mode = *v == "drop" ? sim::PartitionMode::Drop : sim::PartitionMode::Hold;
+    fault.mode = *v == "drop" ? PartitionMode::Drop : PartitionMode::Hold;
   read_fault_hosts(f, fault);
   if (!failed()) sc_.faults.push_back(std::move(fault));
 }
@@ -614,7 +615,7 @@ void Parser::read_nemesis(Section& root) {
   if (auto v = s->duration("max_duration", Sign::Positive)) n.max_duration = *v;
   if (!failed() && sc_.duration / n.mean_interval > kMaxNemesisFaults)
     s->fail_value("mean_interval", "would inject about " + std::to_string(sc_.duration / n.mean_interval) +
-                                       " faults in " + sim::format_duration(sc_.duration) + " (at most " +
+                                       " faults in " + format_duration(sc_.duration) + " (at most " +
                                        std::to_string(kMaxNemesisFaults) + "): use a longer interval");
   if (!read_nemesis_targets(*s, n)) return;
   if (!failed()) sc_.nemesis = std::move(n);

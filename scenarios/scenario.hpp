@@ -81,12 +81,12 @@
 #include "scenarios/host_names.hpp"
 #include "sim/network.hpp"
 #include "sim/redis/node.hpp"
-#include "sim/result.hpp"
-#include "sim/time.hpp"
+#include "vocab/partition_mode.hpp"
+#include "vocab/result.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::scenarios {
 
-using sim::Duration;
 
 enum class WorkloadKind : std::uint8_t { Lock, Gate, Inventory };
 
@@ -123,7 +123,7 @@ struct FaultSpec {
   std::int64_t ppm = 0;                      // clock-drift
   std::optional<Duration> restart_after;     // crash, power-loss
   std::vector<std::vector<std::string>> groups;  // partition
-  sim::PartitionMode mode = sim::PartitionMode::Hold;  // partition: "hold" | "drop"
+  PartitionMode mode = PartitionMode::Hold;  // partition: "hold" | "drop"
   int line = 0;                              // where it was written (for messages)
 };
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <vector>
 
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::scenarios {
 
@@ -65,9 +65,9 @@ std::optional<BoundProblem> check_nemesis_clock_shifts(const Scenario& s, const 
   const std::int64_t faults = 2 * (s.duration / n.mean_interval) + 2;
   if (faults <= kMaxClockShift / n.max_duration) return std::nullopt;
   return BoundProblem{line_at(file, "nemesis.max_duration"), "nemesis.max_duration",
-                      "clock jumps of up to " + sim::format_duration(n.max_duration) + " every " +
-                          sim::format_duration(n.mean_interval) + " could move a clock by more than " +
-                          hours(kMaxClockShift) + " in " + sim::format_duration(s.duration) +
+                      "clock jumps of up to " + format_duration(n.max_duration) + " every " +
+                          format_duration(n.mean_interval) + " could move a clock by more than " +
+                          hours(kMaxClockShift) + " in " + format_duration(s.duration) +
                           " (the cap): use a shorter max_duration or a longer mean_interval"};
 }
 

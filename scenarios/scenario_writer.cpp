@@ -6,14 +6,15 @@
 // in scenario.hpp cannot make the writer drop a value the loader would not
 // restore.
 #include "scenarios/scenario_writer.hpp"
-#include "scenarios/cp_topology_parse.hpp"
-#include "scenarios/inventory_workload_parse.hpp"
 
 #include <toml++/toml.h>
 
 #include <sstream>
 
+#include "scenarios/cp_topology_parse.hpp"
 #include "scenarios/duration.hpp"
+#include "scenarios/inventory_workload_parse.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace locksim::scenarios {
 
@@ -110,7 +111,7 @@ void insert_fault_key(toml::table& t, const FaultSpec& f, std::string_view key, 
   else if (key == "duration" && (required || f.duration != Duration::zero()))
     t.insert("duration", duration_text(f.duration));
   else if (key == "restart_after" && f.restart_after) t.insert("restart_after", duration_text(*f.restart_after));
-  else if (key == "mode" && f.mode == sim::PartitionMode::Drop) t.insert("mode", "drop");
+  else if (key == "mode" && f.mode == PartitionMode::Drop) t.insert("mode", "drop");
   else if (key == "groups") {
     toml::array groups;
     for (const auto& g : f.groups) groups.push_back(string_array(g));

@@ -3,33 +3,33 @@
 
 namespace locksim::scenarios {
 
-sim::Task<void> SimWorkloadWorld::sleep_until(std::size_t c, sim::LocalInstant target) {
+Task<void> SimWorkloadWorld::sleep_until(std::size_t c, LocalInstant target) {
   const auto now = host(c).monotonic_now();
-  co_await host(c).sleep(target > now ? target - now : sim::Duration{0});
+  co_await host(c).sleep(target > now ? target - now : Duration{0});
 }
 
 // A client's first process starts with the run (true time 0).
-sim::Task<void> SimWorkloadWorld::await_start(std::size_t c, sim::Duration start) { co_await host(c).sleep(start); }
+Task<void> SimWorkloadWorld::await_start(std::size_t c, Duration start) { co_await host(c).sleep(start); }
 
-sim::Task<sim::redis::Reply> SimWorkloadWorld::send_write(std::size_t c, WriteRequest w) {
+Task<Reply> SimWorkloadWorld::send_write(std::size_t c, WriteRequest w) {
   auto& conn = ctx_.world.network().connect(host(c).id(), ctx_.storage->id());
   co_return co_await conn.call(write_argv(w), ctx_.scenario.network.timeout);
 }
 
 // A fault armed by this point gets the floor: the client yields for an
 // instant so it acts first.
-sim::Task<void> SimWorkloadWorld::reach(std::size_t c, std::string_view event, int write_index) {
-  if (fire_trigger(ctx_, host(c).name(), event, write_index)) co_await host(c).sleep(sim::Duration{0});
+Task<void> SimWorkloadWorld::reach(std::size_t c, std::string_view event, int write_index) {
+  if (fire_trigger(ctx_, host(c).name(), event, write_index)) co_await host(c).sleep(Duration{0});
 }
 
 // How a request shows in the trace: a write or an order accepted or
 // rejected (the lock workload's notes, unchanged), a read as the stock it
 // returned.
-std::optional<sim::Reply> StorageService::on_request(const sim::Request& request) {
+std::optional<Reply> StorageService::on_request(const sim::Request& request) {
   const auto write = parse_write(request.argv);
   if (!write) {
     const bool known = !request.argv.empty() && request.argv[0] == "WRITE";
-    return sim::Reply::error(known ? "ERR malformed storage request" : "ERR unknown storage request");
+    return Reply::error(known ? "ERR malformed storage request" : "ERR unknown storage request");
   }
   const std::int64_t answer = storage_.serve(history_, world_.now(), *write);
   const std::string who = world_.host_name(request.client);
@@ -44,7 +44,7 @@ std::optional<sim::Reply> StorageService::on_request(const sim::Request& request
     world_.note(request.server, answer ? "write-accepted" : "write-rejected",
                 who + " grant " + request.argv[2] + " token " + request.argv[3]);
   }
-  return sim::Reply::integer_of(answer);
+  return Reply::integer_of(answer);
 }
 
 }  // namespace locksim::scenarios

@@ -21,18 +21,18 @@ class SimWorkloadWorld final : public WorkloadWorld {
   const std::string& client_name(std::size_t c) const override { return host(c).name(); }
   std::uint64_t incarnation(std::size_t c) const override { return host(c).incarnation(); }
 
-  sim::LocalInstant monotonic_now(std::size_t c) override { return host(c).monotonic_now(); }
-  sim::Task<void> sleep_until(std::size_t c, sim::LocalInstant target) override;
-  sim::Task<void> await_start(std::size_t c, sim::Duration start) override;
-  TrueInstant true_when_monotonic(std::size_t c, sim::LocalInstant local) override {
+  LocalInstant monotonic_now(std::size_t c) override { return host(c).monotonic_now(); }
+  Task<void> sleep_until(std::size_t c, LocalInstant target) override;
+  Task<void> await_start(std::size_t c, Duration start) override;
+  TrueInstant true_when_monotonic(std::size_t c, LocalInstant local) override {
     return host(c).clock().true_when_monotonic(local);
   }
-  std::int64_t latency_us(sim::Duration true_elapsed) const override {
+  std::int64_t latency_us(Duration true_elapsed) const override {
     return std::chrono::duration_cast<std::chrono::microseconds>(true_elapsed).count();
   }
 
-  sim::Task<sim::redis::Reply> send_write(std::size_t c, WriteRequest w) override;
-  sim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override;
+  Task<Reply> send_write(std::size_t c, WriteRequest w) override;
+  Task<void> reach(std::size_t c, std::string_view event, int write_index) override;
 
   bool ended() const override { return false; }  // the scheduler stops resuming clients at the end
   ClientProgress& progress(std::size_t c) override { return ctx_.clients[c].progress; }
@@ -59,7 +59,7 @@ class StorageService final : public sim::Service {
   StorageService(sim::World& world, History& history, const Scenario& scenario)
       : world_(world), history_(history), storage_(scenario) {}
 
-  std::optional<sim::Reply> on_request(const sim::Request& request) override;
+  std::optional<Reply> on_request(const sim::Request& request) override;
 
  private:
   sim::World& world_;

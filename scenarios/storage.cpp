@@ -20,7 +20,7 @@ std::optional<std::int64_t> to_int(const std::string& s) {
 
 std::string optional_text(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
-std::optional<WriteRequest> parse_read(const sim::redis::Argv& argv) {
+std::optional<WriteRequest> parse_read(const Argv& argv) {
   const auto client = to_int(argv[1]);
   const auto segment = to_int(argv[2]);
   if (!client || !segment || *client < 0 || *segment < 0) return std::nullopt;
@@ -31,7 +31,7 @@ std::optional<WriteRequest> parse_read(const sim::redis::Argv& argv) {
   return w;
 }
 
-std::optional<WriteRequest> parse_order(const sim::redis::Argv& argv) {
+std::optional<WriteRequest> parse_order(const Argv& argv) {
   const auto client = to_int(argv[1]);
   const auto grant = to_int(argv[2]);   // "-" = not under a lock
   const auto token = to_int(argv[3]);   // "-" = no token
@@ -52,7 +52,7 @@ std::optional<WriteRequest> parse_order(const sim::redis::Argv& argv) {
 }
 }  // namespace
 
-sim::redis::Argv write_argv(const WriteRequest& w) {
+Argv write_argv(const WriteRequest& w) {
   switch (w.op) {
     case StorageOp::ReadStock: return {"READ", std::to_string(w.client), std::to_string(w.segment)};
     case StorageOp::Order:
@@ -70,7 +70,7 @@ sim::redis::Argv write_argv(const WriteRequest& w) {
           std::to_string(w.index)};
 }
 
-std::optional<WriteRequest> parse_write(const sim::redis::Argv& argv) {
+std::optional<WriteRequest> parse_write(const Argv& argv) {
   if (argv.size() == 3 && argv[0] == "READ") return parse_read(argv);
   if (argv.size() == 8 && argv[0] == "ORDER") return parse_order(argv);
   if (argv.size() != 5 || argv[0] != "WRITE") return std::nullopt;

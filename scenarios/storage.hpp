@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "scenarios/history.hpp"
-#include "sim/redis/reply.hpp"
+#include "vocab/reply.hpp"
 
 namespace locksim::scenarios {
 
@@ -51,9 +51,9 @@ struct WriteRequest {
 // On the wire: WRITE <client> <grant> <token or "-"> <write index>;
 // READ <client> <segment>; ORDER <client> <grant or "-"> <token or "-">
 // <index> <segment> <new stock or "-"> <lock key or "-">.
-sim::redis::Argv write_argv(const WriteRequest& w);
+Argv write_argv(const WriteRequest& w);
 // nullopt: not a well-formed request.
-std::optional<WriteRequest> parse_write(const sim::redis::Argv& argv);
+std::optional<WriteRequest> parse_write(const Argv& argv);
 
 class Storage {
  public:

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "scenarios/duration.hpp"
-#include "sim/result.hpp"
+#include "vocab/result.hpp"
 
 namespace locksim::scenarios {
 

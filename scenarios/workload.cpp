@@ -25,7 +25,6 @@
 
 namespace locksim::scenarios {
 
-using sim::Task;
 
 namespace {
 std::string grant_text(std::uint64_t grant) { return "grant " + std::to_string(grant + 1); }
@@ -122,7 +121,7 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
   }
   if (world.ended()) co_return;  // live: granted after the end, believed by nobody
   const std::uint64_t grant = begin_belief(world, c, &*lease, "");
-  const sim::LocalInstant entered = world.monotonic_now(c);
+  const LocalInstant entered = world.monotonic_now(c);
   note_point(world, c, "acquired", 0);
   co_await world.reach(c, "acquired", 0);
   bool abandoned = false;
@@ -137,7 +136,7 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
     // A named request: GCC frees a braced temporary with a string member
     // twice when it is a coroutine's argument inside co_await.
     WriteRequest request{c, grant, lease->fencing_token, i};
-    const sim::redis::Reply reply = co_await world.send_write(c, std::move(request));
+    const Reply reply = co_await world.send_write(c, std::move(request));
     world.note(c, "write-reply", reply.to_string());
   }
   if (!abandoned) co_await world.sleep_until(c, entered + spec.work);
@@ -148,14 +147,14 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
 }
 
 // The gate's one command: SET key <name> NX PX ttl.
-sim::redis::Argv gate_command(WorkloadWorld& world, std::size_t c) {
+Argv gate_command(WorkloadWorld& world, std::size_t c) {
   const Scenario& s = world.scenario();
-  return {"SET", s.lock.key, world.client_name(c), "NX", "PX", std::to_string(sim::to_ms(s.lock.ttl))};
+  return {"SET", s.lock.key, world.client_name(c), "NX", "PX", std::to_string(to_ms(s.lock.ttl))};
 }
 
 // The gate's reply recorded; true if this client won (it then believes it
 // won until the end of the run).
-bool gate_won(WorkloadWorld& world, std::size_t c, const sim::redis::Reply& reply) {
+bool gate_won(WorkloadWorld& world, std::size_t c, const Reply& reply) {
   world.record(c, [](const Ledger& l) { ++l.stats.round_trips; });
   end_attempt(world, c, reply.is_ok());
   if (!reply.is_ok()) return false;
@@ -175,7 +174,7 @@ Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runt
     // Inline, not a child task: one attempt needs no frame of its own.
     if (progress.iterations_done == 0) {
       begin_attempt(world, c);
-      const sim::redis::Reply reply = co_await runtime.conn(0).command(gate_command(world, c));
+      const Reply reply = co_await runtime.conn(0).command(gate_command(world, c));
       if (gate_won(world, c, reply)) {
         note_point(world, c, "acquired", 0);
         co_await world.reach(c, "acquired", 0);

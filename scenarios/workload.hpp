@@ -9,14 +9,14 @@
 
 #include "locks/runtime.hpp"
 #include "scenarios/workload_world.hpp"
-#include "sim/task.hpp"
+#include "vocab/task.hpp"
 
 namespace locksim::scenarios {
 
 // Client c's main for one incarnation (a restarted client is a new process:
 // it runs the iterations it has left, with a fresh lock object on
 // `runtime`).
-sim::Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runtime);
+Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runtime);
 
 // Client c crashed: its crash time, its belief ends ("crash"), its open
 // attempt ends. Through world.record, with the trace note.

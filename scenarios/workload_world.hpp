@@ -23,9 +23,9 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/storage.hpp"
-#include "sim/redis/reply.hpp"
-#include "sim/task.hpp"
-#include "sim/time.hpp"
+#include "vocab/reply.hpp"
+#include "vocab/task.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::scenarios {
 
@@ -64,23 +64,23 @@ class WorkloadWorld {
   // Time on client c's own clocks. `sleep_until` waits until its monotonic
   // clock shows `target` (a zero sleep if it does already);
   // `true_when_monotonic` is the true instant its clock will show `local`.
-  virtual sim::LocalInstant monotonic_now(std::size_t c) = 0;
-  virtual sim::Task<void> sleep_until(std::size_t c, sim::LocalInstant target) = 0;
+  virtual LocalInstant monotonic_now(std::size_t c) = 0;
+  virtual Task<void> sleep_until(std::size_t c, LocalInstant target) = 0;
   // c's first process waits until `start` after the run began.
-  virtual sim::Task<void> await_start(std::size_t c, sim::Duration start) = 0;
-  virtual TrueInstant true_when_monotonic(std::size_t c, sim::LocalInstant local) = 0;
+  virtual Task<void> await_start(std::size_t c, Duration start) = 0;
+  virtual TrueInstant true_when_monotonic(std::size_t c, LocalInstant local) = 0;
   // An acquire's latency as reported (the simulator: true time; live: the
   // real time it took, not scaled back).
-  virtual std::int64_t latency_us(sim::Duration true_elapsed) const = 0;
+  virtual std::int64_t latency_us(Duration true_elapsed) const = 0;
 
   // The storage link: sends the write and waits for the storage's answer
   // (the integer 1 accepted / 0 rejected) or the client's command timeout.
-  virtual sim::Task<sim::redis::Reply> send_write(std::size_t c, WriteRequest w) = 0;
+  virtual Task<Reply> send_write(std::size_t c, WriteRequest w) = 0;
 
   // A trigger point of client c ("acquired", "write" #i ...): arms the
   // faults waiting for it and lets those due now act before the client
   // goes on (e.g. a pause armed by "A:write" lands before the write).
-  virtual sim::Task<void> reach(std::size_t c, std::string_view event, int write_index) = 0;
+  virtual Task<void> reach(std::size_t c, std::string_view event, int write_index) = 0;
 
   // True once the run has ended (live: the clients still unwind and stop
   // early; the simulator simply stops resuming them).

@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::sim {
 

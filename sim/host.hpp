@@ -18,7 +18,7 @@
 #include "sim/clock.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
-#include "sim/task.hpp"
+#include "vocab/task.hpp"
 
 namespace locksim::sim {
 

@@ -24,16 +24,15 @@
 #include <optional>
 #include <vector>
 
-#include "sim/redis/reply.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
+#include "vocab/partition_mode.hpp"
+#include "vocab/reply.hpp"
 
 namespace locksim::sim {
 
 class World;
 class Host;
-using redis::Argv;
-using redis::Reply;
 
 // One-way latency: uniform in [min, max]; with a heavy tail, a fraction
 // (tail_per_mille / 1000) of packets is slowed by a factor 2^k, k uniform in
@@ -48,13 +47,6 @@ struct LatencyModel {
   static LatencyModel uniform(Duration lo, Duration hi) { return {lo, hi, 0, 0}; }
   Duration sample(Rng& rng) const;
 };
-
-enum class PartitionMode : std::uint8_t { Hold, Drop };
-
-// Error replies a client sees for network failures.
-inline constexpr const char* kTimeoutError = "IOERR timeout";
-inline constexpr const char* kResetError = "IOERR connection reset by peer";
-inline constexpr const char* kRefusedError = "IOERR connection refused";
 
 // A request as the server sees it; keep it to answer later.
 struct Request {

@@ -5,7 +5,7 @@
 #include <cassert>
 #include <utility>
 
-#include "sim/task.hpp"
+#include "vocab/task.hpp"
 
 namespace locksim::sim {
 
@@ -185,7 +185,7 @@ void Scheduler::resume_slot(SlotRef ref, std::uint32_t outcome) {
   if (s.generation != ref.generation || s.fired || !s.handle) return;
   s.fired = true;
   s.outcome = outcome;
-  resume_chain(s.handle);  // sim/task.hpp: the trampoline, never a bare resume()
+  resume_chain(s.handle);  // vocab/task.hpp: the trampoline, never a bare resume()
 }
 
 }  // namespace locksim::sim

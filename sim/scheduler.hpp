@@ -22,8 +22,8 @@
 #include <exception>
 #include <vector>
 
-#include "sim/time.hpp"
 #include "sim/trace.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::sim {
 

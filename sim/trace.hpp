@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::sim {
 

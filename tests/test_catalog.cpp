@@ -21,7 +21,7 @@
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
-#include "sim/task.hpp"
+#include "vocab/task.hpp"
 #include "sim/trace.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/shell.hpp"
@@ -470,13 +470,13 @@ TEST_CASE("catalog runs keep their pinned digests and stay within their recorded
       options.lock_kind = lock;
       REQUIRE(run_scenario(*scenario, options).ok());  // warms the frame pool
       const auto allocations_before = test::allocations_on_this_thread();
-      const auto frames_before = sim::created_task_frames();
+      const auto frames_before = locksim::created_task_frames();
       const auto run = run_scenario(*scenario, options);
       REQUIRE(run.ok());
       actual[entry.name + " --lock " + lock] = {
           {"digest", sim::Trace::hex(run->digest)},
           {"events", run->events},
-          {"frames", sim::created_task_frames() - frames_before},
+          {"frames", locksim::created_task_frames() - frames_before},
           {"allocations", test::allocations_on_this_thread() - allocations_before}};
     }
   }

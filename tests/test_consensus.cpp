@@ -20,6 +20,7 @@
 #include "sim/consensus/zk_member.hpp"
 #include "sim/world.hpp"
 
+using namespace locksim;
 using namespace locksim::sim;
 using namespace locksim::sim::consensus;
 using namespace std::chrono_literals;
@@ -819,6 +820,7 @@ TEST_CASE("consensus runs are deterministic: same seed and faults, same trace di
 #include "live/zk_c_client.hpp"
 #include "live/zk_cluster.hpp"
 #include "locks/hiredis/real_runtime.hpp"
+#include "vocab/partition_mode.hpp"
 
 namespace {
 
@@ -855,7 +857,7 @@ bool process_gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
 
 template <class T>
 T now_sync(Task<T> t) {
-  return locksim::sim::sync_wait(std::move(t));
+  return locksim::sync_wait(std::move(t));
 }
 
 }  // namespace
@@ -989,7 +991,7 @@ void contend(locksim::locks::Runtime& rt, const std::string& kind, int rounds, C
   config.acquire_timeout = 30s;
   auto lock = locksim::locks::make_lock(kind, rt, config);
   for (int i = 0; i < rounds; ++i) {
-    std::optional<Lease> lease = locksim::sim::sync_wait(lock->try_acquire());
+    std::optional<Lease> lease = locksim::sync_wait(lock->try_acquire());
     if (!lease) continue;
     if (c.holders.fetch_add(1) != 0) ++c.overlaps;
     ++c.grants;
@@ -999,7 +1001,7 @@ void contend(locksim::locks::Runtime& rt, const std::string& kind, int rounds, C
     }
     std::this_thread::sleep_for(150ms);
     c.holders.fetch_sub(1);
-    CHECK(locksim::sim::sync_wait(lock->release(*lease)));
+    CHECK(locksim::sync_wait(lock->release(*lease)));
   }
 }
 

@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "vocab/partition_mode.hpp"
 #include "cli/live_result.hpp"
 #include "live/live_leftovers.hpp"
 #include "live/live_runner.hpp"
@@ -208,7 +209,7 @@ TEST_CASE("the TCP proxy delays, holds and drops a link's bytes as the simulated
 
     // hold: the request times out, still arrives after the heal and runs.
     auto quick = conn_through(*proxy, 100);
-    proxy->cut("A", sim::PartitionMode::Hold);
+    proxy->cut("A", locksim::PartitionMode::Hold);
     CHECK(quick.execute({"INCR", "k"}).is_error());
     locks::HiredisConn direct(locks::parse_endpoint(server.endpoint()));
     CHECK(direct.execute({"GET", "k"}).str == "2");
@@ -221,7 +222,7 @@ TEST_CASE("the TCP proxy delays, holds and drops a link's bytes as the simulated
     CHECK(arrived);
 
     // drop: the request is lost for good.
-    proxy->cut("A", sim::PartitionMode::Drop);
+    proxy->cut("A", locksim::PartitionMode::Drop);
     CHECK(quick.execute({"INCR", "k"}).is_error());
     proxy->cut("A", std::nullopt);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -233,7 +234,7 @@ TEST_CASE("the TCP proxy delays, holds and drops a link's bytes as the simulated
     proxy->delay_next("A", live::Flow::ToServer, std::chrono::milliseconds(300));
     const locks::PipelineReplies sent = quick.execute_pipeline({{"INCR", "k"}, {"GET", "k"}}, std::chrono::milliseconds(50));
     CHECK(sent.owed == 2);
-    std::vector<sim::redis::Reply> late;
+    std::vector<locksim::Reply> late;
     for (int i = 0; i < 100 && late.size() < 2; ++i)
       for (auto& r : quick.read_owed(std::chrono::milliseconds(20)).replies) late.push_back(r);
     REQUIRE(late.size() == 2);
@@ -243,7 +244,7 @@ TEST_CASE("the TCP proxy delays, holds and drops a link's bytes as the simulated
   SECTION("a link held forever ends in a client timeout and the proxy still stops at once") {
     auto proxy = proxy_to(server);
     auto conn = conn_through(*proxy, 100);
-    proxy->cut("A", sim::PartitionMode::Hold);
+    proxy->cut("A", locksim::PartitionMode::Hold);
     const auto start = std::chrono::steady_clock::now();
     const auto reply = conn.execute({"PING"});
     CHECK(reply.is_error());
@@ -1068,7 +1069,7 @@ TEST_CASE("every catalog row live mode can run finds the simulated violations on
 namespace {
 
 using namespace std::chrono_literals;
-using locksim::sim::redis::Reply;
+using locksim::Reply;
 
 // The library's own symbols, from a private dlopen with its env set first.
 struct PreloadedSymbols {
@@ -1118,9 +1119,9 @@ std::unique_ptr<live::RedisCluster> preloaded_cluster() {
   return std::move(*cluster);
 }
 
-Reply command(const live::RedisCluster& cluster, std::size_t node, locks::Argv argv) {
+Reply command(const live::RedisCluster& cluster, std::size_t node, Argv argv) {
   locks::HiredisConn conn(locks::HiredisOptions{"127.0.0.1", cluster.node(node).port, 1000ms, 15000ms});
-  return sim::sync_wait(conn.command(std::move(argv)));
+  return locksim::sync_wait(conn.command(std::move(argv)));
 }
 
 fs::path incr_aof(const live::RedisCluster& cluster) {
@@ -1324,10 +1325,10 @@ std::set<std::string> simulated_keeps(FaultAt fault) {
   redis::RedisNode node(host, config);
   host.start();
   const TrueInstant t0 = TrueInstant{} + 2100ms;  // boot second 0, S = 2
-  auto call = [&](locks::Argv argv) {
+  auto call = [&](Argv argv) {
     Reply out;
     bool done = false;
-    auto task = [](Connection& c, locks::Argv a, Reply& o, bool& d) -> Task<void> {
+    auto task = [](Connection& c, Argv a, Reply& o, bool& d) -> Task<void> {
       o = co_await c.call(std::move(a), std::chrono::seconds(5));
       d = true;
     };

@@ -56,12 +56,12 @@ class RealLockWorld final : public LockWorld {
     for (std::size_t i = 0; i < spec.clients; ++i)
       clients_.push_back(std::make_unique<locks::RealRuntime>(endpoints));
     for (std::size_t n = 0; n < spec.nodes; ++n)
-      (void)sim::sync_wait(clients_.front()->conn(n).command({"FLUSHALL"}));
+      (void)locksim::sync_wait(clients_.front()->conn(n).command({"FLUSHALL"}));
   }
   std::string backend() const override { return "real"; }
   std::size_t client_count() const override { return clients_.size(); }
   locks::Runtime& client(std::size_t i) override { return *clients_.at(i); }
-  void run(std::size_t, Task<void> task) override { sim::sync_wait(std::move(task)); }
+  void run(std::size_t, Task<void> task) override { locksim::sync_wait(std::move(task)); }
   void wait(Duration d) override { std::this_thread::sleep_for(d); }
 
  private:
@@ -95,7 +95,7 @@ class SimLockWorld final : public LockWorld {
   void run(std::size_t client, Task<void> task) override {
     bool done = false;
     clients_.at(client)->host().spawn(flag_when_done(std::move(task), done));
-    const sim::TrueInstant limit = world_.now() + 1h;
+    const locksim::TrueInstant limit = world_.now() + 1h;
     while (!done && world_.now() < limit) world_.scheduler().run_until(world_.now() + 1ms);
     if (!done) throw std::logic_error("SimLockWorld::run: the task did not finish within 1 h");
   }
@@ -205,11 +205,11 @@ void for_every_lock(Contract contract, const Backend& backend = engine_backend()
   for (const LockInfo& info : locks::all_locks()) {
     if (info.topology != locks::Topology::Redis || !backend.supports(spec_for(info))) continue;
     DYNAMIC_SECTION(info.name << " on " << backend.name) {
-      const std::int64_t frames = sim::live_task_frames();
+      const std::int64_t frames = locksim::live_task_frames();
       contract(backend, info);
       // Every frame (watchdogs included) is gone with the world. Real worlds
       // destroy spawned frames on other threads: not counted here.
-      if (backend.counts_frames) CHECK(sim::live_task_frames() == frames);
+      if (backend.counts_frames) CHECK(locksim::live_task_frames() == frames);
     }
   }
 }

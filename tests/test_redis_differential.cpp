@@ -42,7 +42,7 @@
 #include "locks/hiredis/hiredis_conn.hpp"
 #include "locks/hiredis/real_runtime.hpp"
 #include "sim/redis/engine.hpp"
-#include "sim/task.hpp"
+#include "vocab/task.hpp"
 #include "tests/support/redis_server.hpp"
 
 namespace {
@@ -52,10 +52,10 @@ using locksim::locks::HiredisConn;
 using locksim::locks::HiredisOptions;
 using locksim::locks::RealRuntime;
 using locksim::locks::Runtime;
-using locksim::sim::Task;
-using locksim::sim::redis::Argv;
+using locksim::Task;
+using locksim::Argv;
 using locksim::sim::redis::Engine;
-using locksim::sim::redis::Reply;
+using locksim::Reply;
 using locksim::sim::redis::Role;
 using locksim::tests::RedisServerOptions;
 using locksim::tests::RedisServerProcess;
@@ -808,7 +808,7 @@ TEST_CASE("a hiredis command to a hung server times out with an error reply", "[
   // A per-call timeout (Redlock's) overrides the connection's, also when
   // the call has to reconnect first.
   auto [short_timeout, short_elapsed] =
-      timed([&] { return locksim::sim::sync_wait(conn.command({"GET", "k"}, 50ms)); });
+      timed([&] { return locksim::sync_wait(conn.command({"GET", "k"}, 50ms)); });
   server.resume();
 
   CHECK(is_io_error(timed_out));
@@ -904,13 +904,13 @@ TEST_CASE("the real runtime runs a lock acquire to completion with sync_wait", "
   const std::string token = rt.random_token();
   CHECK(std::regex_match(token, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")));
   CHECK(rt.random_token() != token);
-  CHECK(locksim::sim::sync_wait(acquire(rt, "lock", token)).is_ok());
-  CHECK(locksim::sim::sync_wait(acquire(rt, "lock", rt.random_token())).is_nil());
+  CHECK(locksim::sync_wait(acquire(rt, "lock", token)).is_ok());
+  CHECK(locksim::sync_wait(acquire(rt, "lock", rt.random_token())).is_nil());
   CHECK(shown(shared_conn().execute({"GET", "lock"})) == shown(Reply::bulk(token)));
   for (int i = 0; i < 100; ++i) CHECK(rt.random_below(3) < 3);
   const auto earlier = rt.monotonic_now();
   CHECK(earlier <= rt.monotonic_now());
-  CHECK(std::abs(locksim::sim::to_ms(rt.wall_now()) - wall_ms()) < 1000);
+  CHECK(std::abs(locksim::to_ms(rt.wall_now()) - wall_ms()) < 1000);
 }
 
 TEST_CASE("the real runtime rejects an endpoint that is not host:port", "[differential]") {
@@ -923,7 +923,7 @@ TEST_CASE("the real runtime rejects an endpoint that is not host:port", "[differ
 TEST_CASE("a spawned task on the real runtime stops promptly when cancelled in its sleep",
           "[differential]") {
   reset_server();
-  const auto frames_before = locksim::sim::live_task_frames();
+  const auto frames_before = locksim::live_task_frames();
   std::atomic<int> renewals{0};
   {
     RealRuntime rt({shared_server().endpoint()});
@@ -942,5 +942,5 @@ TEST_CASE("a spawned task on the real runtime stops promptly when cancelled in i
   }
   CHECK(renewals.load() == 2);
   CHECK(shown(shared_conn().execute({"GET", "renewals"})) == shown(Reply::bulk("2")));
-  CHECK(locksim::sim::live_task_frames() == frames_before);
+  CHECK(locksim::live_task_frames() == frames_before);
 }

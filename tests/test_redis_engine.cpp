@@ -15,11 +15,11 @@
 
 namespace {
 
-using locksim::sim::redis::Argv;
+using locksim::Argv;
 using locksim::sim::redis::Engine;
 using locksim::sim::redis::EngineOptions;
 using locksim::sim::redis::KeyEvent;
-using locksim::sim::redis::Reply;
+using locksim::Reply;
 using locksim::sim::redis::Role;
 
 constexpr std::int64_t kT0 = 1'700'000'000'000;  // a wall clock in ms

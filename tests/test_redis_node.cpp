@@ -3,10 +3,12 @@
 // on the node's own wall clock, and the AOF on 7.0's everysec schedule.
 #include <catch2/catch.hpp>
 
+#include "vocab/partition_mode.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/redis/sentinel.hpp"
 #include "sim/world.hpp"
 
+using namespace locksim;
 using namespace locksim::sim;
 using namespace locksim::sim::redis;
 using namespace std::chrono_literals;

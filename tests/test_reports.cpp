@@ -25,25 +25,25 @@ using scenarios::EntryEvent;
 using scenarios::FaultKind;
 using scenarios::History;
 using scenarios::RunResult;
-using sim::TrueInstant;
+using locksim::TrueInstant;
 using EntryKind = sim::redis::KeyEvent::Kind;
 
 constexpr sim::HostId kRedis = 0;
 constexpr std::size_t kA = 0, kB = 1, kC = 2;
 const std::string kKey = "lock:job:daily-report";
 
-TrueInstant at(sim::Duration d) { return sim::true_epoch + d; }
+TrueInstant at(locksim::Duration d) { return locksim::true_epoch + d; }
 
-void entry(History& h, sim::Duration t, std::optional<std::size_t> client, EntryKind kind, std::string command) {
+void entry(History& h, locksim::Duration t, std::optional<std::size_t> client, EntryKind kind, std::string command) {
   h.entries.push_back({at(t), h.entries.size(), kRedis, client, false, kind, kKey, std::move(command)});
 }
 
-void belief(History& h, std::size_t client, sim::Duration start, sim::Duration end, std::int64_t token) {
+void belief(History& h, std::size_t client, locksim::Duration start, locksim::Duration end, std::int64_t token) {
   Belief b{client, h.next_grant++, at(start), at(end), std::nullopt, token, "release"};
   h.beliefs.push_back(b);
 }
 
-void write(History& h, sim::Duration t, std::size_t client, std::uint64_t grant, std::int64_t token, bool accepted,
+void write(History& h, locksim::Duration t, std::size_t client, std::uint64_t grant, std::int64_t token, bool accepted,
            int index) {
   h.writes.push_back({at(t), client, grant, token, accepted, index});
 }
@@ -169,7 +169,7 @@ TEST_CASE("each violation gets one numbered badge and a legend entry", "[reports
   CHECK(count(svg, "data-violation=") == run.violations.size());
   for (std::size_t i = 0; i < run.violations.size(); ++i) {
     const auto& v = run.violations[i];
-    const std::string entry = std::to_string(i + 1) + ". " + v.kind + " at " + std::to_string(sim::to_ms(v.at)) + "ms";
+    const std::string entry = std::to_string(i + 1) + ". " + v.kind + " at " + std::to_string(locksim::to_ms(v.at)) + "ms";
     INFO(entry);
     CHECK(svg.find(entry) != std::string::npos);
   }
@@ -256,7 +256,7 @@ TEST_CASE("a crash, a validity deadline and node faults are drawn", "[reports]")
 }
 
 TEST_CASE("the time axis picks readable ticks from 100 ms to hours", "[reports]") {
-  auto render_span = [](sim::Duration end) {
+  auto render_span = [](locksim::Duration end) {
     RunResult run;
     run.scenario = "span";
     run.history.clients = {{"A", 1, {}, std::nullopt}};

@@ -22,7 +22,7 @@ namespace {
 std::vector<fs::path> simulation_sources() {
   std::vector<fs::path> files;
   const fs::path root = LOCKSIM_SOURCE_DIR;
-  for (const char* dir : {"sim", "locks", "scenarios"}) {
+  for (const char* dir : {"vocab", "sim", "locks", "scenarios"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const auto& p = entry.path();
@@ -144,7 +144,7 @@ TEST_CASE("only locks/hiredis includes hiredis", "[rules]") {
 std::vector<fs::path> project_sources() {
   std::vector<fs::path> files;
   const fs::path root = LOCKSIM_SOURCE_DIR;
-  for (const char* dir : {"sim", "locks", "scenarios", "live", "reports", "cli", "bench", "fuzz"}) {
+  for (const char* dir : {"vocab", "sim", "locks", "scenarios", "live", "reports", "cli", "bench", "fuzz"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const auto ext = entry.path().extension().string();
@@ -164,6 +164,41 @@ const std::regex& fault_kind_case() {
 // Whether a line of code (its // comment cut off) has a fault kind's case label.
 bool has_fault_kind_case(const std::string& line) {
   return std::regex_search(line.substr(0, line.find("//")), fault_kind_case());
+}
+
+// The project headers `file` includes ("sim/network.hpp").
+std::vector<std::string> project_includes(const fs::path& file) {
+  // Line by line: a whole-file std::regex overflows the stack under ASan.
+  static const std::regex include(R"re(^\s*#include\s+"([^"]+)")re");
+  std::istringstream text(read_text(file));
+  std::vector<std::string> out;
+  std::smatch m;
+  for (std::string line; std::getline(text, line);)
+    if (std::regex_search(line, m, include)) out.push_back(m[1]);
+  return out;
+}
+
+std::string source_path(const fs::path& file) { return fs::relative(file, LOCKSIM_SOURCE_DIR).generic_string(); }
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+TEST_CASE("the layers: vocab below the kernel, and locks and live mode need no simulator type", "[rules]") {
+  std::size_t checked = 0;
+  for (const auto& file : project_sources()) {
+    const std::string path = source_path(file);
+    for (const std::string& inc : project_includes(file)) {
+      INFO(path << " includes " << inc);
+      if (starts_with(path, "vocab/")) CHECK(starts_with(inc, "vocab/"));
+      // The kernel does not know the services simulated on it.
+      const bool kernel = starts_with(path, "sim/") && path.find('/', 4) == std::string::npos;
+      if (kernel) CHECK_FALSE((starts_with(inc, "sim/redis/") || starts_with(inc, "sim/consensus/")));
+      // Locks see Runtime and the CP client interfaces; only the simulator's
+      // runtime (locks/sim_*) is built on the kernel.
+      if (starts_with(path, "locks/") && !starts_with(path, "locks/sim_")) CHECK_FALSE(starts_with(inc, "sim/"));
+      if (starts_with(path, "live/")) CHECK_FALSE(starts_with(inc, "sim/"));
+      ++checked;
+    }
+  }
+  CHECK(checked > 300);
 }
 
 TEST_CASE("no code switches on a fault kind: each kind's behaviour is a table entry", "[rules]") {

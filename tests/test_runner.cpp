@@ -21,7 +21,7 @@ using Kinds = std::set<std::string>;
 
 namespace {
 
-ClientSpec client(std::string name, sim::Duration start, sim::Duration work, int writes) {
+ClientSpec client(std::string name, locksim::Duration start, locksim::Duration work, int writes) {
   ClientSpec c;
   c.name = std::move(name);
   c.start = start;
@@ -230,18 +230,18 @@ namespace {
 class ScriptedLock final : public locks::Lock {
  public:
   ScriptedLock(std::vector<std::int64_t> tokens, const bool& valid) : tokens_(std::move(tokens)), valid_(valid) {}
-  sim::Task<std::optional<locks::Lease>> try_acquire() override {
+  locksim::Task<std::optional<locks::Lease>> try_acquire() override {
     ++trips_;
     if (next_ >= tokens_.size()) co_return std::nullopt;
     locks::Lease lease;
     lease.fencing_token = tokens_[next_++];
     co_return lease;
   }
-  sim::Task<bool> release(locks::Lease&) override {
+  locksim::Task<bool> release(locks::Lease&) override {
     ++trips_;
     co_return true;
   }
-  sim::Task<bool> extend(locks::Lease&) override { co_return true; }
+  locksim::Task<bool> extend(locks::Lease&) override { co_return true; }
   bool still_valid(const locks::Lease&) override { return valid_; }
   std::uint64_t round_trips() const override { return trips_; }
 
@@ -271,25 +271,25 @@ class ScriptedWorld final : public WorkloadWorld {
   const locks::LockInfo& lock() const override { return lock_; }
   const std::string& client_name(std::size_t c) const override { return scenario_.clients[c].name; }
   std::uint64_t incarnation(std::size_t) const override { return 0; }
-  sim::LocalInstant monotonic_now(std::size_t) override { return sim::LocalInstant{now_}; }
-  sim::Task<void> sleep_until(std::size_t, sim::LocalInstant target) override {
+  locksim::LocalInstant monotonic_now(std::size_t) override { return locksim::LocalInstant{now_}; }
+  locksim::Task<void> sleep_until(std::size_t, locksim::LocalInstant target) override {
     now_ = std::max(now_, target.time_since_epoch());
     co_return;
   }
-  sim::Task<void> await_start(std::size_t, sim::Duration start) override {
+  locksim::Task<void> await_start(std::size_t, locksim::Duration start) override {
     now_ = std::max(now_, start);
     co_return;
   }
-  TrueInstant true_when_monotonic(std::size_t, sim::LocalInstant local) override {
+  TrueInstant true_when_monotonic(std::size_t, locksim::LocalInstant local) override {
     return TrueInstant{local.time_since_epoch()};
   }
-  std::int64_t latency_us(sim::Duration d) const override {
+  std::int64_t latency_us(locksim::Duration d) const override {
     return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
   }
-  sim::Task<sim::redis::Reply> send_write(std::size_t, WriteRequest w) override {
-    co_return sim::redis::Reply::integer_of(storage_.serve(history, TrueInstant{now_}, w));
+  locksim::Task<locksim::Reply> send_write(std::size_t, WriteRequest w) override {
+    co_return locksim::Reply::integer_of(storage_.serve(history, TrueInstant{now_}, w));
   }
-  sim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override {
+  locksim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override {
     reached.push_back(scenario_.clients[c].name + ":" + std::string(event) +
                       (write_index ? "#" + std::to_string(write_index) : ""));
     co_return;
@@ -315,7 +315,7 @@ class ScriptedWorld final : public WorkloadWorld {
   locks::LockInfo lock_;
   Storage storage_;
   std::vector<ClientProgress> progress_;
-  sim::Duration now_{0};
+  locksim::Duration now_{0};
 };
 
 Scenario scripted_scenario(int iterations, int writes, bool fencing) {
@@ -335,7 +335,7 @@ TEST_CASE("the workload runs in any WorkloadWorld: attempts, beliefs, fenced wri
   ScriptedWorld world(scripted_scenario(2, 2, true), {5, 3});
   testing::EngineWorld engine(1);
   testing::EngineRuntime runtime(engine, "A");  // the scripted lock never uses it
-  sim::sync_wait(client_main(world, 0, runtime));
+  locksim::sync_wait(client_main(world, 0, runtime));
 
   const History& h = world.history;
   REQUIRE(h.attempts.size() == 2);
@@ -371,7 +371,7 @@ TEST_CASE("the workload abandons a section its lock calls invalid, gives up, and
   world.valid = false;
   testing::EngineWorld engine(1);
   testing::EngineRuntime runtime(engine, "A");
-  sim::sync_wait(client_main(world, 0, runtime));
+  locksim::sync_wait(client_main(world, 0, runtime));
   const History& h = world.history;
   REQUIRE(h.beliefs.size() == 1);
   CHECK(h.beliefs[0].end_reason == "abandon");
@@ -395,7 +395,7 @@ TEST_CASE("the workload abandons a section its lock calls invalid, gives up, and
 
 namespace {
 
-Scenario inventory(InventoryMethod method, std::int64_t stock, std::vector<int> buys, sim::Duration work = 0s) {
+Scenario inventory(InventoryMethod method, std::int64_t stock, std::vector<int> buys, locksim::Duration work = 0s) {
   Scenario s;
   s.name = "inventory-by-hand";
   s.duration = 30s;
@@ -424,7 +424,7 @@ History sale_history(std::int64_t stock, int per_buyer, std::size_t buyers) {
   return h;
 }
 
-void order(History& h, std::size_t c, sim::Duration at, bool accepted, std::string refused = "") {
+void order(History& h, std::size_t c, locksim::Duration at, bool accepted, std::string refused = "") {
   h.orders.push_back({TrueInstant{at}, c, 0, accepted, std::move(refused), std::nullopt});
 }
 
@@ -595,7 +595,7 @@ TEST_CASE("the stock exists at time 0 on the master and its replica, and survive
   CHECK(r.violations.empty());
   CHECK(r.history.purchases.size() == 1);
   CHECK(sale_terms(s)->stock == 3);
-  CHECK(redis_stock_preload(s) == std::vector<sim::redis::Argv>{{"SET", "sale:1:stock", "3"}});
+  CHECK(redis_stock_preload(s) == std::vector<locksim::Argv>{{"SET", "sale:1:stock", "3"}});
 }
 
 TEST_CASE("a gate winner writes its order; the unique constraint stores one and the other winner's is lost",
@@ -611,7 +611,7 @@ TEST_CASE("a gate winner writes its order; the unique constraint stores one and 
   REQUIRE(one.summary.sale);
   CHECK(one.summary.sale->method == "gate");
   CHECK(one.summary.sale->orders == 1);
-  CHECK(one.summary.sale->sold_out_ms == sim::to_ms(one.history.orders[0].at));
+  CHECK(one.summary.sale->sold_out_ms == locksim::to_ms(one.history.orders[0].at));
   // Two winners: the storage's UNIQUE(sale) keeps the first order and
   // refuses the second.
   s.unique = true;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "vocab/partition_mode.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
@@ -281,7 +282,7 @@ naive-del = ["wrong-owner-release"]
   CHECK_FALSE(s.faults[1].after);
   CHECK(s.faults[2].kind == FaultKind::Partition);
   CHECK(s.faults[2].groups == std::vector<std::vector<std::string>>{{"A", "redis-1"}, {"B", "redis-2-replica-1"}});
-  CHECK(s.faults[2].mode == sim::PartitionMode::Drop);
+  CHECK(s.faults[2].mode == locksim::PartitionMode::Drop);
   CHECK(s.faults[3].kind == FaultKind::Crash);
   CHECK(s.faults[3].after->text() == "redis-2:restart");
   CHECK(s.faults[3].restart_after == 1s);

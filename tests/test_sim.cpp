@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "vocab/partition_mode.hpp"
 #include "sim/world.hpp"
 
+using namespace locksim;
 using namespace locksim::sim;
 using namespace std::chrono_literals;
 
@@ -163,7 +165,7 @@ TEST_CASE("symmetric transfer runs a million sequential awaits without growing t
 TEST_CASE("await chains need constant stack at any optimisation level: a million awaits on a 128 KiB stack", "[sim]") {
   // At -O0 a returned handle (C++ symmetric transfer) is resumed by a call,
   // not a tail call, so this overflowed a thread's stack (issue 15); the
-  // trampoline (sim/task.hpp resume_chain) keeps the depth constant.
+  // trampoline (vocab/task.hpp resume_chain) keeps the depth constant.
   auto loop = []() -> Task<long> {
     long sum = 0;
     for (int i = 0; i < 1'000'000; ++i) sum += co_await forty_two();

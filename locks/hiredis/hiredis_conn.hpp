@@ -14,7 +14,7 @@
 //
 // One mutex per connection serialises commands, so a background task on
 // another thread (RealRuntime::spawn) may share it. command() completes
-// synchronously: the returned Task never suspends, so sim::sync_wait runs it.
+// synchronously: the returned Task never suspends, so locksim::sync_wait runs it.
 #pragma once
 
 #include <chrono>

@@ -52,7 +52,7 @@ struct NeverResume {
 
 void run_spawned(RealRuntime::Spawned* s) {
   current_spawned = s;
-  ++sim::live_task_frames();  // the root frame's count moves with it to this thread
+  ++live_task_frames();  // the root frame's count moves with it to this thread
   s->task.start();            // returns when done, or when a cancelled sleep suspended it
   if (auto error = s->task.error()) {
     try {
@@ -186,7 +186,7 @@ std::uint64_t RealRuntime::spawn(Task<void> task) {
   assert(task.valid() && "RealRuntime::spawn: empty task");
   auto s = std::make_shared<Spawned>();
   s->task = std::move(task);
-  --sim::live_task_frames();  // counted again on the task's own thread
+  --live_task_frames();  // counted again on the task's own thread
   std::lock_guard lock(tasks_mutex_);
   reap_finished();
   const std::uint64_t id = next_task_id_++;

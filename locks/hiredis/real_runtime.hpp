@@ -6,7 +6,7 @@
 // system_clock (nanoseconds since the Unix epoch, as a LocalInstant). Tokens
 // are random UUID v4 strings from std::random_device (allowed here only:
 // sim/ and locks/ outside locks/hiredis/ stay deterministic). Every command
-// and every sleep completes synchronously, so `sim::sync_wait(task)` runs a
+// and every sleep completes synchronously, so `locksim::sync_wait(task)` runs a
 // lock operation to completion on the caller's thread.
 //
 // spawn() runs a background task (a watchdog's renewal loop) on its own

@@ -43,12 +43,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/redis/reply.hpp"
+#include "vocab/reply.hpp"
 
 namespace locksim::sim::consensus {
 
-using redis::Argv;
-using redis::Reply;
 
 inline constexpr const char* kErrLeaseNotFound = "etcdserver: requested lease not found";
 

@@ -44,12 +44,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/redis/reply.hpp"
+#include "vocab/reply.hpp"
 
 namespace locksim::sim::consensus {
 
-using redis::Argv;
-using redis::Reply;
 
 struct Znode {
   std::string data;

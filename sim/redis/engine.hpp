@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/redis/reply.hpp"
+#include "vocab/reply.hpp"
 
 namespace locksim::sim::redis {
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/redis/reply.hpp"
+#include "vocab/reply.hpp"
 
 struct lua_State;
 

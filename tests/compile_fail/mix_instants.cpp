@@ -1,9 +1,9 @@
 // Compile-fail check (run by ctest twice): with LOCKSIM_MIX=0 this file must
 // compile; with LOCKSIM_MIX=1 it must not, because a host's LocalInstant and
 // the scheduler's TrueInstant are different types.
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
-using namespace locksim::sim;
+using namespace locksim;
 
 int main() {
   TrueInstant t = true_epoch + 5s;

@@ -22,7 +22,7 @@ EngineWorld::~EngineWorld() {
 }
 
 std::int64_t EngineWorld::node_wall_ms(std::size_t node) const {
-  return kWallEpochMs + sim::to_ms(now_ + nodes_.at(node).wall_offset);
+  return kWallEpochMs + locksim::to_ms(now_ + nodes_.at(node).wall_offset);
 }
 
 void EngineWorld::set_node_wall_offset(std::size_t node, Duration offset) {
@@ -52,7 +52,7 @@ bool EngineWorld::step() {
   const std::uint64_t previous = current_root_;
   current_root_ = event.root;
   if (event.handle) {
-    sim::resume_chain(event.handle);
+    resume_chain(event.handle);
   } else {
     event.fn();
   }

@@ -38,12 +38,6 @@
 
 namespace locksim::testing {
 
-using locks::Duration;
-using locks::LocalInstant;
-using locks::Task;
-using sim::redis::Argv;
-using sim::redis::Reply;
-
 class EngineWorld {
  public:
   explicit EngineWorld(std::size_t nodes, sim::redis::EngineOptions options = {});

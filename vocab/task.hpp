@@ -28,7 +28,7 @@
 #include <optional>
 #include <utility>
 
-namespace locksim::sim {
+namespace locksim {
 
 inline std::int64_t& live_task_frames() {
   thread_local std::int64_t count = 0;
@@ -247,4 +247,4 @@ T sync_wait(Task<T> task) {
   return task.result();
 }
 
-}  // namespace locksim::sim
+}  // namespace locksim

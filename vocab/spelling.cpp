@@ -1,9 +1,9 @@
 // Closest spelling (sim/spelling.hpp): the textbook two-row Levenshtein.
-#include "sim/spelling.hpp"
+#include "vocab/spelling.hpp"
 
 #include <algorithm>
 
-namespace locksim::sim {
+namespace locksim {
 
 namespace {
 
@@ -40,4 +40,4 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return best ? "; did you mean '" + *best + "'?" : "";
 }
 
-}  // namespace locksim::sim
+}  // namespace locksim

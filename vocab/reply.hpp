@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace locksim::sim::redis {
+namespace locksim {
 
 using Argv = std::vector<std::string>;
 
@@ -40,4 +40,11 @@ struct Reply {
   std::string to_string() const;
 };
 
-}  // namespace locksim::sim::redis
+// Error replies a client sees for network failures: the simulated network
+// answers with them, and live mode's own clients (the etcd gateway's watch,
+// the in-process storage link) answer a lost or held message the same way.
+inline constexpr const char* kTimeoutError = "IOERR timeout";
+inline constexpr const char* kResetError = "IOERR connection reset by peer";
+inline constexpr const char* kRefusedError = "IOERR connection refused";
+
+}  // namespace locksim

@@ -1,7 +1,7 @@
 // Human rendering of durations (used by traces, reports and error messages).
-#include "sim/time.hpp"
+#include "vocab/time.hpp"
 
-namespace locksim::sim {
+namespace locksim {
 
 std::string format_seconds(Duration since_start) {
   const std::int64_t ms = to_ms(since_start);
@@ -29,4 +29,4 @@ std::string format_duration(Duration d) {
   return sign + std::to_string(a) + "ns";
 }
 
-}  // namespace locksim::sim
+}  // namespace locksim

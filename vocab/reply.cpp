@@ -1,7 +1,7 @@
 // Rendering of replies for traces and test messages.
-#include "sim/redis/reply.hpp"
+#include "vocab/reply.hpp"
 
-namespace locksim::sim::redis {
+namespace locksim {
 
 std::string Reply::to_string() const {
   switch (type) {
@@ -22,4 +22,4 @@ std::string Reply::to_string() const {
   return "?";
 }
 
-}  // namespace locksim::sim::redis
+}  // namespace locksim

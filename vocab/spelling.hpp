@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-namespace locksim::sim {
+namespace locksim {
 
 std::optional<std::string> closest_spelling(std::string_view word, const std::vector<std::string>& candidates);
 
 // "; did you mean 'naive-del'?" or "" when nothing is close.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
-}  // namespace locksim::sim
+}  // namespace locksim

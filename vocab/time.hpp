@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-namespace locksim::sim {
+namespace locksim {
 
 using namespace std::chrono_literals;
 
@@ -52,4 +52,4 @@ std::string format_duration(Duration d);
 // millisecond digits, so every time in a verdict reads the same way.
 std::string format_seconds(Duration since_start);
 
-}  // namespace locksim::sim
+}  // namespace locksim
