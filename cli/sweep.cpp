@@ -221,6 +221,17 @@ void check_live_options(const SweepOptions& o, const Plan& plan) {
 // This shard's work-list positions still to run, produced on demand (a
 // huge --seeds must not build a list in memory): shard K/N holds positions
 // K-1, K-1+N, ...; those already in the resumed file are skipped.
+// Whether a worker that ran out of memory may retire (another is still
+// running); says so once.
+bool retire_on_oom(std::atomic<unsigned>& active, std::atomic<bool>& told, std::ostream& log) {
+  unsigned n = active.load();
+  while (n > 1 && !active.compare_exchange_weak(n, n - 1)) {
+  }
+  if (n <= 1) return false;
+  if (!told.exchange(true)) log << "sweep: out of memory with " << n << " jobs running; going on with fewer\n";
+  return true;
+}
+
 class WorkCursor {
  public:
   WorkCursor(const Plan& plan, const SweepOptions& o, const std::set<std::string>& done)
@@ -229,6 +240,11 @@ class WorkCursor {
   // The next position to run and its ordinal among those (for the writer).
   std::optional<std::pair<std::size_t, std::uint64_t>> take() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (!returned_.empty()) {
+      const auto work = returned_.back();
+      returned_.pop_back();
+      return work;
+    }
     for (; next_ < plan_.total(); next_ += step_) {
       if (already_done(next_)) continue;
       const std::uint64_t item = next_;
@@ -236,6 +252,12 @@ class WorkCursor {
       return std::make_pair(taken_++, item);
     }
     return std::nullopt;
+  }
+  // A taken position whose run could not finish here (its worker ran out
+  // of memory and retired): the next take() hands it out again.
+  void give_back(std::pair<std::size_t, std::uint64_t> work) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    returned_.push_back(work);
   }
   bool already_done(std::uint64_t item) const {
     if (done_.empty()) return false;
@@ -246,6 +268,7 @@ class WorkCursor {
  private:
   const Plan& plan_;
   const std::set<std::string>& done_;
+  std::vector<std::pair<std::size_t, std::uint64_t>> returned_;
   const std::uint64_t step_;
   std::uint64_t next_;
   std::size_t taken_ = 0;
@@ -300,7 +323,13 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
 
   std::mutex error_mutex;
   std::exception_ptr error;
+  // Workers still taking runs. One that runs out of memory (many --jobs
+  // under a memory limit: each thread's stack and heap) gives its run back
+  // and retires while others remain; the last one's is an error.
+  std::atomic<unsigned> active{0};
+  std::atomic<bool> told_retiring{false};
   auto worker = [&] {
+    ++active;
     while (!g_stop.load()) {
       const auto work = cursor.take();
       if (!work) break;
@@ -315,17 +344,27 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
         writer.deliver(p, std::move(result->line), result->matched);
       } catch (const sim::Scheduler::Stopped&) {
         break;  // Ctrl-C during this run: nothing to write for it
+      } catch (const std::bad_alloc&) {
+        if (retire_on_oom(active, told_retiring, log)) {
+          cursor.give_back(*work);
+          return;
+        }
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        g_stop.store(true);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
         g_stop.store(true);
       }
     }
+    --active;
   };
   const unsigned jobs = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(o.jobs, to_run), 1, UINT_MAX));
   std::vector<std::thread> threads = start_workers("sweep", jobs - 1, worker, log);
   worker();
   for (auto& t : threads) t.join();
+  if (!g_stop.load()) worker();  // runs given back by a retiring worker after the others had finished
   writer.finish();
   if (error) std::rethrow_exception(error);
   if (writer.failed()) throw InputError(o.out + ": write failed (disk full?)");
