@@ -91,7 +91,10 @@ Task<void> EtcdMember::lessor_loop() {
 
 void EtcdMember::revoke_expired() {
   const LocalInstant t = now();
-  for (const auto& [id, deadline] : expiry_) {
+  // A copy: on a one-member cluster the proposal commits, and its revoke
+  // erases from expiry_, at once.
+  const auto due = expiry_;
+  for (const auto& [id, deadline] : due) {
     if (deadline > t) continue;
     auto retry = revoke_retry_.find(id);
     if (retry != revoke_retry_.end() && retry->second > t) continue;
