@@ -30,6 +30,11 @@ struct HostSets : HuntHosts {
 HostSets host_sets(const Scenario& s, const locks::LockInfo& info, const GenLimits& limits) {
   HostSets h;
   for (const auto& c : s.clients) h.clients.push_back(c.name);
+  if (s.topology != locks::Topology::Redis) {  // the members stand where the masters do
+    h.masters = cp_member_hosts(s.topology, s.cp.members);
+    for (int m = 1; m <= (s.cp.members - 1) / 2; ++m) h.minority.push_back(h.masters[static_cast<std::size_t>(m - 1)]);
+    return h;
+  }
   RedisHosts redis = redis_hosts(s.redis.masters, s.redis.replicas);
   h.masters = std::move(redis.masters);
   h.replicas = std::move(redis.replicas);
@@ -88,6 +93,20 @@ void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s, std::uint3
   f.at = std::min(ms(whole_ms(span_part(s.lock.ttl, d.at_pm) / kFaultSpanTtls)), s.lock.ttl);
 }
 
+// Whether a scenario survives its own TOML round trip (every generated and
+// shrunk scenario must: it is printed as the repro).
+bool loads_back(const Scenario& s) {
+  return load_scenario_text(scenario_to_toml(s), "shrink").ok();
+}
+
+// Untriggered faults are timed from here: 0 on Redis, the first start on
+// etcd (whose clients wait for the first leader).
+Duration first_client_start(const Scenario& s) {
+  Duration first = s.duration;
+  for (const ClientSpec& c : s.clients) first = std::min(first, c.start);
+  return first;
+}
+
 // One drawn fault on scenario `s`, or nullopt when this kind cannot apply.
 std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, const HostSets& h,
                                      const GenLimits& limits) {
@@ -108,8 +127,63 @@ std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, cons
   if (!fault_kind_info(d.kind).hunt_fill(f, fill)) return std::nullopt;
   const std::uint32_t triggers = limits.acquiring_trigger ? 5 : 4;
   if (d.trigger % triggers != 0) set_trigger(f, d, s, triggers);
-  else f.at = std::min(span_part(s.lock.ttl, d.at_pm), s.duration - ms(1));
+  else f.at = std::min(first_client_start(s) + span_part(s.lock.ttl, d.at_pm), s.duration - ms(1));
   return f;
+}
+
+// An etcd lock's TTL is its lease's, in whole seconds (LeaseGrant takes
+// seconds): the drawn TTL rounded up, at least 2 s.
+Duration whole_seconds_ttl(Duration ttl) {
+  return std::chrono::seconds(std::max<std::int64_t>(2, (whole_ms(ttl) + 999) / 1000));
+}
+
+// An [etcd] topology of three members with the defaults; the clients start
+// after kCpFirstLeader, once the fresh cluster has elected its first leader
+// (as the catalog's etcd stories do).
+constexpr Duration kCpFirstLeader = std::chrono::seconds(3);
+
+void make_etcd_topology(Scenario& s) {
+  s.topology = locks::Topology::Etcd;
+  s.cp = CpSpec{};
+  s.lock.ttl = whole_seconds_ttl(s.lock.ttl);
+  s.lock.retry = std::max(ms(10), s.lock.ttl / 20);
+}
+
+// The drawn clients and their jobs, starting at `first_start`; the acquire
+// timeout and the run's length follow from them.
+Scenario with_clients(Scenario s, const ScenarioDraw& d, const GenLimits& limits, Duration first_start) {
+  const int n = std::clamp(limits.min_clients + static_cast<int>(std::min(d.extra_clients, 8U)), 1,
+                           std::max(limits.min_clients, limits.max_clients));
+  const int iterations = 1 + static_cast<int>(std::min(d.extra_iterations, kMaxExtraIterations));
+  const std::uint32_t work_scale = limits.long_jobs ? 5 : 1;  // long jobs: up to 320% of the TTL
+  const Duration work = s.lock.ttl * (20 + std::min(d.work_pct, kMaxWorkPct) * work_scale) / 100;
+  const Duration stagger = std::min(ms(d.stagger_ms), s.lock.ttl);
+  for (int i = 0; i < n; ++i)
+    s.clients.push_back({generated_client_name(i), first_start + stagger * i, work,
+                         1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites)), iterations, 0});
+  s.lock.acquire_timeout = s.lock.ttl * (2 + n * iterations);
+  s.duration = stagger * (n - 1) + s.lock.ttl * (4 + n * iterations);
+  if (work > s.lock.ttl) {  // long jobs: everyone waits for everyone's whole job
+    s.lock.acquire_timeout = s.lock.ttl * 2 + work * (n * iterations);
+    s.duration = stagger * (n - 1) + s.lock.ttl * 4 + work * (n * iterations);
+  }
+  s.duration += first_start;
+  return s;
+}
+
+// A Redis topology: masters, replicas, fsync and failover as drawn.
+Scenario with_redis(Scenario s, const ScenarioDraw& d, const locks::LockInfo& info, const GenLimits& limits) {
+  s.lock.retry = std::max(ms(10), s.lock.ttl / 20);  // fewer idle retry events: faster cases
+  s = with_clients(std::move(s), d, limits, ms(0));
+  s.redis.masters = info.min_nodes <= 1 ? 1 : static_cast<int>(info.min_nodes + std::min(d.extra_masters, kMaxExtraMasters));
+  s.redis.replicas = limits.allow_replicas ? static_cast<int>(std::min(d.replicas, 1U)) : 0;
+  static constexpr sim::redis::Fsync kFsync[] = {sim::redis::Fsync::Everysec, sim::redis::Fsync::Always,
+                                                 sim::redis::Fsync::No};
+  s.redis.appendfsync = kFsync[d.fsync % 3];
+  if (s.redis.replicas > 0 && d.failover_after_ms > 0)
+    s.redis.failover_after = std::min(ms(d.failover_after_ms), s.lock.ttl * kFaultSpanTtls);
+  s.network.latency = {ms(1), ms(1 + std::min(d.latency_ms, kMaxLatencyMs))};
+  return s;
 }
 
 Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, const GenLimits& limits) {
@@ -118,29 +192,9 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
   s.lock_kind = info.name;
   s.lock.key = "lock:generated";
   s.lock.ttl = ms(1000 + 250 * std::int64_t{std::min(d.ttl_steps, kMaxTtlSteps)});
-  s.lock.retry = std::max(ms(10), s.lock.ttl / 20);  // fewer idle retry events: faster cases
-  const int n = std::clamp(limits.min_clients + static_cast<int>(std::min(d.extra_clients, 8U)), 1,
-                           std::max(limits.min_clients, limits.max_clients));
-  const int iterations = 1 + static_cast<int>(std::min(d.extra_iterations, kMaxExtraIterations));
-  const std::uint32_t work_scale = limits.long_jobs ? 5 : 1;  // long jobs: up to 320% of the TTL
-  const Duration work = s.lock.ttl * (20 + std::min(d.work_pct, kMaxWorkPct) * work_scale) / 100;
-  const Duration stagger = std::min(ms(d.stagger_ms), s.lock.ttl);
-  for (int i = 0; i < n; ++i)
-    s.clients.push_back({generated_client_name(i), stagger * i, work,
-                         1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites)), iterations, 0});
-  s.lock.acquire_timeout = s.lock.ttl * (2 + n * iterations);
-  s.duration = stagger * (n - 1) + s.lock.ttl * (4 + n * iterations);
-  if (work > s.lock.ttl) {  // long jobs: everyone waits for everyone's whole job
-    s.lock.acquire_timeout = s.lock.ttl * 2 + work * (n * iterations);
-    s.duration = stagger * (n - 1) + s.lock.ttl * 4 + work * (n * iterations);
-  }
-  s.redis.masters = info.min_nodes <= 1 ? 1 : static_cast<int>(info.min_nodes + std::min(d.extra_masters, kMaxExtraMasters));
-  s.redis.replicas = limits.allow_replicas ? static_cast<int>(std::min(d.replicas, 1U)) : 0;
-  static constexpr sim::redis::Fsync kFsync[] = {sim::redis::Fsync::Everysec, sim::redis::Fsync::Always,
-                                                 sim::redis::Fsync::No};
-  s.redis.appendfsync = kFsync[d.fsync % 3];
-  if (s.redis.replicas > 0 && d.failover_after_ms > 0)
-    s.redis.failover_after = std::min(ms(d.failover_after_ms), s.lock.ttl * kFaultSpanTtls);
+  if (info.topology == locks::Topology::Redis) return with_redis(std::move(s), d, info, limits);
+  make_etcd_topology(s);
+  s = with_clients(std::move(s), d, limits, kCpFirstLeader);
   s.network.latency = {ms(1), ms(1 + std::min(d.latency_ms, kMaxLatencyMs))};
   return s;
 }
@@ -201,7 +255,12 @@ Scenario build_scenario(const ScenarioDraw& draw, const std::string& lock_kind, 
   const HostSets hosts = host_sets(s, info, limits);
   for (const FaultDraw& d : draw.faults) {
     if (std::find(limits.kinds.begin(), limits.kinds.end(), d.kind) == limits.kinds.end()) continue;
-    if (auto f = build_fault(d, s, hosts, limits)) s.faults.push_back(std::move(*f));
+    auto f = build_fault(d, s, hosts, limits);
+    if (!f) continue;
+    s.faults.push_back(std::move(*f));
+    // The kind table's targets are Redis roles; on etcd a member takes a
+    // master's place, and a fault the file format refuses there is dropped.
+    if (s.topology != locks::Topology::Redis && !loads_back(s)) s.faults.pop_back();
   }
   return s;
 }
@@ -217,9 +276,6 @@ Scenario generate_scenario(std::uint64_t seed, const std::string& lock_kind, con
 
 namespace {
 
-bool loads_back(const Scenario& s) {
-  return load_scenario_text(scenario_to_toml(s), "shrink").ok();
-}
 
 bool mentions(const FaultSpec& f, const std::string& host) {
   if (f.target == host || f.from == host || f.to == host) return true;
@@ -415,6 +471,11 @@ class Shrinker {
 
   bool smaller_topology(Scenario& s) {
     bool changed = false;
+    if (s.topology != locks::Topology::Redis && s.cp.members > 1) {  // one member: no elections to follow
+      Scenario c = s;
+      c.cp.members = 1;
+      changed |= accept(s, std::move(c));
+    }
     if (s.redis.replicas > 0) {
       Scenario c = s;
       c.redis.replicas = 0;
