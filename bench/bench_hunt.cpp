@@ -117,6 +117,8 @@ BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_net_48, std::string("redlock-net-
     ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_py, std::string("redlock-py"), 10000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK_CAPTURE(BM_HuntReproduction, etcd_mutex_11456, std::string("etcd-mutex-11456"), 1000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One property case = draw a scenario with faults + run it + check it.
 void property_cases(benchmark::State& state, const std::string& lock, std::vector<FaultKind> kinds) {

@@ -20,11 +20,16 @@
 //    (The prefix Gets fetch the prefix and pick first/last here instead of
 //    asking the server to sort: the same answer.);
 //  - Unlock: Delete(myKey).
-// As in v3.4, Lock does not check after waitDeletes that its session is
-// still alive — the lock can be granted with an expired lease
-// (etcd-io/etcd#11456, found by Jepsen) — and a holder never stops
-// believing when its lease is lost: only `track_validity` adds a local
-// deadline of the last keep-alive answer + TTL (lease.go's deadline).
+// After waitDeletes, Lock reads myKey back (Get) and answers
+// ErrSessionExpired if it is gone: the session's lease expired during the
+// wait and its key went with it (client/v3/concurrency/mutex.go Lock, "make
+// sure the session is not expired, and the owner key still exists", added
+// after etcd-io/etcd#11456). 3.4.3's Lock returned after waitDeletes without
+// that check and granted the lock with an expired lease (Jepsen's finding,
+// #11456): `etcd-mutex-11456` (MutexCheck::None) behaves so. Either way a
+// holder never stops believing when its lease is lost: only
+// `track_validity` adds a local deadline of the last keep-alive answer + TTL
+// (lease.go's deadline).
 // Claims: mutual exclusion while no holder pauses or is cut off longer than
 // its TTL; with fencing (create_revision, strictly increasing across
 // holders) no stale write reaches a fencing storage. Assumes a majority of
@@ -41,9 +46,15 @@
 
 namespace locksim::locks {
 
+// Whether Lock reads its own key back after waiting (the #11456 fix).
+enum class MutexCheck : std::uint8_t {
+  KeyAfterWait,  // clientv3 after #11456: Get(myKey), ErrSessionExpired if gone
+  None,          // clientv3 3.4.3: granted once waitDeletes returns
+};
+
 class EtcdMutexLock final : public Lock {
  public:
-  EtcdMutexLock(Runtime& rt, LockConfig config, bool fenced);
+  EtcdMutexLock(Runtime& rt, LockConfig config, bool fenced, MutexCheck check = MutexCheck::KeyAfterWait);
   ~EtcdMutexLock() override;
 
   Task<std::optional<Lease>> try_acquire() override;
@@ -57,6 +68,7 @@ class EtcdMutexLock final : public Lock {
   Task<bool> new_session(EtcdConn& etcd);
   Task<void> keep_alive_loop(EtcdConn& etcd, std::int64_t lease, std::uint64_t generation);
   Task<Outcome> lock_once(EtcdConn& etcd, LocalInstant deadline, std::string& my_key, std::int64_t& my_rev);
+  Task<Outcome> check_key_after_wait(EtcdConn& etcd, const std::string& my_key);
   Task<bool> wait_deletes(EtcdConn& etcd, const std::string& prefix, std::int64_t max_create_rev,
                           LocalInstant deadline);
   std::int64_t ttl_seconds() const;
@@ -65,6 +77,7 @@ class EtcdMutexLock final : public Lock {
   Runtime& rt_;
   LockConfig config_;
   bool fenced_;
+  MutexCheck check_;
   std::int64_t lease_ = 0;          // the session's lease, 0 = none
   bool session_done_ = true;        // Session.Done() closed
   std::uint64_t keep_alive_task_ = 0;

@@ -1,7 +1,8 @@
 // etcd-mutex: clientv3 concurrency.Mutex over a concurrency.Session (the
 // algorithm, its source, claims and assumptions: locks/etcd_mutex.hpp).
 // No fencing token: a holder whose lease expired during a pause still
-// writes, and the storage cannot tell (Jepsen, etcd 3.4.3).
+// writes, and the storage cannot tell (Jepsen, etcd 3.4.3). Also
+// etcd-mutex-11456, 3.4.3's Lock without the check after the wait.
 #include <algorithm>
 #include <memory>
 
@@ -28,8 +29,8 @@ std::string hex_of(std::int64_t v) {
 
 }  // namespace
 
-EtcdMutexLock::EtcdMutexLock(Runtime& rt, LockConfig config, bool fenced)
-    : rt_(rt), config_(std::move(config)), fenced_(fenced) {}
+EtcdMutexLock::EtcdMutexLock(Runtime& rt, LockConfig config, bool fenced, MutexCheck check)
+    : rt_(rt), config_(std::move(config)), fenced_(fenced), check_(check) {}
 
 EtcdMutexLock::~EtcdMutexLock() {
   if (keep_alive_task_ != 0) rt_.cancel(keep_alive_task_);
@@ -119,11 +120,28 @@ Task<EtcdMutexLock::Outcome> EtcdMutexLock::lock_once(EtcdConn& etcd, LocalInsta
     return a.create_revision < b.create_revision;
   });
   if (oldest == owners.end() || oldest->create_revision == my_rev) co_return Outcome::Granted;
-  if (co_await wait_deletes(etcd, pfx, my_rev - 1, deadline)) co_return Outcome::Granted;
+  if (co_await wait_deletes(etcd, pfx, my_rev - 1, deadline))
+    co_return check_ == MutexCheck::None ? Outcome::Granted : co_await check_key_after_wait(etcd, my_key);
   // "release lock key if wait failed"
   ++round_trips_;
   (void)co_await etcd.delete_range(my_key, "");
   co_return rt_.monotonic_now() >= deadline ? Outcome::TimedOut : Outcome::Failed;
+}
+
+// mutex.go Lock after waitDeletes (the #11456 fix): "make sure the session
+// is not expired, and the owner key still exists". A failed Get unlocks; a
+// missing key is ErrSessionExpired, and the session is over (its lease is).
+Task<EtcdMutexLock::Outcome> EtcdMutexLock::check_key_after_wait(EtcdConn& etcd, const std::string& my_key) {
+  ++round_trips_;
+  const EtcdRange r = co_await etcd.range(my_key, "");
+  if (!r.ok()) {
+    ++round_trips_;
+    (void)co_await etcd.delete_range(my_key, "");
+    co_return Outcome::Failed;
+  }
+  if (!r.kvs.empty()) co_return Outcome::Granted;
+  session_done_ = true;  // ErrSessionExpired: the next attempt opens a new session
+  co_return Outcome::Failed;
 }
 
 // key.go waitDeletes: wait for every key created before ours to go.
@@ -180,6 +198,32 @@ LockInfo lock_info_etcd_mutex() {
                 false,
                 [](Runtime& rt, const LockConfig& c) { return std::make_unique<EtcdMutexLock>(rt, c, false); }};
   info.topology = Topology::Etcd;
+  return info;
+}
+
+// etcd-mutex-11456: the Mutex of clientv3 3.4.3, granting the lock once
+// waitDeletes returns although the session's lease (and with it myKey)
+// expired during the wait. Repository etcd-io/etcd, clientv3/concurrency/
+// mutex.go Lock at v3.4.3; report etcd-io/etcd#11456 (Jepsen, 2019-12-16:
+// "Locks return without checking whether the lease is still held"); the fix
+// reads myKey back after the wait (etcd-mutex). Assumed: the waiter's lease
+// expires because its keep-alives stop (a pause or a cut-off client), the
+// case Jepsen saw; the exact release that first carried the fix we could not
+// pin down (the check is in mutex.go on the 3.5 line and main).
+LockInfo lock_info_etcd_mutex_11456() {
+  LockInfo info{"etcd-mutex-11456",
+                "clientv3 3.4.3 concurrency.Mutex: granted after waiting without checking its own key "
+                "(the lease may have expired meanwhile)",
+                "etcd v3.4.3 clientv3/concurrency mutex.go Lock (etcd-io/etcd#11456, Jepsen etcd 3.4.3)",
+                1,
+                false,
+                false,
+                false,
+                [](Runtime& rt, const LockConfig& c) {
+                  return std::make_unique<EtcdMutexLock>(rt, c, false, MutexCheck::None);
+                }};
+  info.topology = Topology::Etcd;
+  info.reproduces = Reproduction{"etcd clientv3", "3.4.3", "etcd-io/etcd#11456", "etcd-mutex", "mutual-exclusion"};
   return info;
 }
 

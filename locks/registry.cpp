@@ -3,9 +3,9 @@
 // Not thread-safe to register while other threads read: register at startup.
 #include "locks/registry.hpp"
 
-#include "vocab/spelling.hpp"
-
 #include <map>
+
+#include "vocab/spelling.hpp"
 
 // One line per built-in lock: X(suffix) refers to `LockInfo lock_info_<suffix>()`.
 #define LOCKSIM_BUILTIN_LOCKS(X) \
@@ -21,6 +21,7 @@
   X(redlock_fenced)              \
   X(watchdog)                    \
   X(etcd_mutex)                  \
+  X(etcd_mutex_11456)            \
   X(etcd_fenced)                 \
   X(zk_lock)                     \
   X(zk_fenced)                   \
