@@ -161,8 +161,8 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
     std::lock_guard lk(mutex_);
     return clients_[c].crashed();
   }
-  void record_entry(std::size_t c, std::size_t node, std::optional<Kind> kind, const std::string& command,
-                    bool present_before, ServerStamp stamp) override;
+  void record_entry(const ProbedCommand& probe, std::optional<Kind> kind, bool present_before,
+                    ServerStamp stamp) override;
   std::chrono::milliseconds command_timeout() const override {
     return std::max(50ms, std::chrono::ceil<std::chrono::milliseconds>(s_.network.timeout));
   }
@@ -325,21 +325,21 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
 
 // Entries arrive in reply order, not execution order: they are kept with the
 // server's stamp and put in order at the end (finish_entries).
-void LiveSession::record_entry(std::size_t c, std::size_t node, std::optional<Kind> kind, const std::string& command,
-                               bool present_before, ServerStamp stamp) {
+void LiveSession::record_entry(const ProbedCommand& p, std::optional<Kind> kind, bool present_before, ServerStamp stamp) {
   std::lock_guard lk(mutex_);
   if (stop_.load()) return;
   // TIME shows the node's own wall clock (stepped or drifting under a clock
   // fault): take its offset off to place the command in real time.
   const auto real = std::chrono::microseconds(stamp.time_us) - origin_wall_ -
-                    std::chrono::duration_cast<std::chrono::microseconds>(redis_->wall_offset(node));
+                    std::chrono::duration_cast<std::chrono::microseconds>(redis_->wall_offset(p.node));
   const TrueInstant at{std::max(Duration{0}, std::chrono::duration_cast<Duration>(real)) * 1'000'000 / ppm_};
+  const auto node = static_cast<sim::HostId>(p.node);
   if (kind)
-    history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), static_cast<sim::HostId>(node), c, false,
-                                *kind, s_.lock.key, command});
+    history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), node, p.client, false, *kind, p.key,
+                                p.command});
   else  // a probe that changed nothing still tells whether the entry was there
-    history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), static_cast<sim::HostId>(node), c, false,
-                                Kind::Expired, s_.lock.key, kProbeOnly});
+    history_.entries.push_back({at, static_cast<std::uint64_t>(stamp.order), node, p.client, false, Kind::Expired,
+                                p.key, kProbeOnly});
   entry_before_.push_back(present_before);
 }
 
@@ -354,17 +354,17 @@ void LiveSession::finish_entries() {
     return std::tie(es[a].at, es[a].seq) < std::tie(es[b].at, es[b].seq);
   });
   std::vector<scenarios::EntryEvent> out;
-  std::vector<bool> present(servers_.server_count(), false);
+  std::map<std::pair<sim::HostId, std::string>, bool> present;  // per node and lock key
   for (auto i : idx) {
     scenarios::EntryEvent e = es[i];
-    const std::size_t node = e.node;
-    if (!entry_before_[i] && present[node])
+    bool& was_present = present[{e.node, e.key}];
+    if (!entry_before_[i] && was_present)
       out.push_back({e.at, e.seq, e.node, std::nullopt, false, Kind::Expired, e.key, "(expired)"});
     if (e.command == kProbeOnly) {
-      present[node] = entry_before_[i];
+      was_present = entry_before_[i];
       continue;
     }
-    present[node] = e.kind != Kind::Deleted;
+    was_present = e.kind != Kind::Deleted;
     out.push_back(std::move(e));
   }
   for (std::size_t i = 0; i < out.size(); ++i) out[i].seq = i;
@@ -488,7 +488,7 @@ void LiveSession::client_thread(std::size_t c) {
     }
     try {
       if (cp_) return client_thread_cp(c);
-      LiveRuntime rt(*this, late_, *redis_, c, s_.clients[c].name, s_.lock.key, *client_clocks_[c]);
+      LiveRuntime rt(*this, late_, *redis_, c, s_.clients[c].name, scenarios::lock_keys(s_), *client_clocks_[c]);
       sync_wait(scenarios::client_main(*this, c, rt));
       return;
     } catch (const ClientCrashed&) {
@@ -840,8 +840,6 @@ std::string scale_text(std::int64_t ppm) {
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
   if (auto why = scenarios::unsupported_lock(s, lock)) return why;
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
-  if (s.workload == scenarios::WorkloadKind::Inventory && s.inventory.method == scenarios::InventoryMethod::Segmented)
-    return "a segmented inventory holds one lock key per segment: live mode records the entries of one lock key";
   for (const FaultSpec& f : s.faults) {
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
                                           : "[nemesis] fault at " + format_duration(f.at) + " ") +

@@ -13,10 +13,12 @@ using Kind = sim::redis::KeyEvent::Kind;
 constexpr std::chrono::hours kLeapAfterEnd{1000};  // monotonic leap once the run has ended
 constexpr std::size_t kProbeCommands = 10;  // MULTI, 8 queued, EXEC
 
-bool names_key(const Argv& argv, const std::string& key) {
+// The first of the recorded lock keys the command names (nullptr: none).
+const std::string* named_lock_key(const Argv& argv, const std::vector<std::string>& keys) {
   for (std::size_t i = 1; i < argv.size(); ++i)
-    if (argv[i] == key) return true;
-  return false;
+    for (const std::string& key : keys)
+      if (argv[i] == key) return &key;
+  return nullptr;
 }
 
 // TIME's reply ["seconds", "microseconds"] as microseconds since the epoch.
@@ -65,8 +67,7 @@ bool expired_for_command(const std::string& command, const Reply& deadline, std:
 
 // The probed transaction's replies (MULTI's, 9 QUEUED, EXEC's): records the
 // entry's change and returns the command's own reply.
-Reply record_probe(LiveWorld& world, std::size_t client, std::size_t node, const std::string& command,
-                   const std::vector<Reply>& replies) {
+Reply record_probe(LiveWorld& world, const ProbedCommand& p, const std::vector<Reply>& replies) {
   for (std::size_t i = 0; i + 1 < replies.size(); ++i)
     if (replies[i].is_error()) return replies[i];  // not queued: EXEC aborts
   const Reply& r = replies.back();
@@ -77,9 +78,9 @@ Reply record_probe(LiveWorld& world, std::size_t client, std::size_t node, const
   // An entry already expired for the command is gone for it (Redis expires
   // a key when it is accessed): record it as absent before, so the history
   // shows an expiry, not this command removing or replacing someone's lock.
-  const bool expired_before = expired_for_command(command, e[3], stamp.time_us, server_time_us(e[5]), e[2], e[6]);
+  const bool expired_before = expired_for_command(p.command, e[3], stamp.time_us, server_time_us(e[5]), e[2], e[6]);
   const Reply& before = expired_before ? kAbsent : e[2];
-  world.record_entry(client, node, effect(before, e[3], e[6], e[7]), command, !before.is_nil(), stamp);
+  world.record_entry(p, effect(before, e[3], e[6], e[7]), !before.is_nil(), stamp);
   return e[4];
 }
 
@@ -104,7 +105,8 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
     if (rt_.world_.crashed(rt_.client_)) return Reply::error("IOERR locksim: the client has crashed");
     std::lock_guard lock(mutex_);  // MULTI … EXEC must not interleave with a watchdog's command
     locks::HiredisConn& c = connection();
-    Reply reply = names_key(argv, rt_.lock_key_) ? probed(c, argv, timeout) : c.execute(argv, timeout);
+    const std::string* key = named_lock_key(argv, rt_.lock_keys_);
+    Reply reply = key ? probed(c, argv, *key, timeout) : c.execute(argv, timeout);
     rt_.world_.pause_point(rt_.client_);
     return reply;
   }
@@ -114,17 +116,17 @@ class LiveRuntime::ShardConn final : public locks::RedisConn {
   // one request): the command's effect on the entry, when the server ran
   // it and in what order. A timed-out transaction's connection goes to
   // LateReplies, which records it if it runs after all.
-  Reply probed(locks::HiredisConn& c, const Argv& argv, std::chrono::milliseconds timeout) {
-    const std::string& key = rt_.lock_key_;
+  Reply probed(locks::HiredisConn& c, const Argv& argv, const std::string& key, std::chrono::milliseconds timeout) {
     const std::vector<Argv> commands = {{"MULTI"}, {"TIME"}, {"INCR", rt_.world_.order_key()}, {"DUMP", key}, {"PEXPIRETIME", key},
                                         argv,      {"TIME"}, {"DUMP", key}, {"PEXPIRETIME", key}, {"EXEC"}};
     locks::PipelineReplies got = c.execute_pipeline(commands, timeout);
+    ProbedCommand probe{rt_.client_, node_, key, scenarios::entry_command_text(argv)};
     if (got.owed > 0) {
-      rt_.late_.adopt(std::move(conn_), rt_.client_, node_, scenarios::entry_command_text(argv), std::move(got.replies));
+      rt_.late_.adopt(std::move(conn_), std::move(probe), std::move(got.replies));
       return got.error;
     }
     if (got.replies.size() != commands.size()) return got.error;
-    return record_probe(rt_.world_, rt_.client_, node_, scenarios::entry_command_text(argv), got.replies);
+    return record_probe(rt_.world_, probe, got.replies);
   }
 
   // The connection to the shard's current master; a new one after a redirect.
@@ -202,13 +204,13 @@ std::chrono::nanoseconds ClientClock::real_when_monotonic(std::chrono::nanosecon
 }
 
 LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
-                         std::string client_name, std::string lock_key, const ClientClock& clock)
+                         std::string client_name, std::vector<std::string> lock_keys, const ClientClock& clock)
     : world_(world),
       late_(late),
       cluster_(&cluster),
       client_(client),
       client_name_(std::move(client_name)),
-      lock_key_(std::move(lock_key)),
+      lock_keys_(std::move(lock_keys)),
       clock_(clock) {
   real_ = std::make_unique<locks::RealRuntime>(endpoints(cluster));  // its own connections stay unused
   for (int s = 0; s < cluster.shards(); ++s) conns_.push_back(std::make_unique<ShardConn>(*this, s));
@@ -249,9 +251,7 @@ void LiveRuntime::cancel(std::uint64_t id) { real_->cancel(id); }
 
 struct LateReplies::Waiting {
   std::unique_ptr<locks::HiredisConn> conn;
-  std::size_t client = 0;
-  std::size_t node = 0;
-  std::string command;
+  ProbedCommand probe;
   std::vector<Reply> replies;
 };
 
@@ -259,11 +259,9 @@ LateReplies::LateReplies(LiveWorld& world) : world_(world), thread_([this] { run
 
 LateReplies::~LateReplies() { stop(); }
 
-void LateReplies::adopt(std::unique_ptr<locks::HiredisConn> conn, std::size_t client, std::size_t node,
-                        std::string command, std::vector<Reply> replies) {
+void LateReplies::adopt(std::unique_ptr<locks::HiredisConn> conn, ProbedCommand probe, std::vector<Reply> replies) {
   std::lock_guard lk(mutex_);
-  incoming_.push_back(std::make_unique<Waiting>(Waiting{std::move(conn), client, node, std::move(command),
-                                                        std::move(replies)}));
+  incoming_.push_back(std::make_unique<Waiting>(Waiting{std::move(conn), std::move(probe), std::move(replies)}));
 }
 
 void LateReplies::stop() {
@@ -286,7 +284,7 @@ void LateReplies::run() {
       locks::PipelineReplies got = w->conn->read_owed(std::chrono::milliseconds(2));
       for (auto& r : got.replies) w->replies.push_back(std::move(r));
       if (got.owed > 0) continue;
-      if (w->replies.size() == kProbeCommands) record_probe(world_, w->client, w->node, w->command, w->replies);
+      if (w->replies.size() == kProbeCommands) record_probe(world_, w->probe, w->replies);
       w.reset();
     }
     std::erase(waiting, nullptr);

@@ -50,6 +50,15 @@ struct ServerStamp {
   std::int64_t order = 0;
 };
 
+// A command on a lock entry that live mode probes: who sent it, to which
+// node, the lock key it names, and its text in the history.
+struct ProbedCommand {
+  std::size_t client = 0;
+  std::size_t node = 0;
+  std::string key;
+  std::string command;
+};
+
 // One live client's clocks over the machine's: drift since the last change
 // (both clocks), plus wall steps; kept across the client's restarts.
 // Thread-safe (the main thread applies faults, client threads read).
@@ -98,8 +107,8 @@ class LiveWorld {
   // What client c's command did to the lock entry on `node` (nullopt:
   // nothing), and whether the entry existed just before it ran (if not,
   // and the entry was last seen present, it expired in between).
-  virtual void record_entry(std::size_t c, std::size_t node, std::optional<sim::redis::KeyEvent::Kind> kind,
-                            const std::string& command, bool entry_present_before, ServerStamp stamp) = 0;
+  virtual void record_entry(const ProbedCommand& probe, std::optional<sim::redis::KeyEvent::Kind> kind,
+                            bool entry_present_before, ServerStamp stamp) = 0;
   virtual std::chrono::milliseconds command_timeout() const = 0;
   // INCR'd in every probe: the execution order on a node.
   virtual const std::string& order_key() const = 0;
@@ -116,8 +125,7 @@ class LateReplies {
   LateReplies(const LateReplies&) = delete;
   LateReplies& operator=(const LateReplies&) = delete;
   // `replies`: those read before the timeout.
-  void adopt(std::unique_ptr<locks::HiredisConn> conn, std::size_t client, std::size_t node, std::string command,
-             std::vector<Reply> replies);
+  void adopt(std::unique_ptr<locks::HiredisConn> conn, ProbedCommand probe, std::vector<Reply> replies);
   void stop();  // joins; what has not come by then is not recorded
 
  private:
@@ -139,9 +147,10 @@ struct LiveCpConns {
 
 class LiveRuntime final : public locks::Runtime {
  public:
-  // On Redis: one connection per shard of `cluster`.
+  // On Redis: one connection per shard of `cluster`; the commands naming
+  // one of `lock_keys` are probed (their effect on that entry recorded).
   LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
-              std::string client_name, std::string lock_key, const ClientClock& clock);
+              std::string client_name, std::vector<std::string> lock_keys, const ClientClock& clock);
   // On etcd / ZooKeeper: no Redis connection (node_count() 0), the CP
   // connections given (not owned; they outlive the runtime).
   LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client, const ClientClock& clock);
@@ -168,7 +177,7 @@ class LiveRuntime final : public locks::Runtime {
   LiveCpConns cp_{};
   std::size_t client_;
   std::string client_name_;  // its links on the proxies
-  std::string lock_key_;
+  std::vector<std::string> lock_keys_;  // the scenario's (one, or a segmented sale's one per segment)
   const ClientClock& clock_;
   std::unique_ptr<locks::RealRuntime> real_;  // clocks, sleeps, tokens, spawn
   std::vector<std::unique_ptr<ShardConn>> conns_;

@@ -54,6 +54,7 @@
 #include "reports/report.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/redis/node.hpp"
@@ -509,6 +510,24 @@ TEST_CASE("catalog scenarios with process faults and pauses agree live and simul
     const auto simulated = sim_kinds(s, lock);
     CHECK(live_kinds_agreeing(s, lock, simulated) == simulated);
   }
+  CHECK(redis_children() == 0);
+}
+
+TEST_CASE("a segmented sale runs live: each segment's lock key recorded on its own, the stock sold once", "[live]") {
+  tests::skip_without_redis_server();
+  const auto s = catalog_scenario("inventory-segmented");
+  live::LiveOptions options;
+  options.lock_kind = s.lock_kind;
+  options.time_scale_ppm = 10'000;
+  auto run = live::run_live(s, options);
+  if (!run) FAIL(run.error().message);
+  CHECK(run->run.violation_kinds().empty());
+  std::set<std::string> keys;
+  for (const auto& e : run->run.history.entries) keys.insert(e.key.substr(run->key_prefix.size()));
+  const auto expected = scenarios::lock_keys(s);
+  CHECK(keys == std::set<std::string>(expected.begin(), expected.end()));
+  REQUIRE(run->run.summary.sale);
+  CHECK(run->run.summary.sale->orders == static_cast<std::uint64_t>(s.inventory.stock));
   CHECK(redis_children() == 0);
 }
 
