@@ -15,12 +15,11 @@
 //    have no effect).
 #pragma once
 
-#include <optional>
-
 #include <toml++/toml.h>
 
 #include "scenarios/scenario.hpp"
 #include "scenarios/scenario_bounds.hpp"
+#include "scenarios/toml_section.hpp"
 
 namespace locksim::scenarios {
 
@@ -29,8 +28,9 @@ inline constexpr std::int64_t kMaxPerBuyer = 1'000'000;
 inline constexpr std::int64_t kMaxBuys = 1'000'000;
 
 // Reads the fields above into s (whose [workload] kind, clients and
-// [storage] are read already); the first problem, located in `file`.
-std::optional<BoundProblem> read_inventory_workload(const toml::table& file, Scenario& s);
+// [storage] are read already) from the file's root; false after recording
+// the first problem in the root's errors.
+bool read_inventory_workload(Section& root, Scenario& s);
 
 // The writer's side (scenario_writer.cpp): [workload]'s inventory keys,
 // defaults left out except `stock` and `method`.

@@ -177,8 +177,7 @@ Result<Scenario, ScenarioError> Parser::run(const toml::table& root_table) {
   if (!failed()) read_workload(root);
   if (!failed()) read_lock(root);
   if (!failed()) read_clients(root);
-  if (!failed())
-    if (auto problem = read_inventory_workload(root_table, sc_)) fail(problem->line, problem->field, problem->message);
+  if (!failed()) read_inventory_workload(root, sc_);
   if (!failed()) read_faults(root);
   if (!failed()) read_nemesis(root);
   if (!failed()) read_expect(root);

@@ -11,6 +11,18 @@ namespace locksim::scenarios {
 
 namespace {
 
+// The line of a key given as a toml++ path ("client[0].iterations", 0-based),
+// else of its nearest table that exists, else 1 (the top of the file).
+int line_at(const toml::table& file, std::string path) {
+  for (;;) {
+    if (const toml::node* n = file.at_path(path).node(); n && n->source().begin.line > 0)
+      return static_cast<int>(n->source().begin.line);
+    const auto cut = path.find_last_of(".[");
+    if (cut == std::string::npos) return 1;
+    path.resize(cut);
+  }
+}
+
 std::string hours(Duration d) { return std::to_string(std::chrono::duration_cast<std::chrono::hours>(d).count()) + "h"; }
 
 Duration magnitude(Duration d) { return d < Duration::zero() ? -d : d; }
@@ -118,18 +130,6 @@ std::optional<BoundProblem> check_lock_options_without_effect(const Scenario& s,
 }
 
 }  // namespace
-
-// The line of a key given as a toml++ path ("client[0].iterations", 0-based),
-// else of its nearest table that exists, else 1 (the top of the file).
-int line_at(const toml::table& file, std::string path) {
-  for (;;) {
-    if (const toml::node* n = file.at_path(path).node(); n && n->source().begin.line > 0)
-      return static_cast<int>(n->source().begin.line);
-    const auto cut = path.find_last_of(".[");
-    if (cut == std::string::npos) return 1;
-    path.resize(cut);
-  }
-}
 
 std::optional<BoundProblem> check_scenario_bounds(const Scenario& s, const toml::table& file) {
   for (auto check : {check_clients, check_history_estimate, check_written_clock_shifts, check_nemesis_clock_shifts,

@@ -35,10 +35,6 @@ inline constexpr Duration kMaxClockShift = std::chrono::hours(10'000);
 inline constexpr std::size_t kMaxClients = 1'000;
 inline constexpr std::int64_t kMaxHistoryEvents = 5'000'000;
 
-// The line of a key given as a toml++ path ("client[0].iterations", 0-based),
-// else of its nearest table that exists, else 1 (the top of the file).
-int line_at(const toml::table& file, std::string path);
-
 // A problem found in a parsed scenario: where, which field, why.
 struct BoundProblem {
   int line = 0;

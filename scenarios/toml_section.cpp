@@ -137,9 +137,10 @@ std::optional<std::int64_t> Section::integer(std::string_view key, std::int64_t 
   if (!n) return std::nullopt;
   if (!n->is_integer()) return wrong_type(*n, key, "an integer"), std::nullopt;
   const std::int64_t v = n->as_integer()->get();
-  if (v < lo && lo == 0) return fail(*n, key, "must not be negative"), std::nullopt;
+  const std::string got = " (got " + std::to_string(v) + ")";
+  if (v < lo && lo == 0) return fail(*n, key, "must not be negative" + got), std::nullopt;
   if (v < lo || v > hi)
-    return fail(*n, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi)), std::nullopt;
+    return fail(*n, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + got), std::nullopt;
   return v;
 }
 

@@ -70,6 +70,7 @@ class Section {
       : p_(errors), t_(t), path_(std::move(path)) {}
 
   const toml::table& table() const { return t_; }
+  TomlErrors& errors() const { return p_; }  // for the Sections below this one
   const std::string& path() const { return path_; }
   std::string field(std::string_view key) const {
     return path_.empty() ? std::string(key) : path_ + "." + std::string(key);

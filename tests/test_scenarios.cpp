@@ -496,15 +496,15 @@ TEST_CASE("a bad duration says what a duration looks like", "[scenarios]") {
 TEST_CASE("negative and zero values are refused where they make no sense", "[scenarios]") {
   CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nstart = \"-1s\"\n") ==
         "t.toml:4: client[1].start: must not be negative");
-  CHECK(outcome(kHead + "[redis]\nreplicas = -1\n") == "t.toml:6: redis.replicas: must not be negative");
+  CHECK(outcome(kHead + "[redis]\nreplicas = -1\n") == "t.toml:6: redis.replicas: must not be negative (got -1)");
   CHECK(outcome(kHead + "[lock]\nttl = \"0s\"\n") == "t.toml:6: lock.ttl: must be positive");
   CHECK(outcome(kHead + "[lock]\nttl = \"500us\"\n") == "t.toml:6: lock.ttl: must be at least 1ms (PX takes milliseconds)");
   CHECK(outcome(kHead + "[network]\nlatency = \"-1ms..1ms\"\n") == "t.toml:6: network.latency: must not be negative");
-  CHECK(outcome(kHead + "[redis]\nmasters = 0\n") == "t.toml:6: redis.masters: must be between 1 and 99");
+  CHECK(outcome(kHead + "[redis]\nmasters = 0\n") == "t.toml:6: redis.masters: must be between 1 and 99 (got 0)");
   CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\niterations = 0\n") ==
-        "t.toml:4: client[1].iterations: must be between 1 and 1000000");
+        "t.toml:4: client[1].iterations: must be between 1 and 1000000 (got 0)");
   CHECK(outcome(kHead + "[redis]\nbackground_writes_per_second = 1001\n") ==
-        "t.toml:6: redis.background_writes_per_second: must be between 0 and 1000");
+        "t.toml:6: redis.background_writes_per_second: must be between 0 and 1000 (got 1001)");
   CHECK(outcome(kHead + "[redis]\nfsync_duration = \"-1ms\"\n") == "t.toml:6: redis.fsync_duration: must not be negative");
   CHECK(outcome(kHead + "[redis]\nfsync_duration = 3\n").rfind("t.toml:6: redis.fsync_duration: ", 0) == 0);
   CHECK(outcome(kHead + "[redis]\nfsync_stall_per_mille = 5\n").rfind("t.toml:6: redis.fsync_stall_per_mille: ", 0) == 0);
@@ -563,7 +563,7 @@ TEST_CASE("counter_node takes a master name or a 0-based index", "[scenarios]") 
   CHECK(by_index->lock.counter_node == -1);
   CHECK(outcome(five + "[lock]\ncounter_node = \"redis-6\"\n") ==
         "t.toml:7: lock.counter_node: \"redis-6\" is not a Redis master (redis-1 .. redis-5)");
-  CHECK(outcome(five + "[lock]\ncounter_node = 5\n") == "t.toml:7: lock.counter_node: must be between -1 and 4");
+  CHECK(outcome(five + "[lock]\ncounter_node = 5\n") == "t.toml:7: lock.counter_node: must be between -1 and 4 (got 5)");
 }
 
 TEST_CASE("required fields are reported missing at their table", "[scenarios]") {
