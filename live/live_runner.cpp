@@ -823,6 +823,9 @@ Result<bool, LiveError> LiveSession::run() {
   for (std::size_t n = 0; n < servers_.server_count(); ++n) servers_.resume(n);  // let hung commands finish
   for (auto& t : threads) t.join();
   late_.stop();
+  if (const std::uint64_t lines = take_zk_client_log_lines())
+    notes_.push_back("ZooKeeper C client: " + std::to_string(lines) +
+                     " error log lines (connection timeouts, lost servers: what the faults do) not shown");
   if (error) return failure(*error);
   history_.end = TrueInstant{original_.duration};
   finish_entries();

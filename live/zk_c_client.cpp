@@ -6,6 +6,7 @@
 #include <zookeeper/zookeeper.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 namespace locksim::live {
@@ -20,6 +21,10 @@ struct ZkCClientConn::Watch {
 
 namespace {
 
+std::atomic<std::uint64_t> g_log_lines{0};
+
+void count_log_line(const char*) { g_log_lines.fetch_add(1, std::memory_order_relaxed); }
+
 void quiet_library_once() {
   static std::once_flag once;
   std::call_once(once, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR); });
@@ -33,6 +38,8 @@ int create_mode(const std::string& mode) {
 }
 
 }  // namespace
+
+std::uint64_t take_zk_client_log_lines() { return g_log_lines.exchange(0); }
 
 ZkCClientConn::ZkCClientConn(std::string hosts) : hosts_(std::move(hosts)) { quiet_library_once(); }
 
@@ -58,7 +65,7 @@ Task<CpStatus> ZkCClientConn::start(Duration session_timeout) {
   std::unique_lock lock(mutex_);
   if (!zh_) {
     const int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(session_timeout).count());
-    zh_ = zookeeper_init(hosts_.c_str(), on_session_event, ms, nullptr, this, 0);
+    zh_ = zookeeper_init2(hosts_.c_str(), on_session_event, ms, nullptr, this, 0, count_log_line);
     if (!zh_) co_return CpStatus{kZkConnectionLoss};
     changed_.wait_for(lock, session_timeout, [&] { return ever_connected_ || zoo_state(zh_) == ZOO_EXPIRED_SESSION_STATE; });
   }

@@ -21,11 +21,13 @@
 // watch outlives a wait that timed out (ZooKeeper cannot remove it), so its
 // context is owned here until the handle is closed.
 //
-// Thread-safe (the C client's handle is). The library's log goes to
-// stderr at ERROR level only.
+// Thread-safe (the C client's handle is). The library's log (ERROR level:
+// connection timeouts and lost servers, the expected noise of member
+// faults) is counted, not printed: take_zk_client_log_lines() says how many.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -37,6 +39,9 @@
 struct _zhandle;  // zookeeper.h's zhandle_t, kept out of this header
 
 namespace locksim::live {
+
+// The ZooKeeper C client's log lines since the last call (all handles).
+std::uint64_t take_zk_client_log_lines();
 
 class ZkCClientConn final : public locks::ZkConn {
  public:
