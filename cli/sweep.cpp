@@ -214,13 +214,15 @@ std::optional<ItemResult> live_item(const Plan& plan, std::uint64_t item, const 
 void check_live_options(const SweepOptions& o, const Plan& plan) {
   if (o.jobs > 1) throw InputError("sweep: --live runs one at a time (real time, real processes): drop --jobs");
   live_time_scale_ppm(plan.scenarios.front(), o.time_scale);  // throws on a bad --time-scale
+  // redis-server is needed only if a scenario runs on Redis (etcd and
+  // ZooKeeper runs find their own binaries, and say so per run).
+  const bool on_redis = std::any_of(plan.scenarios.begin(), plan.scenarios.end(),
+                                    [](const scenarios::Scenario& s) { return s.topology == locks::Topology::Redis; });
+  if (!on_redis) return;
   auto binary = live::locate_redis_server(o.redis_server);
   if (!binary) throw InputError("sweep --live: " + binary.error().message);
 }
 
-// This shard's work-list positions still to run, produced on demand (a
-// huge --seeds must not build a list in memory): shard K/N holds positions
-// K-1, K-1+N, ...; those already in the resumed file are skipped.
 // Whether a worker that ran out of memory may retire (another is still
 // running); says so once.
 bool retire_on_oom(std::atomic<unsigned>& active, std::atomic<bool>& told, std::ostream& log) {
@@ -232,6 +234,9 @@ bool retire_on_oom(std::atomic<unsigned>& active, std::atomic<bool>& told, std::
   return true;
 }
 
+// This shard's work-list positions still to run, produced on demand (a
+// huge --seeds must not build a list in memory): shard K/N holds positions
+// K-1, K-1+N, ...; those already in the resumed file are skipped.
 class WorkCursor {
  public:
   WorkCursor(const Plan& plan, const SweepOptions& o, const std::set<std::string>& done)

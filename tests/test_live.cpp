@@ -718,6 +718,16 @@ TEST_CASE("a missing --redis-server path gives exit 2 at once", "[live]") {
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
+TEST_CASE("sweep --live over etcd / ZooKeeper scenarios only does not ask for redis-server (issue 16)", "[live]") {
+  const auto [out, code] =
+      run_cli("sweep --live --scenario etcd-member-clock-jump --redis-server /nonexistent/redis-server --out " +
+              std::string("/tmp/locksim-test-cp-only.jsonl"));
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find("/nonexistent/redis-server") == std::string::npos);
+  CHECK(out.find("2 runs written") != std::string::npos);  // the two locks' skip lines (member clocks)
+}
+
 TEST_CASE("sweep --live writes live's JSON lines, a skip line with the reason, and resumes", "[live]") {
   tests::skip_without_redis_server();
   const fs::path dir = fs::temp_directory_path() / ("locksim-test-sweep-live-" + std::to_string(::getpid()));
