@@ -27,6 +27,11 @@ struct Hosts {
 Hosts hosts_of(const Scenario& s) {
   Hosts h;
   for (const ClientSpec& c : s.clients) h.clients.push_back(c.name);
+  if (s.topology != locks::Topology::Redis) {  // the members stand where the masters do
+    h.masters = cp_member_hosts(s.topology, s.cp.members);
+    h.nodes = h.masters;
+    return h;
+  }
   RedisHosts redis = redis_hosts(s.redis.masters, s.redis.replicas);
   h.masters = std::move(redis.masters);
   h.nodes = std::move(redis.by_shard);
@@ -184,9 +189,15 @@ std::optional<RemovalReason> single_removal(const CheckFault& c, bool reached, c
   return std::nullopt;
 }
 
+// A kind that needs a Redis node of its own (a replica to promote, an AOF
+// to stall): not on an etcd or ZooKeeper topology.
+bool redis_only(const FaultKindInfo& k, const Scenario& s) {
+  return s.topology != locks::Topology::Redis && (k.needs_replicas || k.target == TargetRole::RedisNode);
+}
+
 std::string validate(const Scenario& s, const CheckOptions& o, const locks::LockInfo& lock) {
-  if (auto why = locks::topology_mismatch(lock, locks::Topology::Redis)) return "check: --lock: " + *why;
-  if (static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
+  if (auto why = locks::topology_mismatch(lock, s.topology)) return "check: --lock: " + *why;
+  if (s.topology == locks::Topology::Redis && static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
     return "check: " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
            s.name + " has " + std::to_string(s.redis.masters);
   if (o.max_faults < 1 || o.max_faults > kMaxCheckFaults)
@@ -201,6 +212,8 @@ std::string validate(const Scenario& s, const CheckOptions& o, const locks::Lock
     const FaultKindInfo& k = fault_kind_info(kind);
     const std::string name(fault_kind_name(kind));
     if (k.check_targets == CheckTargets::NotEnumerated) return "check: --kinds: " + name + " is not enumerated (a checked partition heals on its own)";
+    if (redis_only(k, s))
+      return "check: --kinds: " + name + " is a Redis fault; scenario " + s.name + " runs on " + locks::topology_name(s.topology);
     if (k.needs_replicas && s.redis.replicas == 0) return "check: --kinds: " + name + " needs replicas; scenario " + s.name + " has none";
     if (k.needs_aof && !s.redis.appendonly) return "check: --kinds: " + name + " needs an AOF; scenario " + s.name + " has appendonly = false";
   }
@@ -210,7 +223,9 @@ std::string validate(const Scenario& s, const CheckOptions& o, const locks::Lock
 std::vector<FaultKind> kinds_that_apply(const Scenario& s) {
   std::vector<FaultKind> out;
   for (const FaultKindInfo& k : fault_kind_table())
-    if (k.check_targets != CheckTargets::NotEnumerated && !(k.needs_replicas && s.redis.replicas == 0) && !(k.needs_aof && !s.redis.appendonly)) out.push_back(k.kind);
+    if (k.check_targets != CheckTargets::NotEnumerated && !redis_only(k, s) && !(k.needs_replicas && s.redis.replicas == 0) &&
+        !(k.needs_aof && !s.redis.appendonly))
+      out.push_back(k.kind);
   return out;
 }
 

@@ -570,6 +570,18 @@ TEST_CASE("check: the token lock never releases another client's lock under any 
   CHECK(out.find("triggers    A:acquiring, A:acquired, A:write, A:write#2, A:released") != std::string::npos);
 }
 
+TEST_CASE("check on an etcd scenario enumerates the members, not Redis nodes, and finds etcd#11456 (issue 16)",
+          "[catalog]") {
+  const auto [out, code] =
+      run_cli("check etcd-lease-expired-while-waiting --lock etcd-mutex-11456 --faults 1 --kinds pause --jobs 2");
+  INFO(out);
+  CHECK(code == 1);
+  CHECK(out.find("targets     A, B, C, etcd-1, etcd-2, etcd-3") != std::string::npos);
+  CHECK(out.find("redis-") == std::string::npos);
+  CHECK(out.find(". pause B ") != std::string::npos);  // the waiter paused past its lease: #11456
+  CHECK(out.find("mutual-exclusion") != std::string::npos);
+}
+
 TEST_CASE("check's shards concatenate to the unsharded file, for any --jobs", "[catalog]") {
   const auto dir = std::filesystem::temp_directory_path() / "locksim-test-check";
   std::filesystem::create_directories(dir);
@@ -604,7 +616,8 @@ TEST_CASE("check: bad input is one line and exit 2", "[catalog]") {
   for (const std::string args : {"gc-pause --lock token --kinds nap", "gc-pause --lock token --property two-holders",
                                  "gc-pause --lock no-such-lock", "gc-pause --lock token --faults 0",
                                  "gc-pause --lock token --faults 4", "gc-pause --lock etcd-mutex",
-                                 "gc-pause --lock token --kinds failover", "no-such-scenario --lock token"}) {
+                                 "gc-pause --lock token --kinds failover", "no-such-scenario --lock token",
+                                 "etcd-gc-pause --lock etcd-mutex --kinds fsync-stall", "etcd-gc-pause --lock token"}) {
     const auto [out, code] = run_cli("check " + args + " 2>&1");
     INFO(args << ": " << out);
     CHECK(code == 2);
