@@ -7,17 +7,25 @@
 # the "Confirmed on real Redis" section of `locksim report --format md` is
 # put between the agreement-table markers of docs/agreement.md (headings one level down).
 #
-#   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~12-14 minutes
+#   scripts/agreement-table.sh [BUILD_DIR]      # default build/; takes ~18 minutes
+#   scripts/agreement-table.sh --table-only [BUILD_DIR]
+#       rebuilds the table from out/agreement/*.jsonl as they are, e.g. after
+#       re-running a few cells with `locksim sweep --live --scenario S --resume
+#       --out out/agreement/live.jsonl` (drop their lines first)
 #
 # Live runs are real-time: run it on an otherwise idle machine. The inputs
 # stay in out/agreement/ (sim.jsonl, live.jsonl, report.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+table_only=false
+if [[ ${1:-} == --table-only ]]; then table_only=true; shift; fi
 locksim=${1:-build}/locksim
 out=out/agreement
 mkdir -p "$out"
-"$locksim" sweep --seeds 1 --quiet --out "$out/sim.jsonl" || [[ $? -le 1 ]]
-"$locksim" sweep --live --quiet --out "$out/live.jsonl" || [[ $? -le 1 ]]
+if ! $table_only; then
+  "$locksim" sweep --seeds 1 --quiet --out "$out/sim.jsonl" || [[ $? -le 1 ]]
+  "$locksim" sweep --live --quiet --out "$out/live.jsonl" || [[ $? -le 1 ]]
+fi
 "$locksim" report "$out/sim.jsonl" "$out/live.jsonl" --format md --out "$out/report.md"
 awk '/^## Confirmed on real Redis/ {on = 1; next} on && /^## / {exit} on {print}' "$out/report.md" \
   | sed 's/^## /### /' > "$out/table.md"
