@@ -992,6 +992,12 @@ const KnownDifference kKnownDifferences[] = {
     {"zk-member-clock-jump", "",
      "not run live: ZooKeeper's JVM does not run under liblocksim_preload, so a member's clock cannot be stepped "
      "(live mode refuses it, exit 2); the simulated 'no effect' stands unconfirmed"},
+    {"etcd-holder-crash", "",
+     "not run live: a live client's crash would close its etcd session on the way out, where a crashed process "
+     "leaves its lease to expire (live mode refuses it, exit 2); the simulated lease expiry stands unconfirmed"},
+    {"zk-holder-crash", "",
+     "not run live: a live client's crash would close its ZooKeeper session on the way out, where a crashed process "
+     "leaves it to expire (live mode refuses it, exit 2); the simulated session expiry stands unconfirmed"},
     {"redlock-py-wall-clock-step", "redlock-py",
      "the client wall-clock step is triggered at A:acquiring and must land between A's first reading and the replies; "
      "at time scale 0.01 the whole acquire takes well under a millisecond of real time, so the live step (through "
