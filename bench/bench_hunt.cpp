@@ -119,6 +119,8 @@ BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_py, std::string("redlock-py"), 10
     ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 BENCHMARK_CAPTURE(BM_HuntReproduction, etcd_mutex_11456, std::string("etcd-mutex-11456"), 1000)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_rb_36, std::string("redlock-rb-36"), 1000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One property case = draw a scenario with faults + run it + check it.
 void property_cases(benchmark::State& state, const std::string& lock, std::vector<FaultKind> kinds) {

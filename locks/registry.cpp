@@ -33,6 +33,7 @@
   X(node_redlock_fixed)          \
   X(redlock_net_48)              \
   X(redlock_net_fixed)           \
+  X(redlock_rb_36)               \
   X(shedlock_redis)              \
   X(shedlock_redis_safe)
 

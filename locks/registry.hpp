@@ -68,6 +68,9 @@ struct LockInfo {
   // Measures a grant's validity on the wall clock: generated hunts aim clock
   // steps inside its acquires (scenarios::GenLimits::acquiring_trigger).
   bool wall_clock_validity = false;
+  // Its bug is in extend(): generated hunts make every client extend the
+  // lock before each write (`[[client]] extends`), as its users do.
+  bool extends_before_writes = false;
 };
 
 // Why `lock` cannot run on a scenario of topology `scenario`, or nullopt.

@@ -375,7 +375,7 @@ void Parser::read_clients(Section& root) {
 
 void Parser::read_client(Section& c, std::set<std::string>& seen) {
   // buys: read_inventory_workload.
-  if (!c.check_keys({"name", "start", "work", "writes", "iterations", "clock_drift_ppm", "buys"})) return;
+  if (!c.check_keys({"name", "start", "work", "writes", "iterations", "clock_drift_ppm", "buys", "extends"})) return;
   ClientSpec spec;
   const auto name = c.string("name");
   if (!name) {
@@ -396,6 +396,9 @@ void Parser::read_client(Section& c, std::set<std::string>& seen) {
   if (auto v = c.integer("writes", 0, kMaxWrites)) spec.writes = static_cast<int>(*v);
   if (auto v = c.integer("iterations", 1, kMaxIterations)) spec.iterations = static_cast<int>(*v);
   if (auto v = c.integer("clock_drift_ppm", -kMaxPpm, kMaxPpm)) spec.clock_drift_ppm = *v;
+  if (auto v = c.boolean("extends")) spec.extends = *v;
+  if (!failed() && spec.extends && sc_.workload != WorkloadKind::Lock)
+    c.fail_value("extends", "only for [workload] kind = \"lock\" (a client extends its lock before each write)");
   if (!failed() && spec.start >= sc_.duration)
     c.fail_value("start", "the run ends at " + format_duration(sc_.duration) + ", before this client starts");
   sc_.clients.push_back(std::move(spec));

@@ -142,6 +142,9 @@ struct ClientSpec {
   int iterations = 1;
   std::int64_t clock_drift_ppm = 0;
   int buys = 1;  // inventory: purchase attempts, one item each
+  // Extends the lock before each write (redlock-rb's `lock(key, ttl,
+  // extend: lock_info)`): a failed extension abandons the section.
+  bool extends = false;
 };
 
 struct RedisSpec {

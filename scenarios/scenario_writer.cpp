@@ -97,6 +97,7 @@ toml::table client_table(const ClientSpec& c, bool buyer) {
     if (c.iterations != 1) t.insert("iterations", std::int64_t{c.iterations});
   }
   if (c.clock_drift_ppm != 0) t.insert("clock_drift_ppm", c.clock_drift_ppm);
+  if (c.extends) t.insert("extends", true);
   return t;
 }
 
@@ -267,6 +268,7 @@ void diff_clients(Diff& d, const Scenario& a, const Scenario& b) {
     d.eq(p + "name", x.name, y.name).eq(p + "start", x.start, y.start).eq(p + "work", x.work, y.work);
     d.eq(p + "writes", x.writes, y.writes).eq(p + "iterations", x.iterations, y.iterations);
     d.eq(p + "clock_drift_ppm", x.clock_drift_ppm, y.clock_drift_ppm).eq(p + "buys", x.buys, y.buys);
+    d.eq(p + "extends", x.extends, y.extends);
   }
 }
 

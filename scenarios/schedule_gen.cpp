@@ -161,6 +161,7 @@ Scenario with_clients(Scenario s, const ScenarioDraw& d, const GenLimits& limits
   for (int i = 0; i < n; ++i)
     s.clients.push_back({generated_client_name(i), first_start + stagger * i, work,
                          1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites)), iterations, 0});
+  for (ClientSpec& c : s.clients) c.extends = limits.extending_clients;
   s.lock.acquire_timeout = s.lock.ttl * (2 + n * iterations);
   s.duration = stagger * (n - 1) + s.lock.ttl * (4 + n * iterations);
   if (work > s.lock.ttl) {  // long jobs: everyone waits for everyone's whole job
@@ -595,6 +596,7 @@ HuntOptions default_hunt_options(const locks::LockInfo& lock) {
   o.limits.kinds = default_hunt_kinds();
   o.limits.long_jobs = lock.long_jobs;
   o.limits.acquiring_trigger = lock.wall_clock_validity;
+  o.limits.extending_clients = lock.extends_before_writes;
   if (const auto& r = lock.reproduces) {
     // Hunt for the reported violation, in runs its fix survives.
     o.baseline_lock = r->fixed_by;

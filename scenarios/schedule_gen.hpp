@@ -57,6 +57,9 @@ struct GenLimits {
   // (locks::LockInfo::wall_clock_validity: a clock step only matters between
   // the two clock reads of an acquire), a clock jump then on C itself.
   bool acquiring_trigger = false;
+  // Every generated client extends its lock before each write
+  // (LockInfo::extends_before_writes: the lock's bug is in extend()).
+  bool extending_clients = false;
 };
 
 // One fault as numbers; build_scenario maps them onto a scenario's hosts.

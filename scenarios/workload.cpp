@@ -6,7 +6,9 @@
 // of `work` on the client's local clock with `writes` storage writes at
 // work·i/(n+1), then release. The lock is asked `still_valid()` before each
 // write (past a lease's validity deadline, or once a lock knows it lost the
-// lease, it says no); then the client abandons the section and releases.
+// lease, it says no); then the client abandons the section and releases. A
+// client with `extends` first extends the lock before each write (abandoning
+// if that fails).
 // gate: every client tries `SET key name NX PX ttl` once; a winner believes
 // it won until the end of the run and writes its order to the storage (the
 // sale's one slot: inventory_workload.hpp).
@@ -107,6 +109,17 @@ void end_belief(WorkloadWorld& world, std::size_t c, const char* reason) {
 
 namespace {
 
+// A successful extension: the open belief's validity deadline is the
+// lease's new one (an extension claims the lock was held all along).
+void extend_belief(WorkloadWorld& world, std::size_t c, const locks::Lease& lease) {
+  std::optional<TrueInstant> deadline;
+  if (lease.valid_until) deadline = world.true_when_monotonic(c, *lease.valid_until);
+  world.record(c, [&](const Ledger& l) {
+    if (!l.ended && l.client.open_belief) l.history.beliefs[*l.client.open_belief].deadline = deadline;
+  });
+  world.note(c, "extended", lease.key);
+}
+
 // One iteration of the lock workload: acquire, critical section, release.
 Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock) {
   const ClientSpec& spec = world.scenario().clients[c];
@@ -127,6 +140,13 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
   bool abandoned = false;
   for (int i = 1; i <= spec.writes && !world.ended(); ++i) {
     co_await world.sleep_until(c, entered + spec.work * i / (spec.writes + 1));
+    if (spec.extends) {  // "I need more time": extend, and abandon if that fails
+      if (!co_await lock.extend(*lease)) {
+        abandoned = true;
+        break;
+      }
+      extend_belief(world, c, *lease);
+    }
     if (!lock.still_valid(*lease)) {  // true without a deadline unless the lock knows it lost the lease
       abandoned = true;
       break;

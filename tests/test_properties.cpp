@@ -418,7 +418,7 @@ TEST_CASE("locksim hunt finds each reproduced client bug blind, in a run its fix
   const std::map<std::string, std::uint64_t> budget = {
       {"shedlock-redis", 1000}, {"redlock-py-pr3", 1000}, {"redisson-watchdog-3194", 1000},
       {"node-redlock-169", 1000}, {"redlock-net-48", 5000}, {"redlock-py", 10000},
-      {"etcd-mutex-11456", 1000}};
+      {"etcd-mutex-11456", 1000}, {"redlock-rb-36", 1000}};
   std::size_t hunted = 0;
   for (const auto& info : locks::all_locks()) {
     if (!info.reproduces) continue;

@@ -873,6 +873,19 @@ TEST_CASE("an inventory's bad fields are located errors", "[scenarios]") {
   CHECK(outcome(kHead + "[workload]\nkind = \"shop\"\n").starts_with("t.toml:6: workload.kind:"));
 }
 
+TEST_CASE("a client's extends is a boolean for the lock workload, written back by the writer (issue 19)",
+          "[scenarios]") {
+  const auto s = load("name = \"t\"\n[[client]]\nname = \"A\"\nextends = true\n[[client]]\nname = \"B\"\n");
+  REQUIRE(s);
+  CHECK(s->clients[0].extends);
+  CHECK_FALSE(s->clients[1].extends);
+  CHECK(load(scenario_to_toml(*s))->clients[0].extends);
+  CHECK(outcome("name = \"t\"\n[[client]]\nname = \"A\"\nextends = 1\n") ==
+        "t.toml:4: client[1].extends: expected a boolean (true or false), got integer");
+  CHECK(outcome("name = \"t\"\n[workload]\nkind = \"gate\"\n[[client]]\nname = \"A\"\nextends = true\n") ==
+        "t.toml:6: client[1].extends: only for [workload] kind = \"lock\" (a client extends its lock before each write)");
+}
+
 TEST_CASE("an inventory scenario written by the scenario writer loads back equal", "[scenarios]") {
   auto first = load("name = \"t\"\n[workload]\nkind = \"inventory\"\nstock = 100\nmethod = \"segmented\"\n"
                     "segments = 5\nper_buyer = 2\n[[client]]\nname = \"A\"\nbuys = 4\n[[client]]\nname = \"B\"\n");
