@@ -115,7 +115,7 @@ BENCHMARK_CAPTURE(BM_HuntReproduction, node_redlock_169, std::string("node-redlo
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_net_48, std::string("redlock-net-48"), 5000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
-BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_py, std::string("redlock-py"), 10000)
+BENCHMARK_CAPTURE(BM_HuntReproduction, redlock_py, std::string("redlock-py"), 1000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 BENCHMARK_CAPTURE(BM_HuntReproduction, etcd_mutex_11456, std::string("etcd-mutex-11456"), 1000)
     ->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -78,9 +78,9 @@ Duration acquire_window_part(const Scenario& s, std::uint32_t per_mille) {
   return ms(1 + window_ms * std::min(per_mille, kPerMille) / kPerMille);
 }
 
-void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s, std::uint32_t triggers) {
+void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s, std::uint32_t triggers, bool in_acquire) {
   const ClientSpec& c = s.clients[d.trigger_client % s.clients.size()];
-  std::uint32_t event = d.trigger % triggers;
+  std::uint32_t event = in_acquire ? 4 : d.trigger % triggers;
   if (event == 4) {
     f.after = Trigger{c.name, "acquiring", 1};
     f.at = acquire_window_part(s, d.at_pm);
@@ -126,7 +126,10 @@ std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, cons
       (limits.restart_after_ttl ? s.lock.ttl + ms(1) : ms(0)) + span_part(s.lock.ttl, d.length_pm);
   if (!fault_kind_info(d.kind).hunt_fill(f, fill)) return std::nullopt;
   const std::uint32_t triggers = limits.acquiring_trigger ? 5 : 4;
-  if (d.trigger % triggers != 0) set_trigger(f, d, s, triggers);
+  // A wall-clock-validity lock's clock steps all land inside an acquire,
+  // the only place they matter to it (between its two clock reads).
+  const bool in_acquire = limits.acquiring_trigger && d.kind == FaultKind::ClockJump;
+  if (in_acquire || d.trigger % triggers != 0) set_trigger(f, d, s, triggers, in_acquire);
   else f.at = std::min(first_client_start(s) + span_part(s.lock.ttl, d.at_pm), s.duration - ms(1));
   return f;
 }
