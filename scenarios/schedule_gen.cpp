@@ -231,6 +231,11 @@ ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits) {
   for (std::uint32_t i = 0; i < faults; ++i) {
     FaultDraw f;
     f.kind = limits.kinds[rng.below(limits.kinds.size())];
+    // A lock that renews in the background meets its bugs in a starved
+    // process: for it, half of the drawn faults are pauses.
+    const bool starve = limits.long_jobs && rng.chance(1, 2);
+    if (starve && std::find(limits.kinds.begin(), limits.kinds.end(), FaultKind::Pause) != limits.kinds.end())
+      f.kind = FaultKind::Pause;
     f.target = upto(7);
     f.peer = static_cast<std::uint32_t>(rng.next());
     f.trigger = upto(limits.acquiring_trigger ? 4 : 3);
