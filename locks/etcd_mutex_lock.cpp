@@ -120,8 +120,10 @@ Task<EtcdMutexLock::Outcome> EtcdMutexLock::lock_once(EtcdConn& etcd, LocalInsta
     return a.create_revision < b.create_revision;
   });
   if (oldest == owners.end() || oldest->create_revision == my_rev) co_return Outcome::Granted;
-  if (co_await wait_deletes(etcd, pfx, my_rev - 1, deadline))
-    co_return check_ == MutexCheck::None ? Outcome::Granted : co_await check_key_after_wait(etcd, my_key);
+  if (co_await wait_deletes(etcd, pfx, my_rev - 1, deadline)) {
+    if (check_ == MutexCheck::None) co_return Outcome::Granted;
+    co_return co_await check_key_after_wait(etcd, my_key);  // an if, not ?: (see tests/test_rules.cpp)
+  }
   // "release lock key if wait failed"
   ++round_trips_;
   (void)co_await etcd.delete_range(my_key, "");

@@ -81,7 +81,9 @@ class RedlockNetLock final : public RedlockLock {
   Task<void> keepalive(Lease lease) {
     for (;;) {
       co_await rt_.sleep(config_.ttl / 2);
-      const bool extended = fixed_ ? co_await RedlockLock::extend(lease) : co_await extend_or_recreate(lease);
+      bool extended = false;  // an if, not ?: around co_await (tests/test_rules.cpp)
+      if (fixed_) extended = co_await RedlockLock::extend(lease);
+      else extended = co_await extend_or_recreate(lease);
       acquired_ = extended;
       if (!extended && fixed_) co_return;  // lost: stays lost
     }

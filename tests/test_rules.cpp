@@ -224,6 +224,33 @@ TEST_CASE("no code switches on a fault kind: each kind's behaviour is a table en
   }
 }
 
+// A conditional operator with a co_await in an arm (`c ? a : co_await b`).
+bool has_co_await_in_conditional(const std::string& line) {
+  static const std::regex re(R"(\s\?\s.*\bco_await\b)");
+  return std::regex_search(line.substr(0, line.find("//")), re);
+}
+
+TEST_CASE("no co_await inside a conditional operator (GCC 12 evaluates the arm it should skip)", "[rules]") {
+  // Found by the Clang/GCC determinism sweep: GCC 12 ran the co_await of
+  // `check_ == None ? Granted : co_await check(...)` although the condition
+  // held (an extra etcd Get, another digest). Write an if instead.
+  CHECK(has_co_await_in_conditional("    co_return ok ? Outcome::Granted : co_await check(etcd, key);"));
+  CHECK(has_co_await_in_conditional("  const bool e = f ? co_await a() : co_await b();"));
+  CHECK_FALSE(has_co_await_in_conditional("  if (f) e = co_await a();"));
+  CHECK_FALSE(has_co_await_in_conditional("  // x ? y : co_await z"));
+  const auto files = project_sources();
+  REQUIRE(files.size() > 50);
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      INFO(file.string() << ":" << number << ": co_await inside ?: (write an if)");
+      CHECK_FALSE(has_co_await_in_conditional(line));
+    }
+  }
+}
+
 TEST_CASE("no statement in the simulation makes two random draws", "[rules]") {
   const auto files = simulation_sources();
   REQUIRE(files.size() > 10);
