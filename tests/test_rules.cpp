@@ -166,6 +166,23 @@ bool has_fault_kind_case(const std::string& line) {
   return std::regex_search(line.substr(0, line.find("//")), fault_kind_case());
 }
 
+// Fails on every line of the project's sources that `bad` matches, naming
+// file, line and `why`. Line by line: a whole-file std::regex overflows the
+// stack under ASan.
+void check_no_line_of_project(bool (*bad)(const std::string&), const char* why) {
+  const auto files = project_sources();
+  REQUIRE(files.size() > 50);
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      INFO(file.string() << ":" << number << ": " << why);
+      CHECK_FALSE(bad(line));
+    }
+  }
+}
+
 // The project headers `file` includes ("sim/network.hpp").
 std::vector<std::string> project_includes(const fs::path& file) {
   // Line by line: a whole-file std::regex overflows the stack under ASan.
@@ -211,17 +228,7 @@ TEST_CASE("no code switches on a fault kind: each kind's behaviour is a table en
   CHECK(has_fault_kind_case("    case scenarios::FaultKind::Heal:"));
   CHECK_FALSE(has_fault_kind_case("  // case FaultKind::Pause:"));
   CHECK_FALSE(has_fault_kind_case("  if (f.kind == FaultKind::Pause) return;"));
-  const auto files = project_sources();
-  REQUIRE(files.size() > 50);
-  for (const auto& file : files) {
-    std::ifstream in(file);
-    int number = 0;
-    for (std::string line; std::getline(in, line);) {
-      ++number;
-      INFO(file.string() << ":" << number << ": a switch over fault kinds (add a field to the fault table or an applier instead)");
-      CHECK_FALSE(has_fault_kind_case(line));
-    }
-  }
+  check_no_line_of_project(has_fault_kind_case, "a switch over fault kinds (add a field to the fault table or an applier instead)");
 }
 
 // A conditional operator with a co_await in an arm (`c ? a : co_await b`).
@@ -238,17 +245,7 @@ TEST_CASE("no co_await inside a conditional operator (GCC 12 evaluates the arm i
   CHECK(has_co_await_in_conditional("  const bool e = f ? co_await a() : co_await b();"));
   CHECK_FALSE(has_co_await_in_conditional("  if (f) e = co_await a();"));
   CHECK_FALSE(has_co_await_in_conditional("  // x ? y : co_await z"));
-  const auto files = project_sources();
-  REQUIRE(files.size() > 50);
-  for (const auto& file : files) {
-    std::ifstream in(file);
-    int number = 0;
-    for (std::string line; std::getline(in, line);) {
-      ++number;
-      INFO(file.string() << ":" << number << ": co_await inside ?: (write an if)");
-      CHECK_FALSE(has_co_await_in_conditional(line));
-    }
-  }
+  check_no_line_of_project(has_co_await_in_conditional, "co_await inside ?: (write an if)");
 }
 
 TEST_CASE("no statement in the simulation makes two random draws", "[rules]") {
