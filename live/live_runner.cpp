@@ -288,6 +288,8 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   void fail(LiveError e);
   void finish_entries();
   bool run_due_events();
+  bool story_over();
+  std::string story_over_note(Clock::duration real) const;
 
   const Scenario& original_;
   const Scenario& s_;
@@ -299,6 +301,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   std::string order_key_;
   Clock::time_point origin_;
   std::atomic<bool> stop_{false};
+  std::atomic<std::size_t> clients_done_{0};  // client threads whose workload ended (not by the run's end)
   std::mutex mutex_;
   std::condition_variable cv_;
   std::vector<ClientState> clients_;
@@ -487,9 +490,13 @@ void LiveSession::client_thread(std::size_t c) {
       clients_[c].running = clients_[c].incarnation;
     }
     try {
-      if (cp_) return client_thread_cp(c);
-      LiveRuntime rt(*this, late_, *redis_, c, s_.clients[c].name, scenarios::lock_keys(s_), *client_clocks_[c]);
-      sync_wait(scenarios::client_main(*this, c, rt));
+      if (cp_) {
+        client_thread_cp(c);
+      } else {
+        LiveRuntime rt(*this, late_, *redis_, c, s_.clients[c].name, scenarios::lock_keys(s_), *client_clocks_[c]);
+        sync_wait(scenarios::client_main(*this, c, rt));
+      }
+      clients_done_.fetch_add(1);  // its runtime (and any CP session) is closed by now
       return;
     } catch (const ClientCrashed&) {
       // its frames are gone; wait for a restart
@@ -770,6 +777,26 @@ bool LiveSession::run_due_events() {
   }
 }
 
+// Nothing can happen to the history once every client's workload has
+// ended, no fault, restart or delivery is queued, no write is held by a
+// partition and no late reply is owed: the run stops there instead of
+// sleeping to the scenario's end (the history still ends at `duration`, as
+// the simulator's does). A client that crashed for good never ends its
+// workload, so its run goes on to the end.
+bool LiveSession::story_over() {
+  if (clients_done_.load() < clients_.size() || !late_.idle()) return false;
+  std::lock_guard lk(mutex_);
+  return queue_.empty() && held_writes_.empty() && !fatal_;
+}
+
+std::string LiveSession::story_over_note(Clock::duration real) const {
+  const auto scenario_time = std::chrono::floor<std::chrono::milliseconds>(
+      std::chrono::duration_cast<Duration>(real) * 1'000'000 / ppm_);
+  return "the story was over at " + format_duration(std::min<Duration>(scenario_time, original_.duration)) +
+         " (every client finished, no fault or delivery pending): the live run stopped there, not at " +
+         format_duration(original_.duration);
+}
+
 Result<bool, LiveError> LiveSession::run() {
   history_.nodes.clear();
   history_.sale = scenarios::sale_terms(s_);
@@ -809,6 +836,10 @@ Result<bool, LiveError> LiveSession::run() {
       break;
     }
     if (!run_due_events()) break;
+    if (story_over()) {
+      notes_.push_back(story_over_note(Clock::now() - origin_));
+      break;
+    }
     std::unique_lock lk(mutex_);
     auto wake = std::min(end, Clock::now() + 20ms);
     if (!queue_.empty()) wake = std::min(wake, queue_.begin()->first.first);

@@ -261,6 +261,7 @@ LateReplies::~LateReplies() { stop(); }
 
 void LateReplies::adopt(std::unique_ptr<locks::HiredisConn> conn, ProbedCommand probe, std::vector<Reply> replies) {
   std::lock_guard lk(mutex_);
+  outstanding_.fetch_add(1);
   incoming_.push_back(std::make_unique<Waiting>(Waiting{std::move(conn), std::move(probe), std::move(replies)}));
 }
 
@@ -286,6 +287,7 @@ void LateReplies::run() {
       if (got.owed > 0) continue;
       if (w->replies.size() == kProbeCommands) record_probe(world_, w->probe, w->replies);
       w.reset();
+      outstanding_.fetch_sub(1);
     }
     std::erase(waiting, nullptr);
   }

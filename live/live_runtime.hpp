@@ -127,6 +127,7 @@ class LateReplies {
   // `replies`: those read before the timeout.
   void adopt(std::unique_ptr<locks::HiredisConn> conn, ProbedCommand probe, std::vector<Reply> replies);
   void stop();  // joins; what has not come by then is not recorded
+  bool idle() const { return outstanding_.load() == 0; }  // no reply still owed
 
  private:
   struct Waiting;
@@ -135,6 +136,7 @@ class LateReplies {
   std::mutex mutex_;
   std::vector<std::unique_ptr<Waiting>> incoming_;
   std::atomic<bool> stopping_{false};
+  std::atomic<std::size_t> outstanding_{0};  // adopted and not yet recorded or dropped
   std::thread thread_;  // last: starts once the rest is built
 };
 

@@ -58,6 +58,7 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/redis/node.hpp"
+#include "scenarios/duration.hpp"
 #include "sim/world.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/shell.hpp"
@@ -469,6 +470,54 @@ at = "500ms"
   CHECK(redis_children() == 0);
 }
 
+namespace {
+using namespace std::chrono_literals;
+// The scenario time of live mode's "the story was over at T" note, or -1 s
+// when the run went on to the scenario's end.
+Duration story_over_at(const live::LiveRun& run) {
+  for (const auto& note : run.notes)
+    if (note.starts_with("the story was over at ")) {
+      auto d = scenarios::parse_duration(note.substr(22, note.find(' ', 22) - 22));
+      REQUIRE(d);
+      return *d;
+    }
+  return Duration{-1s};
+}
+}  // namespace
+
+TEST_CASE("a live run stops once the story is over, and not before a fault still to come", "[live]") {
+  tests::skip_without_redis_server();
+  // A is done by ~400 ms of a 600 s story; at the default scale (0.01) the
+  // rest would be 6 s of real sleep with nothing left to happen.
+  const std::string client = R"(
+[[client]]
+name = "A"
+start = "100ms"
+work = "200ms"
+)";
+  auto quiet = scenario_from(token_lock_toml("story-over", "600s") + client);
+  auto run = live::run_live(*quiet, live::LiveOptions{});
+  REQUIRE(run);
+  CHECK(run->run.summary.acquisitions == 1);
+  CHECK(run->run.history.end == TrueInstant{600s});  // judged to the scenario's end, as simulated
+  const Duration over = story_over_at(*run);
+  CHECK(over > 300ms);
+  CHECK(over < 300s);
+  // A pause of redis-1 at 300 s is still to come when A finishes: the run
+  // waits for it (and for its end) before it stops.
+  auto pending = scenario_from(token_lock_toml("story-over-pending", "600s") + client + R"(
+[[fault]]
+kind = "pause"
+target = "redis-1"
+at = "300s"
+duration = "1s"
+)");
+  run = live::run_live(*pending, live::LiveOptions{});
+  REQUIRE(run);
+  CHECK(story_over_at(*run) >= 301s);
+  CHECK(redis_children() == 0);
+}
+
 TEST_CASE("gc-pause run live with naive-del finds the same violation kinds as the simulation", "[live]") {
   tests::skip_without_redis_server();
   const auto s = catalog_scenario("gc-pause");
@@ -770,9 +819,10 @@ TEST_CASE("an interrupted sweep --live keeps its finished lines, stops every ser
   const fs::path dir = fs::temp_directory_path() / ("locksim-test-sweep-live-int-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string live = (dir / "live.jsonl").string();
-  const std::string args = "sweep --live --scenario gc-pause --lock naive-del,token,fenced --quiet --out " + live;
-  // One SIGINT after 2.5 s (during the second run: gc-pause takes ~2 s
-  // each). Wherever it lands — mid-run or while run_live stops its servers —
+  // At 0.04 each gc-pause run takes ~2 s: its story is over at ~50 s.
+  const std::string args =
+      "sweep --live --scenario gc-pause --lock naive-del,token,fenced --time-scale 0.04 --quiet --out " + live;
+  // One SIGINT after 2.5 s (during the second run). Wherever it lands — mid-run or while run_live stops its servers —
   // the sweep must end with 130; a watchdog kills it after 30 s so a lost
   // signal fails the test instead of hanging it.
   auto [out, code] = run_shell("{ " + std::string(LOCKSIM_BINARY) + " " + args + " & pid=$!; sleep 2.5; " +
@@ -928,13 +978,24 @@ TEST_CASE("live refuses on a CP topology what it cannot produce, with the reason
 
 TEST_CASE("Ctrl-C in the middle of a live ZooKeeper run stops it with exit 3 and every member with it", "[cp-live]") {
   const std::string binary = LOCKSIM_BINARY;
+  // zk-baseline with 60 s critical sections: its story lasts long after 9 s
+  // of real time (live runs stop once the story is over).
+  std::ostringstream catalog_file;
+  catalog_file << std::ifstream(fs::path(LOCKSIM_SOURCE_DIR) / "scenarios/catalog/zk-baseline.toml").rdbuf();
+  std::string toml = catalog_file.str();
+  REQUIRE(toml.find("work = \"2s\"") != std::string::npos);
+  for (auto [from, to] : {std::pair{"work = \"2s\"", "work = \"60s\""}, {"duration = \"145s\"", "duration = \"400s\""}})
+    for (auto at = toml.find(from); at != std::string::npos; at = toml.find(from))
+      toml.replace(at, std::string(from).size(), to);
+  const fs::path file = fs::temp_directory_path() / ("locksim-zk-ctrl-c-" + std::to_string(::getpid()) + ".toml");
+  std::ofstream(file) << toml;
   for (int after_ms : {1500, 9000}) {  // while the JVMs start, then while the clients run
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
       const int null = ::open("/dev/null", O_WRONLY);
       ::dup2(null, 1), ::dup2(null, 2);
-      ::execl(binary.c_str(), binary.c_str(), "live", "zk-baseline", static_cast<char*>(nullptr));
+      ::execl(binary.c_str(), binary.c_str(), "live", file.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
@@ -953,6 +1014,7 @@ TEST_CASE("Ctrl-C in the middle of a live ZooKeeper run stops it with exit 3 and
     CHECK(WEXITSTATUS(status) == 3);
     CHECK(redis_children() == 0);
   }
+  fs::remove(file);
 }
 
 // ---- The agreement test (ctest live_agreement) ------------------------------
