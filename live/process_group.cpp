@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -41,18 +42,29 @@ pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::ve
   const std::string out_path = log.string();
   const pid_t parent = ::getpid();
   const long max_fd = std::min(::sysconf(_SC_OPEN_MAX), 65536L);
+  // Every signal is blocked across the fork: a stop (SIGTERM to the new
+  // group) that lands before the child has reset the parent's handlers
+  // stays pending until they are reset, instead of running the parent's
+  // handler in the child (a test binary's Catch2 handler printed a failure
+  // report from the child this way).
+  sigset_t all, parent_mask;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &parent_mask);
   const pid_t pid = ::fork();
-  if (pid < 0) return -1;
+  if (pid < 0) {
+    ::pthread_sigmask(SIG_SETMASK, &parent_mask, nullptr);
+    return -1;
+  }
   if (pid == 0) {  // only async-signal-safe calls from here on
+    for (int sig = 1; sig < NSIG; ++sig)
+      if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+    ::signal(SIGINT, SIG_IGN);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::setpgid(0, 0);
     if (::getppid() != parent) ::_exit(127);
-    sigset_t none;  // the forking thread's mask and dispositions are inherited: reset them
+    sigset_t none;  // the forking thread's mask is inherited (all blocked here): clear it
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::signal(SIGINT, SIG_IGN);
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     int in = ::open("/dev/null", O_RDONLY);
     if (out >= 0) ::dup2(out, 1), ::dup2(out, 2);
@@ -61,6 +73,7 @@ pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::ve
     ::execve(argv[0], argv.data(), child_env);
     ::_exit(127);
   }
+  ::pthread_sigmask(SIG_SETMASK, &parent_mask, nullptr);
   ::setpgid(pid, pid);  // also here: no race with the first signal
   return pid;
 }
