@@ -47,14 +47,16 @@ class FencedLock final : public LockBase {
 }  // namespace
 
 LockInfo lock_info_fenced() {
-  return {"fenced",
-          "SET NX PX and INCR of a counter in one script: a fencing token per grant",
-          "Kleppmann 2016, fencing tokens",
-          1,
-          false,
-          true,
-          false,
-          [](Runtime& rt, const LockConfig& c) { return std::make_unique<FencedLock>(rt, c); }};
+  LockInfo info{"fenced",
+                "SET NX PX and INCR of a counter in one script: a fencing token per grant",
+                "Kleppmann 2016, fencing tokens",
+                1,
+                false,
+                true,
+                false,
+                [](Runtime& rt, const LockConfig& c) { return std::make_unique<FencedLock>(rt, c); }};
+  info.options = {"counter_key"};
+  return info;
 }
 
 }  // namespace locksim::locks

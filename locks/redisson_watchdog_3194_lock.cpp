@@ -44,6 +44,7 @@ LockInfo lock_info_redisson_watchdog_3194() {
   info.reproduces = Reproduction{"Redisson", "3.x before org.redisson.renewal", "redisson#3194, #5698",
                                  "watchdog-fixed", "mutual-exclusion"};
   info.long_jobs = true;
+  info.options = watchdog_options();
   return info;
 }
 
@@ -57,6 +58,7 @@ LockInfo lock_info_watchdog_fixed() {
                 false,
                 [](Runtime& rt, const LockConfig& c) { return make_watchdog_lock(rt, c, WatchdogOnError::KeepRenewing); }};
   info.long_jobs = true;
+  info.options = watchdog_options();
   return info;
 }
 

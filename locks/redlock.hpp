@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "locks/lock_base.hpp"
@@ -62,8 +63,17 @@ class RedlockLock : public LockBase {
 // Indexes of every node of the runtime: a Redlock over all of them.
 std::vector<std::size_t> every_node(const Runtime& rt);
 
+// The lock-specific [lock] options RedlockLock reads (LockInfo::options). A
+// function, not a global: a user's lock registers during static
+// initialization, which builds the built-ins' LockInfos, maybe before a
+// global vector in another translation unit exists.
+inline std::vector<std::string> redlock_options() {
+  return {"node_timeout", "clock", "check_validity_after_acquire", "retry_jitter"};
+}
+
 // The LockInfo of a Redlock-family client over every node: `make(rt,
-// config, nodes)` builds it; no Redis 8.4 commands, no fencing token.
+// config, nodes)` builds it; no Redis 8.4 commands, no fencing token, the
+// Redlock options.
 using EveryNodeMaker =
     std::function<std::unique_ptr<Lock>(Runtime&, const LockConfig&, std::vector<std::size_t>)>;
 LockInfo every_node_lock_info(std::string name, std::string description, std::string source,

@@ -53,16 +53,19 @@ std::size_t counter_node_of(const Runtime& rt, const LockConfig& c) {
 }  // namespace
 
 LockInfo lock_info_redlock_fenced() {
-  return {"redlock-fenced",
-          "Redlock on the lock nodes plus a fencing token from INCR on a separate counter node",
-          "redis.io distlock + Kleppmann 2016 fencing tokens",
-          4,
-          false,
-          true,
-          true,
-          [](Runtime& rt, const LockConfig& c) {
-            return std::make_unique<RedlockFencedLock>(rt, c, counter_node_of(rt, c));
-          }};
+  LockInfo info{"redlock-fenced",
+                "Redlock on the lock nodes plus a fencing token from INCR on a separate counter node",
+                "redis.io distlock + Kleppmann 2016 fencing tokens",
+                4,
+                false,
+                true,
+                true,
+                [](Runtime& rt, const LockConfig& c) {
+                  return std::make_unique<RedlockFencedLock>(rt, c, counter_node_of(rt, c));
+                }};
+  info.options = redlock_options();  // and the counter's:
+  info.options.insert(info.options.end(), {"counter_node", "counter_key"});
+  return info;
 }
 
 }  // namespace locksim::locks

@@ -91,24 +91,20 @@ std::vector<std::size_t> every_node(const Runtime& rt) {
 
 LockInfo every_node_lock_info(std::string name, std::string description, std::string source,
                               std::size_t min_nodes, bool tracks_validity, EveryNodeMaker make) {
-  return {std::move(name), std::move(description), std::move(source), min_nodes, false, false, tracks_validity,
-          [make = std::move(make)](Runtime& rt, const LockConfig& c) { return make(rt, c, every_node(rt)); }};
+  LockInfo info{std::move(name), std::move(description), std::move(source), min_nodes, false, false, tracks_validity,
+                [make = std::move(make)](Runtime& rt, const LockConfig& c) { return make(rt, c, every_node(rt)); }};
+  info.options = redlock_options();
+  return info;
 }
 
 LockInfo lock_info_redlock() {
-  return {"redlock",
-          "Redlock over N independent masters: SET NX PX on each, quorum N/2+1, validity "
-          "ttl-elapsed-drift",
-          "redis.io distlock (Redlock), drift as redlock-rb",
-          3,
-          false,
-          false,
-          true,
-          [](Runtime& rt, const LockConfig& c) {
-            std::vector<std::size_t> nodes(rt.node_count());
-            std::iota(nodes.begin(), nodes.end(), std::size_t{0});
-            return std::make_unique<RedlockLock>(rt, c, std::move(nodes));
-          }};
+  return every_node_lock_info(
+      "redlock",
+      "Redlock over N independent masters: SET NX PX on each, quorum N/2+1, validity ttl-elapsed-drift",
+      "redis.io distlock (Redlock), drift as redlock-rb", 3, true,
+      [](Runtime& rt, const LockConfig& c, std::vector<std::size_t> nodes) {
+        return std::make_unique<RedlockLock>(rt, c, std::move(nodes));
+      });
 }
 
 }  // namespace locksim::locks

@@ -76,6 +76,7 @@ LockInfo lock_info_redlock_py() {
   info.reproduces = Reproduction{"redlock-py", "1.0.x under Python 3 (f5254b1..c731c03)",
                                  "wall-clock validity, len/2+1 quorum", "redlock", "mutual-exclusion"};
   info.long_jobs = true;
+  info.options = redlock_options();
   info.wall_clock_validity = true;
   return info;
 }

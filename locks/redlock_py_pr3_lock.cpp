@@ -34,6 +34,7 @@ LockInfo lock_info_redlock_py_pr3() {
   info.reproduces = Reproduction{"redlock-py", "1.0 at 8b5989d (Python 2)", "PR #3 (cf. go-redsync#37)",
                                  "redlock-py", "mutual-exclusion"};
   info.long_jobs = true;
+  info.options = redlock_options();
   return info;
 }
 

@@ -71,6 +71,10 @@ struct LockInfo {
   // Its bug is in extend(): generated hunts make every client extend the
   // lock before each write (`[[client]] extends`), as its users do.
   bool extends_before_writes = false;
+  // The lock-specific [lock] options it reads (scenarios::kLockSpecificOptions:
+  // node_timeout, renew_interval, ...): a scenario naming this kind and
+  // setting another of them is an input error (the option would do nothing).
+  std::vector<std::string> options = {};
 };
 
 // Why `lock` cannot run on a scenario of topology `scenario`, or nullopt.

@@ -33,14 +33,16 @@ class ThreadIdLock final : public LockBase {
 }  // namespace
 
 LockInfo lock_info_thread_id() {
-  return {"thread-id",
-          "compare-and-delete on a thread id that is equal across instances",
-          "pitfall listed by the lock articles",
-          1,
-          false,
-          false,
-          false,
-          [](Runtime& rt, const LockConfig& c) { return std::make_unique<ThreadIdLock>(rt, c); }};
+  LockInfo info{"thread-id",
+                "compare-and-delete on a thread id that is equal across instances",
+                "pitfall listed by the lock articles",
+                1,
+                false,
+                false,
+                false,
+                [](Runtime& rt, const LockConfig& c) { return std::make_unique<ThreadIdLock>(rt, c); }};
+  info.options = {"thread_id"};
+  return info;
 }
 
 }  // namespace locksim::locks

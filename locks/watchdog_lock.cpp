@@ -148,14 +148,16 @@ std::unique_ptr<Lock> make_watchdog_lock(Runtime& rt, const LockConfig& config, 
 }
 
 LockInfo lock_info_watchdog() {
-  return {"watchdog",
-          "Redisson RLock: re-entrant hash lock renewed every ttl/3 by a background watchdog",
-          "Redisson RedissonLock + lock watchdog",
-          1,
-          false,
-          false,
-          false,
-          [](Runtime& rt, const LockConfig& c) { return make_watchdog_lock(rt, c, WatchdogOnError::Stop); }};
+  LockInfo info{"watchdog",
+                "Redisson RLock: re-entrant hash lock renewed every ttl/3 by a background watchdog",
+                "Redisson RedissonLock + lock watchdog",
+                1,
+                false,
+                false,
+                false,
+                [](Runtime& rt, const LockConfig& c) { return make_watchdog_lock(rt, c, WatchdogOnError::Stop); }};
+  info.options = watchdog_options();
+  return info;
 }
 
 }  // namespace locksim::locks

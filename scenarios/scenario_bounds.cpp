@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "locks/registry.hpp"
 #include "vocab/time.hpp"
 
 namespace locksim::scenarios {
@@ -98,31 +99,22 @@ std::optional<BoundProblem> check_fields_without_effect(const Scenario& s, const
 // [lock] options only some built-in locks read (locks/*.cpp, config_.<field>;
 // the Redlock and watchdog reproductions derive from those locks and read
 // the same options).
-const std::map<std::string, std::vector<std::string>>& lock_option_users() {
-  static const std::map<std::string, std::vector<std::string>> users = {
-      {"renew_interval", {"watchdog", "watchdog-fixed", "redisson-watchdog-3194"}},
-      {"thread_name", {"watchdog", "watchdog-fixed", "redisson-watchdog-3194"}},
-      {"thread_id", {"thread-id"}},
-      {"counter_node", {"redlock-fenced"}},
-      {"counter_key", {"fenced", "redlock-fenced"}},
-      {"node_timeout", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
-      {"clock", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
-      {"check_validity_after_acquire", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
-      {"retry_jitter", {"redlock", "redlock-fenced", "node-redlock-169", "node-redlock-fixed", "redlock-net-48", "redlock-net-fixed", "redlock-py", "redlock-py-pr3"}},
-  };
-  return users;
-}
-
 // A lock option the lock the file names cannot read. Checked only when the
 // file names its `kind`: without one, the lock is chosen at run time, and a
 // sweep runs every lock on the same file (each reads what it uses).
 std::optional<BoundProblem> check_lock_options_without_effect(const Scenario& s, const toml::table& file) {
   if (!file.at_path("lock.kind")) return std::nullopt;
-  for (const auto& [option, users] : lock_option_users()) {
-    const std::string path = "lock." + option;
-    if (!file.at_path(path) || std::find(users.begin(), users.end(), s.lock_kind) != users.end()) continue;
+  const auto named = locks::find_lock(s.lock_kind);
+  if (!named) return std::nullopt;  // an unknown kind is reported where it is resolved
+  const auto reads = [](const locks::LockInfo& lock, std::string_view option) {
+    return std::find(lock.options.begin(), lock.options.end(), option) != lock.options.end();
+  };
+  for (const std::string_view option : kLockSpecificOptions) {
+    const std::string path = "lock." + std::string(option);
+    if (!file.at_path(path) || reads(*named, option)) continue;
     std::string used_by;
-    for (const auto& u : users) used_by += (used_by.empty() ? "" : ", ") + u;
+    for (const auto& lock : locks::all_locks())
+      if (reads(lock, option)) used_by += (used_by.empty() ? "" : ", ") + lock.name;
     return BoundProblem{line_at(file, path), path,
                         "has no effect for lock kind \"" + s.lock_kind + "\" (only " + used_by + " read it)"};
   }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <toml++/toml.h>
 
@@ -34,6 +35,12 @@ namespace locksim::scenarios {
 inline constexpr Duration kMaxClockShift = std::chrono::hours(10'000);
 inline constexpr std::size_t kMaxClients = 1'000;
 inline constexpr std::int64_t kMaxHistoryEvents = 5'000'000;
+
+// The [lock] keys only some locks read; which ones read each is the lock's
+// own LockInfo::options.
+inline constexpr std::string_view kLockSpecificOptions[] = {
+    "node_timeout", "clock", "check_validity_after_acquire", "retry_jitter", "counter_node",
+    "counter_key",  "thread_id", "thread_name", "renew_interval"};
 
 // A problem found in a parsed scenario: where, which field, why.
 struct BoundProblem {

@@ -789,11 +789,18 @@ TEST_CASE("a run whose history would not fit is refused, naming the fields (issu
 TEST_CASE("a lock option the named lock never reads is an error; without a kind any is allowed (issue 15)",
           "[scenarios]") {
   CHECK(outcome(kHead + "[lock]\nkind = \"token\"\nrenew_interval = \"5s\"\n") ==
-        "t.toml:7: lock.renew_interval: has no effect for lock kind \"token\" (only watchdog, watchdog-fixed, redisson-watchdog-3194 read it)");
+        "t.toml:7: lock.renew_interval: has no effect for lock kind \"token\" (only redisson-watchdog-3194, watchdog, watchdog-fixed read it)");
   CHECK(outcome(kHead + "[lock]\nkind = \"naive-del\"\nretry_jitter = \"5ms\"\n") ==
-        "t.toml:7: lock.retry_jitter: has no effect for lock kind \"naive-del\" (only redlock, redlock-fenced, "
-        "node-redlock-169, node-redlock-fixed, redlock-net-48, redlock-net-fixed, redlock-py, redlock-py-pr3 read it)");
+        "t.toml:7: lock.retry_jitter: has no effect for lock kind \"naive-del\" (only node-redlock-169, "
+        "node-redlock-fixed, redlock, redlock-fenced, redlock-net-48, redlock-net-fixed, redlock-py, redlock-py-pr3, "
+        "redlock-rb-36 read it)");
   CHECK(outcome(kHead + "[lock]\nkind = \"watchdog\"\nrenew_interval = \"5s\"\n") == "OK");
+  // Each lock says which options it reads (LockInfo::options): every Redlock-family lock reads node_timeout.
+  for (const auto& lock : locks::all_locks()) {
+    if (lock.min_nodes < 3 || lock.topology != locks::Topology::Redis) continue;
+    INFO(lock.name);
+    CHECK(outcome(kHead + "[redis]\nmasters = 5\n[lock]\nkind = \"" + lock.name + "\"\nnode_timeout = \"5ms\"\n") == "OK");
+  }
   CHECK(outcome(kHead + "[lock]\nrenew_interval = \"5s\"\nthread_id = \"t\"\n") == "OK");
 }
 
