@@ -14,6 +14,10 @@ namespace locksim::locks {
 ZkMutexLock::ZkMutexLock(Runtime& rt, LockConfig config, bool fenced)
     : rt_(rt), config_(std::move(config)), fenced_(fenced) {}
 
+ZkMutexLock::~ZkMutexLock() {
+  for (const std::uint64_t id : background_deletes_) rt_.cancel(id);
+}
+
 std::string ZkMutexLock::base_path() const {
   return config_.key.starts_with("/") ? config_.key : "/" + config_.key;
 }
@@ -36,8 +40,7 @@ Task<std::optional<Lease>> ZkMutexLock::try_acquire() {
         if (fenced_) lease.fencing_token = ours.czxid;
         co_return lease;
       }
-      ++round_trips_;
-      (void)co_await zk->remove(ours.path, -1);  // deleteOurPath
+      co_await delete_our_path(*zk, ours.path);
     }
     if (rt_.monotonic_now() >= deadline) break;
     co_await rt_.sleep(config_.retry);
@@ -51,7 +54,12 @@ Task<bool> ZkMutexLock::wait_for_turn(ZkConn& zk, const std::string& our_path, L
   for (;;) {
     ++round_trips_;
     ZkChildren children = co_await zk.get_children(base_path());
-    if (!children.ok()) co_return false;
+    if (!children.ok()) {
+      if (children.error != kZkConnectionLoss) co_return false;
+      const bool back = co_await reconnected(zk, deadline);
+      if (!back) co_return false;
+      continue;
+    }
     // getSortedChildren: every child is lock-<10 digits>, so names sort by sequence.
     std::sort(children.names.begin(), children.names.end());
     const auto ours = std::find(children.names.begin(), children.names.end(), name);
@@ -64,8 +72,35 @@ Task<bool> ZkMutexLock::wait_for_turn(ZkConn& zk, const std::string& our_path, L
       ++round_trips_;
       const CpStatus w = co_await zk.wait_delete(previous, std::min(slice, deadline - now));
       if (w.ok() || w.error == kZkNoNode) break;  // the predecessor went: look again
-      if (w.error != kZkWaitTimedOut || zk.state() != ZkState::Connected) co_return false;
+      if (w.error == kZkWaitTimedOut && zk.state() == ZkState::Connected) continue;
+      if (w.error != kZkWaitTimedOut && w.error != kZkConnectionLoss) co_return false;
+      const bool back = co_await reconnected(zk, deadline);
+      if (!back) co_return false;
+      break;  // connected again: look again (the re-registered watch would have fired)
     }
+  }
+}
+
+Task<bool> ZkMutexLock::reconnected(ZkConn& zk, LocalInstant deadline) {
+  while (zk.state() == ZkState::Disconnected && rt_.monotonic_now() < deadline) co_await rt_.sleep(config_.retry);
+  co_return zk.state() == ZkState::Connected;
+}
+
+Task<void> ZkMutexLock::delete_our_path(ZkConn& zk, std::string path) {
+  ++round_trips_;
+  const CpStatus removed = co_await zk.remove(path, -1);
+  if (removed.error == kZkConnectionLoss && zk.state() != ZkState::Expired)
+    background_deletes_.push_back(rt_.spawn(guaranteed_delete(zk, std::move(path))));
+}
+
+Task<void> ZkMutexLock::guaranteed_delete(ZkConn& zk, std::string path) {
+  for (;;) {
+    co_await rt_.sleep(config_.retry);
+    if (zk.state() == ZkState::Expired) co_return;  // the node went with the session
+    if (zk.state() != ZkState::Connected) continue;
+    ++round_trips_;
+    const CpStatus removed = co_await zk.remove(path, -1);
+    if (removed.error != kZkConnectionLoss) co_return;
   }
 }
 

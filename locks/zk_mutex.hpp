@@ -12,9 +12,20 @@
 //    is held; else set a watch on the node just before ours (getData with a
 //    watcher) and wait for it to go (NoNode: look again at once). A watcher
 //    also wakes on a connection event, so the wait here is cut into slices
-//    of TTL/3 and a handle that is no longer Connected fails the attempt
-//    (Curator's getChildren then throws ConnectionLoss);
-//  - on a timeout or an error, delete our node (deleteOurPath);
+//    of TTL/3;
+//  - a connection loss is ridden out: Curator runs each operation in a
+//    RetryLoop that first blocks until the handle is connected again
+//    (CuratorZookeeperClient.internalBlockUntilConnectedOrTimedOut), and
+//    the ZooKeeper client re-registers its watches on reconnect
+//    (ClientCnxn SetWatches), so the attempt waits for the reconnect and
+//    looks again. Simplification: the retry policy is assumed to outlast
+//    the outage; the attempt's own deadline (acquire_timeout) bounds it. An
+//    expired session fails the attempt;
+//  - on a timeout or an error, delete our node (deleteOurPath). Curator
+//    deletes it guaranteed(): a delete that fails on a connection loss is
+//    retried in the background until it succeeds or the session ends
+//    (otherwise the node, still owned by a live session, would block every
+//    later attempt, ours included);
 //  - release: delete our node, any version.
 // As in Curator, losing the session (the ephemeral node vanishes) does not
 // end the holder's belief; with `track_validity` the lease is valid only
@@ -29,6 +40,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "locks/lock.hpp"
 
@@ -37,6 +49,7 @@ namespace locksim::locks {
 class ZkMutexLock final : public Lock {
  public:
   ZkMutexLock(Runtime& rt, LockConfig config, bool fenced);
+  ~ZkMutexLock() override;
 
   Task<std::optional<Lease>> try_acquire() override;
   Task<bool> release(Lease& lease) override;
@@ -47,12 +60,17 @@ class ZkMutexLock final : public Lock {
  private:
   // LockInternals.internalLockLoop: true once our node is first.
   Task<bool> wait_for_turn(ZkConn& zk, const std::string& our_path, LocalInstant deadline);
+  // Until the handle is connected again (true), expired or past `deadline`.
+  Task<bool> reconnected(ZkConn& zk, LocalInstant deadline);
+  Task<void> delete_our_path(ZkConn& zk, std::string path);
+  Task<void> guaranteed_delete(ZkConn& zk, std::string path);
   std::string base_path() const;
 
   Runtime& rt_;
   LockConfig config_;
   bool fenced_;
   std::atomic<std::uint64_t> round_trips_{0};
+  std::vector<std::uint64_t> background_deletes_;  // spawned; cancelled with the lock
 };
 
 }  // namespace locksim::locks

@@ -16,6 +16,7 @@
 #include <new>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "locks/registry.hpp"
 #include "reports/run_record.hpp"
@@ -94,6 +95,36 @@ TEST_CASE("every catalog scenario finds exactly its expected violations for ever
     }
   }
   CHECK(runs > 100);
+}
+
+TEST_CASE("the CP twins of the power-loss and slow-clock stories: A keeps the lock, B gets it after A's release",
+          "[catalog]") {
+  // No violation is not enough here: B must also get the lock, once A let it
+  // go (the lock survived the whole cluster's power loss; B's client rode
+  // out the outage instead of orphaning its own node).
+  for (const auto& [name, locks] : std::map<std::string, std::vector<std::string>>{
+           {"etcd-power-loss", {"etcd-mutex", "etcd-fenced"}},
+           {"zk-power-loss", {"zk-lock", "zk-fenced"}},
+           {"etcd-slow-client-clock", {"etcd-mutex", "etcd-fenced"}},
+           {"zk-slow-client-clock", {"zk-lock", "zk-fenced"}}}) {
+    auto scenario = load_catalog_scenario(name);
+    REQUIRE(scenario.ok());
+    for (const auto& lock : locks) {
+      INFO(name << " --lock " << lock);
+      RunOptions options;
+      options.lock_kind = lock;
+      auto run = run_scenario(*scenario, options);
+      REQUIRE(run.ok());
+      CHECK(run->violation_kinds().empty());
+      const auto& beliefs = run->history.beliefs;
+      REQUIRE(beliefs.size() == 2);
+      CHECK(run->history.clients[beliefs[0].client].name == "A");
+      CHECK(beliefs[0].end_reason == "release");
+      CHECK(run->history.clients[beliefs[1].client].name == "B");
+      REQUIRE(beliefs[0].end);
+      CHECK(beliefs[1].start >= *beliefs[0].end);
+    }
+  }
 }
 
 TEST_CASE("every catalog scenario gives the same digest twice for the same seed", "[catalog]") {

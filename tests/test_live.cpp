@@ -1054,6 +1054,14 @@ const KnownDifference kKnownDifferences[] = {
     {"zk-member-clock-jump", "",
      "not run live: ZooKeeper's JVM does not run under liblocksim_preload, so a member's clock cannot be stepped "
      "(live mode refuses it, exit 2); the simulated 'no effect' stands unconfirmed"},
+    {"etcd-power-loss", "",
+     "not run live: a power loss is observed through liblocksim_preload's fsync log, which etcd (Go: system calls, "
+     "not libc) does not carry (live mode refuses it, exit 2); the simulated 'the fsynced WAL keeps the lock' stands "
+     "unconfirmed"},
+    {"zk-power-loss", "",
+     "not run live: a power loss is observed through liblocksim_preload's fsync log, which ZooKeeper's JVM does not "
+     "run under (live mode refuses it, exit 2); the simulated 'the fsynced log keeps the session and its node' stands "
+     "unconfirmed"},
     {"etcd-holder-crash", "",
      "not run live: a live client's crash would close its etcd session on the way out, where a crashed process "
      "leaves its lease to expire (live mode refuses it, exit 2); the simulated lease expiry stands unconfirmed"},
