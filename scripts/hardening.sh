@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # The hardening passes CI runs after the ctest suite (scripts/run-tests.sh;
 # docs/hardening.md says what each one guards):
-#   asan    build-asan/: GCC with AddressSanitizer + UndefinedBehaviorSanitizer
-#           (-O1, every UB check fatal); the deterministic test suites, then a
-#           sanitized sweep of the whole catalog.
-#   clang   build-clang/: the `locksim` binary built by Clang; it sweeps the
-#           catalog and its file must equal the GCC build's byte for byte
-#           (same seed, same digest, on any conforming compiler).
-#   fuzz    build-fuzz/: the libFuzzer targets (fuzz/) with ASan, each
-#           run for FUZZ_SECONDS over its seed corpus (the catalog, the tests'
-#           inputs, fuzz/corpus/). A crash leaves its input in build-fuzz/.
+#   clang   build-clang/: Clang with AddressSanitizer + UndefinedBehaviorSanitizer
+#           and libFuzzer's coverage (-O1, every check fatal). Its `locksim`
+#           sweeps the catalog and the file must equal the GCC build's byte
+#           for byte (same seed, same digest, on any conforming compiler, at
+#           any optimisation level), which is also the sanitized catalog
+#           sweep; then the deterministic test suites run under the sanitizers.
+#   fuzz    the libFuzzer targets (fuzz/) of the same build-clang/, each run
+#           for FUZZ_SECONDS over its seed corpus (the catalog, the tests'
+#           inputs, fuzz/corpus/). A crash leaves its input in build-clang/.
+#   asan    build-asan/: GCC with ASan + UBSan (-O1): the deterministic suites
+#           and a sanitized sweep again, under the other compiler's checks.
+#           Its compile takes about twice the Release build's, so CI leaves
+#           it out; `scripts/hardening.sh asan` runs it.
 # `scripts/hardening.sh` runs all three; `scripts/hardening.sh clang fuzz`
 # some. Each step prints its wall time. Needs build/locksim (setup.sh).
 set -euo pipefail
@@ -29,6 +33,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_strin
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # The suites that are deterministic and need no real redis-server.
 deterministic_suites="[sim],[redis],[locks],[rules],[scenarios],[reports],[report],[runner],[catalog],[perf],[sweep],[consensus]"
+clang_suites=$deterministic_suites
 
 timed() {
   local name=$1 start=$SECONDS
@@ -55,9 +60,21 @@ asan() {
   catalog_sweep build-asan/locksim build-asan/catalog-sweep.jsonl
 }
 
-clang_determinism() {
-  configure build-clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14
-  cmake --build build-clang --parallel "$jobs" --target locksim
+# One Clang tree for the determinism check, the sanitized suites and the
+# fuzz targets: -fsanitize=fuzzer-no-link instruments the libraries for
+# libFuzzer and leaves the other binaries ordinary programs. UBSan's
+# `function` check is off: with coverage on, Clang 14 cannot assemble
+# coroutine code it instruments ("Cannot represent a difference across
+# sections"); every other UBSan check is on.
+configure_clang() {
+  configure build-clang -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++-14 -DLOCKSIM_FUZZ=ON \
+    -DLOCKSIM_DETERMINISTIC_TESTS_ONLY=ON -DCMAKE_CXX_FLAGS_DEBUG="$debug" \
+    -DCMAKE_CXX_FLAGS="$sanitize -fno-sanitize=function -fsanitize=fuzzer-no-link"
+}
+
+clang_pass() {
+  configure_clang
+  cmake --build build-clang --parallel "$jobs" --target locksim locksim_tests
   catalog_sweep build/locksim build-clang/gcc-sweep.jsonl
   catalog_sweep build-clang/locksim build-clang/clang-sweep.jsonl
   if ! cmp -s build-clang/gcc-sweep.jsonl build-clang/clang-sweep.jsonl; then
@@ -65,13 +82,14 @@ clang_determinism() {
     diff build-clang/gcc-sweep.jsonl build-clang/clang-sweep.jsonl | head -4 >&2
     return 1
   fi
-  echo "hardening: clang and gcc sweeps identical ($(wc -l <build-clang/gcc-sweep.jsonl) runs)"
+  echo "hardening: clang (sanitized) and gcc sweeps identical ($(wc -l <build-clang/gcc-sweep.jsonl) runs)"
+  build-clang/tests/locksim_tests "$clang_suites"
 }
 
 # Seed corpora: fuzz/corpus/<target>/ plus inputs taken from the catalog and
 # from a small sweep, so every target starts from valid inputs.
 fuzz_corpus() {
-  local c=build-fuzz/corpus
+  local c=build-clang/corpus
   mkdir -p "$c"/{scenario,jsonl,replay,redis_engine}
   cp fuzz/corpus/scenario/* scenarios/catalog/*.toml "$c/scenario/"
   cp fuzz/corpus/redis_engine/* "$c/redis_engine/"
@@ -80,31 +98,27 @@ fuzz_corpus() {
   head -n 1 "$c/jsonl/sweep.jsonl" >"$c/replay/json_line"
 }
 
-# ASan only: Clang 14 fails to assemble coroutine code compiled with UBSan and
-# coverage together ("Cannot represent a difference across sections");
-# UBSan runs in the asan pass (GCC).
 fuzz() {
-  configure build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++-14 -DLOCKSIM_FUZZ=ON \
-    -DCMAKE_CXX_FLAGS_DEBUG="$debug" -DCMAKE_CXX_FLAGS="-fsanitize=address -fno-omit-frame-pointer -fsanitize=fuzzer-no-link"
-  cmake --build build-fuzz --parallel "$jobs" --target fuzz_scenario fuzz_jsonl fuzz_replay fuzz_redis_engine
+  configure_clang
+  cmake --build build-clang --parallel "$jobs" --target fuzz_scenario fuzz_jsonl fuzz_replay fuzz_redis_engine
   fuzz_corpus
   for target in scenario jsonl replay redis_engine; do
-    (cd build-fuzz && ./fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+    (cd build-clang && ./fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
       -max_len=8192 -print_final_stats=0 corpus/$target 2>fuzz-$target.log) || {
-      echo "hardening: fuzz_$target found a crash (build-fuzz/fuzz-$target.log, the input is in build-fuzz/):" >&2
-      tail -n 30 build-fuzz/fuzz-$target.log >&2
+      echo "hardening: fuzz_$target found a crash (build-clang/fuzz-$target.log, the input is in build-clang/):" >&2
+      tail -n 30 build-clang/fuzz-$target.log >&2
       return 1
     }
-    echo "hardening: fuzz_$target ran ${FUZZ_SECONDS} s clean ($(grep -o 'cov: [0-9]*' build-fuzz/fuzz-$target.log | tail -1))"
+    echo "hardening: fuzz_$target ran ${FUZZ_SECONDS} s clean ($(grep -o 'cov: [0-9]*' build-clang/fuzz-$target.log | tail -1))"
   done
 }
 
 steps=("$@")
-((${#steps[@]})) || steps=(asan clang fuzz)
+((${#steps[@]})) || steps=(clang fuzz asan)
 for step in "${steps[@]}"; do
   case $step in
     asan) timed "asan (build + suites + catalog sweep)" asan ;;
-    clang) timed "clang determinism (build + two sweeps)" clang_determinism ;;
+    clang) timed "clang (sanitized build + two sweeps + suites)" clang_pass ;;
     fuzz) timed "fuzz (build + 4 x ${FUZZ_SECONDS} s)" fuzz ;;
     *) echo "hardening: unknown step '$step' (asan, clang, fuzz)" >&2; exit 2 ;;
   esac

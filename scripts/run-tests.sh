@@ -9,10 +9,10 @@
 # they are the only failures, they are re-run once, and that run decides.
 #
 # Then the hardening passes (scripts/hardening.sh, docs/hardening.md). By
-# default the Clang build whose catalog sweep must equal GCC's; HARDENING=all
-# adds the ASan+UBSan build of the deterministic suites with a sanitized
-# catalog sweep, and bounded libFuzzer runs (neither has yet run to the end
-# clean, so neither is in CI yet); HARDENING="asan clang" picks passes,
+# default "clang fuzz": the Clang ASan+UBSan build whose catalog sweep must
+# equal GCC's and whose deterministic suites must run clean, then each
+# libFuzzer target for FUZZ_SECONDS (30 here). HARDENING=all adds the GCC
+# ASan+UBSan pass (a slower compile); HARDENING="asan clang" picks passes,
 # HARDENING=0 skips them all (a quick local run). Arguments given to this
 # script go to ctest only.
 set -euo pipefail
@@ -34,7 +34,8 @@ run_ctest() {
 }
 
 (run_ctest "$@")
-hardening=${HARDENING:-clang}
+hardening=${HARDENING:-clang fuzz}
+export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 case "$hardening" in
   0) ;;
   all) scripts/hardening.sh ;;

@@ -1186,13 +1186,17 @@ std::pair<std::string, std::string> etcd_step(Rng& rng, EtcdSides& s, std::strin
                  [](const EtcdWrite& w, const LeaseNames&) { return describe(w); });
     }
     case 2: {
-      const auto [key, end] = pick_range(rng);
+      const auto range = pick_range(rng);  // not a structured binding: Clang 14 cannot capture one
+      const std::string& key = range.first;
+      const std::string& end = range.second;
       what = "range " + key;
       return run([&](auto& c, bool) { return c.range(key, end); },
                  [](const EtcdRange& r, const LeaseNames& l) { return describe(r, l); });
     }
     case 3: {
-      const auto [key, end] = pick_range(rng);
+      const auto range = pick_range(rng);  // not a structured binding: Clang 14 cannot capture one
+      const std::string& key = range.first;
+      const std::string& end = range.second;
       what = "delete " + key;
       return run([&](auto& c, bool) { return c.delete_range(key, end); },
                  [](const EtcdWrite& w, const LeaseNames&) { return describe(w); });

@@ -308,7 +308,16 @@ TEST_CASE("SIGTERM, and a second SIGINT, end a sweep of a very long run with exi
   CHECK(slurp(tmp("signals.jsonl")).empty());  // no run finished; nothing half-written
 }
 
-#if !defined(__SANITIZE_ADDRESS__)  // ASan reserves terabytes of address space: ulimit -v would stop it at once
+// ASan reserves terabytes of address space: ulimit -v would stop it at once.
+// GCC says so with __SANITIZE_ADDRESS__, Clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define LOCKSIM_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LOCKSIM_TEST_ASAN 1
+#endif
+#endif
+#if !defined(LOCKSIM_TEST_ASAN)
 TEST_CASE("threads that cannot start shrink --jobs instead of aborting (issue 15)", "[sweep]") {
   // 1 GB of address space: a few dozen 8 MB thread stacks fit, 256 (the --jobs cap) do not.
   const auto [out, code] = locksim::tests::run_shell(
