@@ -96,10 +96,7 @@ std::optional<BoundProblem> check_fields_without_effect(const Scenario& s, const
   return std::nullopt;
 }
 
-// [lock] options only some built-in locks read (locks/*.cpp, config_.<field>;
-// the Redlock and watchdog reproductions derive from those locks and read
-// the same options).
-// A lock option the lock the file names cannot read. Checked only when the
+// A lock option the lock the file names cannot read (its LockInfo::options). Checked only when the
 // file names its `kind`: without one, the lock is chosen at run time, and a
 // sweep runs every lock on the same file (each reads what it uses).
 std::optional<BoundProblem> check_lock_options_without_effect(const Scenario& s, const toml::table& file) {

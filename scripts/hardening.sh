@@ -33,7 +33,6 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_strin
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # The suites that are deterministic and need no real redis-server.
 deterministic_suites="[sim],[redis],[locks],[rules],[scenarios],[reports],[report],[runner],[catalog],[perf],[sweep],[consensus]"
-clang_suites=$deterministic_suites
 
 timed() {
   local name=$1 start=$SECONDS
@@ -83,7 +82,7 @@ clang_pass() {
     return 1
   fi
   echo "hardening: clang (sanitized) and gcc sweeps identical ($(wc -l <build-clang/gcc-sweep.jsonl) runs)"
-  build-clang/tests/locksim_tests "$clang_suites"
+  build-clang/tests/locksim_tests "$deterministic_suites"
 }
 
 # Seed corpora: fuzz/corpus/<target>/ plus inputs taken from the catalog and

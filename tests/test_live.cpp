@@ -475,9 +475,11 @@ using namespace std::chrono_literals;
 // The scenario time of live mode's "the story was over at T" note, or -1 s
 // when the run went on to the scenario's end.
 Duration story_over_at(const live::LiveRun& run) {
+  constexpr std::string_view prefix = "the story was over at ";
   for (const auto& note : run.notes)
-    if (note.starts_with("the story was over at ")) {
-      auto d = scenarios::parse_duration(note.substr(22, note.find(' ', 22) - 22));
+    if (note.starts_with(prefix)) {
+      const std::size_t at = prefix.size();
+      auto d = scenarios::parse_duration(note.substr(at, note.find(' ', at) - at));
       REQUIRE(d);
       return *d;
     }
