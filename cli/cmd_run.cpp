@@ -127,6 +127,11 @@ int replay_json(const std::string& text, const RunArgs& base) {
   const auto run = execute(args, &description);
   const int code = show(args, run, description);
   const std::string& recorded = record->digest;
+  if (!recorded.empty() && record->digest_format != sim::Trace::kDigestFormat) {
+    std::cerr << "locksim: replay: the recording's digest is format " << record->digest_format << ", this build's is format "
+              << sim::Trace::kDigestFormat << " (docs/cli.md, digest_format): the digests cannot be compared\n";
+    return code;
+  }
   if (!recorded.empty() && recorded != sim::Trace::hex(run.digest)) {
     std::cerr << "locksim: replay diverged: recorded digest " << recorded << ", replayed "
               << sim::Trace::hex(run.digest) << "\n";

@@ -203,7 +203,7 @@ Error read_run_fields(const json& j, RunRecord& r, bool whole) {
   for (auto err : {read_string(j, "scenario", r.scenario), read_string(j, "lock", r.lock, whole),
                    read_unsigned(j, "seed", r.seed), read_string(j, "digest", r.digest, whole),
                    read_unsigned(j, "events", r.events, whole), read_signed(j, "sim_time_ms", r.sim_time_ms, whole),
-                   read_string(j, "repro", r.repro, whole)})
+                   read_string(j, "repro", r.repro, whole), read_unsigned(j, "digest_format", r.digest_format, false)})
     if (err) return err;
   if (!r.digest.empty() || whole)
     if (auto err = read_digest(j, r)) return err;
@@ -276,6 +276,7 @@ RunRecord record_of(const scenarios::RunResult& run) {
   r.seed = run.seed;
   r.digest = sim::Trace::hex(run.digest);
   r.digest_value = run.digest;
+  r.digest_format = sim::Trace::kDigestFormat;
   r.events = run.events;
   r.sim_time_ms = run.sim_time_ms;
   for (const auto& v : run.violations)
@@ -302,6 +303,7 @@ nlohmann::ordered_json to_json(const RunRecord& r) {
   j["lock"] = r.lock;
   j["seed"] = r.seed;
   j["digest"] = r.digest;
+  j["digest_format"] = r.digest_format;
   j["events"] = r.events;
   j["sim_time_ms"] = r.sim_time_ms;
   j["violations"] = ordered_json::array();

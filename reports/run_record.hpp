@@ -89,6 +89,9 @@ struct RunRecord {
   std::uint64_t seed = 0;
   std::string digest;  // 16 hex digits as written ("" in a skip line)
   std::uint64_t digest_value = 0;
+  // sim::Trace::kDigestFormat of the build that wrote it (absent: 1, the
+  // format before lost waits were cancelled); digests of two formats differ.
+  std::uint64_t digest_format = 1;
   std::uint64_t events = 0;
   std::int64_t sim_time_ms = 0;
   std::vector<ViolationRecord> violations;

@@ -17,25 +17,25 @@ namespace {
 constexpr std::size_t kArity = 4;
 }
 
-void Scheduler::push(Event e) {
-  std::size_t i = queue_.size();
-  queue_.push_back(e);
+// Writes e at heap position i, keeping a wake event's slot pointed at it
+// (so release_slot can cancel the wake: Slot::queued).
+void Scheduler::place(std::size_t i, const Event& e) {
+  queue_[i] = e;
+  if (e.fn == &Scheduler::on_wake) slots_[wake_slot_index(e.arg)].queued = static_cast<std::uint32_t>(i);
+}
+
+void Scheduler::sift_up(std::size_t i, const Event& e) {
   while (i > 0) {
     const std::size_t parent = (i - 1) / kArity;
     if (!Later{}(queue_[parent], e)) break;
-    queue_[i] = queue_[parent];
+    place(i, queue_[parent]);
     i = parent;
   }
-  queue_[i] = e;
+  place(i, e);
 }
 
-Scheduler::Event Scheduler::pop() {
-  Event top = queue_.front();
-  const Event last = queue_.back();
-  queue_.pop_back();
+void Scheduler::sift_down(std::size_t i, const Event& e) {
   const std::size_t n = queue_.size();
-  if (n == 0) return top;
-  std::size_t i = 0;
   for (;;) {
     const std::size_t first = i * kArity + 1;
     if (first >= n) break;
@@ -43,12 +43,38 @@ Scheduler::Event Scheduler::pop() {
     const std::size_t end = std::min(first + kArity, n);
     for (std::size_t c = first + 1; c < end; ++c)
       if (Later{}(queue_[best], queue_[c])) best = c;
-    if (!Later{}(last, queue_[best])) break;
-    queue_[i] = queue_[best];
+    if (!Later{}(e, queue_[best])) break;
+    place(i, queue_[best]);
     i = best;
   }
-  queue_[i] = last;
+  place(i, e);
+}
+
+void Scheduler::push(Event e) {
+  queue_.push_back(e);
+  sift_up(queue_.size() - 1, e);
+}
+
+Scheduler::Event Scheduler::pop() {
+  const Event top = queue_.front();
+  unqueue(top);
+  const Event last = queue_.back();
+  queue_.pop_back();
+  if (!queue_.empty()) sift_down(0, last);
   return top;
+}
+
+// Removes the event at heap position i (a cancelled wake).
+void Scheduler::remove_at(std::size_t i) {
+  const Event last = queue_.back();
+  queue_.pop_back();
+  if (i == queue_.size()) return;
+  if (i > 0 && Later{}(queue_[(i - 1) / kArity], last)) sift_up(i, last);
+  else sift_down(i, last);
+}
+
+void Scheduler::unqueue(const Event& e) {
+  if (e.fn == &Scheduler::on_wake) slots_[wake_slot_index(e.arg)].queued = kNotQueued;
 }
 
 void Scheduler::schedule(TrueInstant t, Callback fn, void* ctx, std::uint64_t arg, HostId host) {
@@ -73,6 +99,7 @@ bool Scheduler::step() {
     if (e.epoch != kAnyEpoch && e.epoch != hs.epoch) return true;  // crashed since
     if (hs.paused_until > now_) {
       hs.deferred.push_back(e);
+      if (e.fn == &Scheduler::on_wake) slots_[wake_slot_index(e.arg)].queued = kDeferred;
       return true;
     }
   }
@@ -130,6 +157,7 @@ void Scheduler::on_resume_host(void* ctx, std::uint64_t host) {
 void Scheduler::bump_epoch(HostId h) {
   HostState& hs = hosts_[h];
   ++hs.epoch;
+  for (const Event& e : hs.deferred) unqueue(e);
   hs.deferred.clear();
   hs.paused_until = now_;
 }
@@ -154,9 +182,24 @@ Scheduler::SlotRef Scheduler::acquire_slot(std::coroutine_handle<> h, HostId hos
 void Scheduler::release_slot(SlotRef ref) {
   Slot& s = slots_[ref.index];
   assert(s.generation == ref.generation);
+  cancel_wake(ref.index);
   ++s.generation;
   s.handle = {};
   free_slots_.push_back(ref.index);
+}
+
+// A wait that lost (its reply came first, or its frame is gone) takes its
+// wake with it: the event leaves the queue (or the paused host's deferred
+// list) instead of being popped later as a no-op. Digest format 2.
+void Scheduler::cancel_wake(std::uint32_t index) {
+  Slot& s = slots_[index];
+  if (s.queued == kDeferred) {
+    std::erase_if(hosts_[s.host].deferred,
+                  [&](const Event& e) { return e.fn == &Scheduler::on_wake && wake_slot_index(e.arg) == index; });
+  } else if (s.queued != kNotQueued) {
+    remove_at(s.queued);
+  }
+  s.queued = kNotQueued;
 }
 
 bool Scheduler::slot_live(SlotRef ref) const {
@@ -168,6 +211,7 @@ void Scheduler::wake_at(TrueInstant t, SlotRef ref, std::uint32_t outcome) {
   // Packs (generation, index, outcome) into the event argument: slots are
   // recycled, so the generation tells a stale wake from a live one.
   assert(outcome < 256 && ref.index < (1u << 24));
+  assert(slots_[ref.index].queued == kNotQueued && "one pending wake per slot");
   const std::uint64_t arg = (static_cast<std::uint64_t>(ref.generation) << 32) |
                             (static_cast<std::uint64_t>(ref.index) << 8) | outcome;
   schedule_any_epoch(t, &Scheduler::on_wake, this, arg, slots_[ref.index].host);
@@ -176,8 +220,7 @@ void Scheduler::wake_at(TrueInstant t, SlotRef ref, std::uint32_t outcome) {
 void Scheduler::on_wake(void* ctx, std::uint64_t arg) {
   auto& self = *static_cast<Scheduler*>(ctx);
   const auto generation = static_cast<std::uint32_t>(arg >> 32);
-  const auto index = static_cast<std::uint32_t>((arg >> 8) & 0xffffff);
-  self.resume_slot({index, generation}, static_cast<std::uint32_t>(arg & 0xff));
+  self.resume_slot({wake_slot_index(arg), generation}, static_cast<std::uint32_t>(arg & 0xff));
 }
 
 void Scheduler::resume_slot(SlotRef ref, std::uint32_t outcome) {

@@ -10,10 +10,12 @@
 // bumps the host's epoch, and events of an earlier epoch are dropped.
 //
 // Coroutines wait on *wait slots*: a slot holds a suspended handle and a
-// generation. Several events may race to wake one slot (a reply and a
-// timeout); the first wins and the others find the slot fired or recycled.
-// An awaiter frees its slot in its destructor, so a frame destroyed by a
-// crash or a cancel can never be resumed by a stale event.
+// generation, and at most one pending wake event (a sleep's end, a call's
+// timeout). A reply resumes the slot directly and so races its timeout;
+// the first wins. An awaiter frees its slot in its destructor, and freeing
+// it cancels its pending wake (the event leaves the queue: a lost timeout
+// is never popped), so a frame destroyed by a crash or a cancel can never
+// be resumed by a stale event.
 #pragma once
 
 #include <atomic>
@@ -121,16 +123,27 @@ class Scheduler {
     TrueInstant paused_until{};
     std::vector<Event> deferred;
   };
+  // Where a slot's pending wake is: a heap position, or one of these.
+  static constexpr std::uint32_t kNotQueued = 0xffffffffu;
+  static constexpr std::uint32_t kDeferred = 0xfffffffeu;  // in its paused host's deferred list
   struct Slot {
     std::coroutine_handle<> handle;
     std::uint32_t generation = 0;
     std::uint32_t outcome = 0;
     HostId host = kNoHost;
+    std::uint32_t queued = kNotQueued;
     bool fired = false;
   };
+  static std::uint32_t wake_slot_index(std::uint64_t arg) { return static_cast<std::uint32_t>((arg >> 8) & 0xffffff); }
 
   void push(Event e);
   Event pop();  // the earliest event; the queue must not be empty
+  void place(std::size_t i, const Event& e);
+  void sift_up(std::size_t i, const Event& e);
+  void sift_down(std::size_t i, const Event& e);
+  void remove_at(std::size_t i);
+  void unqueue(const Event& e);  // a wake event left the queue: its slot no longer points at it
+  void cancel_wake(std::uint32_t slot_index);
   bool step();  // runs one event; false if the queue is empty
   void dispatch(Event& e);
   static void on_resume_host(void* ctx, std::uint64_t host);

@@ -30,6 +30,12 @@ struct TraceRecord {
 
 class Trace {
  public:
+  // The digest's format: which events exist and how they fold. A digest is
+  // comparable only with one of the same format (run records carry it as
+  // `digest_format`). 2: a wait that lost (a timeout after its reply, a
+  // sleep whose frame is gone) is cancelled, not popped as an event.
+  static constexpr int kDigestFormat = 2;
+
   void set_recording(bool on) { recording_ = on; }
   bool recording() const { return recording_; }
 
@@ -69,7 +75,7 @@ class Trace {
   }
 
   bool recording_ = false;
-  std::uint64_t digest_ = 0x6c6f636b73696d00ULL;  // "locksim\0"
+  std::uint64_t digest_ = 0x6c6f636b73696d00ULL | kDigestFormat;  // "locksim" and the format
   std::uint64_t events_ = 0;
   std::vector<TraceRecord> records_;
 };
