@@ -4,12 +4,11 @@
 // marshals them (lower snake case; the lease messages use "ID" and "TTL").
 #include "live/etcd_http_client.hpp"
 
-#include <curl/curl.h>
 #include <openssl/evp.h>
 
-#include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "live/curl_library.hpp"
 #include "vocab/reply.hpp"
 
 namespace locksim::live {
@@ -20,11 +19,6 @@ using namespace locks;
 namespace {
 
 constexpr const char* kIoError = "IOERR locksim: ";
-
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string base64(const std::string& s) {
   std::string out(4 * ((s.size() + 2) / 3) + 1, '\0');
@@ -187,20 +181,21 @@ std::size_t append_body(char* data, std::size_t size, std::size_t n, void* out) 
 
 // A curl handle for one POST of `json` to `url`; the caller performs it.
 struct Request {
-  CURL* curl = curl_easy_init();
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  const CurlLibrary& lib = curl_library();
+  CURL* curl = lib.easy_init();
+  curl_slist* headers = lib.slist_append(nullptr, "Content-Type: application/json");
   Request(const std::string& url, const std::string& body, std::chrono::milliseconds timeout) {
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_COPYPOSTFIELDS, body.c_str());
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for timeouts
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout.count()));
-    curl_easy_setopt(curl, CURLOPT_PROXY, "");  // loopback: never an http_proxy from the environment
+    lib.easy_setopt(curl, CURLOPT_URL, url.c_str());
+    lib.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    lib.easy_setopt(curl, CURLOPT_COPYPOSTFIELDS, body.c_str());
+    lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for timeouts
+    lib.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+    lib.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout.count()));
+    lib.easy_setopt(curl, CURLOPT_PROXY, "");  // loopback: never an http_proxy from the environment
   }
   ~Request() {
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    lib.slist_free_all(headers);
+    lib.easy_cleanup(curl);
   }
   Request(const Request&) = delete;
   Request& operator=(const Request&) = delete;
@@ -210,7 +205,7 @@ struct Request {
 
 EtcdHttpConn::EtcdHttpConn(std::vector<std::string> endpoints, std::chrono::milliseconds timeout)
     : endpoints_(std::move(endpoints)), timeout_(timeout) {
-  init_curl_once();
+  curl_library();  // loads libcurl now: a missing library is an error here, not at the first call
 }
 
 EtcdHttpConn::Answer EtcdHttpConn::post(const std::string& path, const std::string& body,
@@ -219,11 +214,11 @@ EtcdHttpConn::Answer EtcdHttpConn::post(const std::string& path, const std::stri
   const std::size_t at = current_.load() % endpoints_.size();
   Request req("http://" + endpoints_[at] + path, body, timeout);
   Answer answer;
-  curl_easy_setopt(req.curl, CURLOPT_WRITEFUNCTION, append_body);
-  curl_easy_setopt(req.curl, CURLOPT_WRITEDATA, &answer.body);
-  const CURLcode rc = curl_easy_perform(req.curl);
+  req.lib.easy_setopt(req.curl, CURLOPT_WRITEFUNCTION, append_body);
+  req.lib.easy_setopt(req.curl, CURLOPT_WRITEDATA, &answer.body);
+  const CURLcode rc = req.lib.easy_perform(req.curl);
   if (rc != CURLE_OK) {
-    answer.transport_error = std::string(kIoError) + curl_easy_strerror(rc);
+    answer.transport_error = std::string(kIoError) + req.lib.easy_strerror(rc);
     std::size_t expected = current_.load();
     current_.compare_exchange_strong(expected, expected + 1);  // the next endpoint (once, if calls race)
   }
@@ -306,15 +301,15 @@ Task<EtcdDeleted> EtcdHttpConn::wait_delete(std::string key, std::string range_e
   const std::size_t at = current_.load() % endpoints_.size();
   Request req("http://" + endpoints_[at] + "/v3/watch", json{{"create_request", create}}.dump(), whole_ms(timeout));
   WatchReader reader;
-  curl_easy_setopt(req.curl, CURLOPT_WRITEFUNCTION, WatchReader::on_data);
-  curl_easy_setopt(req.curl, CURLOPT_WRITEDATA, &reader);
-  const CURLcode rc = curl_easy_perform(req.curl);
+  req.lib.easy_setopt(req.curl, CURLOPT_WRITEFUNCTION, WatchReader::on_data);
+  req.lib.easy_setopt(req.curl, CURLOPT_WRITEDATA, &reader);
+  const CURLcode rc = req.lib.easy_perform(req.curl);
   if (reader.done) co_return reader.result;
   EtcdDeleted out;
   if (rc == CURLE_OPERATION_TIMEDOUT) {
     out.error = kTimeoutError;  // no deletion within the wait: the simulated client's answer
   } else {
-    out.error = std::string(kIoError) + (rc == CURLE_OK ? "the watch stream ended" : curl_easy_strerror(rc));
+    out.error = std::string(kIoError) + (rc == CURLE_OK ? "the watch stream ended" : req.lib.easy_strerror(rc));
     std::size_t expected = current_.load();
     current_.compare_exchange_strong(expected, expected + 1);
   }
