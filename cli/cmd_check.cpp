@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <climits>
 #include <fstream>
 #include <iostream>
@@ -88,33 +89,57 @@ scenarios::RunOptions schedule_run_options(const scenarios::Scenario& s, const s
   return options;
 }
 
-// Hands out this shard's explored schedules, numbered, to the workers.
+// Hands out explored schedules, numbered, to the workers, and takes their
+// results back for the cursor (a larger size waits for the size below). A
+// shard runs every schedule below --faults faults (the larger ones' removals
+// read them all) but writes and reports only its own: every N-th.
 class ShardCursor {
  public:
   ShardCursor(const scenarios::CheckPlan& plan, unsigned index, unsigned count)
-      : cursor_(plan), index_(index), count_(count) {}
+      : cursor_(plan), max_faults_(static_cast<std::size_t>(plan.max_faults)), index_(index), count_(count) {}
   struct Work {
-    std::size_t position;  // among this shard's schedules (the writer's order)
+    bool mine;             // this shard's: written and reported
+    std::size_t position;  // among this shard's schedules (the writer's order), when mine
     std::uint64_t number;  // among all explored schedules
     std::vector<std::size_t> schedule;
   };
   std::optional<Work> take() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    while (auto schedule = cursor_.next()) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (aborted_) return std::nullopt;
+      auto next = cursor_.next();
+      if (next.step == scenarios::ScheduleCursor::Step::End) return std::nullopt;
+      if (next.step == scenarios::ScheduleCursor::Step::Wait) {
+        learned_.wait(lock);
+        continue;
+      }
       const std::uint64_t number = cursor_.explored();
-      if ((number - 1) % count_ != index_ - 1) continue;
-      return Work{taken_++, number, std::move(*schedule)};
+      const bool mine = (number - 1) % count_ == index_ - 1;
+      if (!mine && next.schedule.size() == max_faults_) continue;
+      return Work{mine, mine ? taken_++ : 0, number, std::move(next.schedule)};
     }
-    return std::nullopt;
+  }
+  void learn(const Work& work, scenarios::ScheduleOutcome summary) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cursor_.learn(work.schedule, std::move(summary));
+    learned_.notify_all();
+  }
+  void abort() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    aborted_ = true;
+    learned_.notify_all();
   }
   const scenarios::ScheduleCursor& walk() const { return cursor_; }
   std::size_t taken() const { return taken_; }
 
  private:
   scenarios::ScheduleCursor cursor_;
+  std::size_t max_faults_;
   unsigned index_, count_;
   std::size_t taken_ = 0;
+  bool aborted_ = false;
   std::mutex mutex_;
+  std::condition_variable learned_;
 };
 
 struct Outcome {
@@ -142,6 +167,8 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
         const scenarios::Scenario s = scenarios::schedule_scenario(plan, work->schedule, work->number);
         auto run = scenarios::run_scenario(s, schedule_run_options(s, plan.lock_kind));
         if (!run) throw std::runtime_error("schedule " + std::to_string(work->number) + " does not run: " + run.error());
+        cursor.learn(*work, scenarios::summarize(plan, *run));
+        if (!work->mine) continue;
         auto kinds = scenarios::counted_violations(plan, *run);
         if (out) writer.deliver(work->position, reports::to_line(reports::record_of(*run)), kinds.empty());
         if (kinds.empty()) continue;
@@ -151,6 +178,7 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
         std::lock_guard<std::mutex> lock(mutex);
         if (!error) error = std::current_exception();
         stop.store(true);
+        cursor.abort();
       }
     }
   };

@@ -5,6 +5,7 @@
 #include "scenarios/check.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "locks/registry.hpp"
 #include "scenarios/fault_kinds.hpp"
@@ -253,7 +254,7 @@ void add_singles(CheckPlan& plan, const std::vector<Point>& points, const std::v
             f.after = points[p].trigger;
             f.at = offset.value;
             for (auto& [spec, size] : sized(k, f, b)) {
-              CheckFault c{spec, points[p].at + offset.value, size, std::nullopt};
+              CheckFault c{spec, points[p].at + offset.value, size, std::nullopt, p, client_target(spec, h)};
               c.removed = single_removal(c, reached[p], h, finished);
               plan.singles.push_back(std::move(c));
             }
@@ -280,6 +281,7 @@ std::string_view removal_reason_text(RemovalReason reason) {
     case RemovalReason::AfterLastEvent: return "fault after the last event";
     case RemovalReason::TargetFinished: return "target's workload already ended";
     case RemovalReason::ClientPowerLoss: return "power loss of a client is a crash";
+    case RemovalReason::HoldsViolating: return "holds a smaller violating schedule";
   }
   return "";
 }
@@ -316,7 +318,8 @@ Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptio
 
   std::vector<Point> points;
   std::vector<bool> reached;
-  for (const Trigger& t : declared_points(plan.base)) {
+  plan.triggers = declared_points(plan.base);
+  for (const Trigger& t : plan.triggers) {
     const auto at = reached_at(*baseline, t);
     points.push_back({t, at.value_or(plan.base.duration)});
     reached.push_back(at.has_value());
@@ -329,6 +332,14 @@ Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptio
   return plan;
 }
 
+ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run) {
+  ScheduleOutcome out;
+  for (const Trigger& t : plan.triggers) out.reached.push_back(reached_at(run, t));
+  out.finished = finish_times(run);
+  out.violates = !counted_violations(plan, run).empty();
+  return out;
+}
+
 ScheduleCursor::ScheduleCursor(const CheckPlan& plan) : plan_(plan) {}
 
 bool ScheduleCursor::advance() {
@@ -338,7 +349,7 @@ bool ScheduleCursor::advance() {
     current_ = {0};
     return n > 0;
   }
-  // The next k-combination in lexicographic order; past the last one, the first (k+1)-combination.
+  // The next k-combination in lexicographic order.
   const std::size_t k = current_.size();
   for (std::size_t i = k; i-- > 0;) {
     if (current_[i] < n - (k - i)) {
@@ -347,17 +358,28 @@ bool ScheduleCursor::advance() {
       return true;
     }
   }
-  if (k + 1 > static_cast<std::size_t>(plan_.max_faults) || k + 1 > n) return false;
+  return false;
+}
+
+bool ScheduleCursor::can_grow() const {
+  const std::size_t k = current_.size();
+  return k + 1 <= static_cast<std::size_t>(plan_.max_faults) && k + 1 <= plan_.singles.size();
+}
+
+// The first (k+1)-combination.
+void ScheduleCursor::grow() {
+  const std::size_t k = current_.size();
   current_.resize(k + 1);
   for (std::size_t j = 0; j <= k; ++j) current_[j] = j;
-  return true;
+  handed_at_size_ = learned_at_size_ = 0;
 }
 
 // A schedule is removed for a member that never fires or is always a
 // crash; or for a member that observes nothing when it fires at or before
 // every other member (the run is the fault-free one up to that moment, so
 // the judgement on the fault-free run holds). A member that fires after
-// another may meet a changed run: that schedule is explored.
+// another may meet a changed run: for a pair that is judged on the run of
+// the first alone (pair_removal); with more faults the schedule is explored.
 std::optional<RemovalReason> ScheduleCursor::removal(const std::vector<std::size_t>& schedule) const {
   for (std::size_t i : schedule) {
     const CheckFault& f = plan_.singles[i];
@@ -367,19 +389,67 @@ std::optional<RemovalReason> ScheduleCursor::removal(const std::vector<std::size
                                    [&](std::size_t j) { return f.due <= plan_.singles[j].due; });
     if (first) return f.removed;
   }
+  if (holds_violating(schedule)) return RemovalReason::HoldsViolating;
+  if (schedule.size() == 2) return pair_removal(schedule);
   return std::nullopt;
 }
 
-std::optional<std::vector<std::size_t>> ScheduleCursor::next() {
-  while (advance()) {
+// Every smaller schedule inside this one (up to kMaxCheckFaults members, so
+// at most six) that was run and violated.
+bool ScheduleCursor::holds_violating(const std::vector<std::size_t>& schedule) const {
+  const std::size_t k = schedule.size();
+  for (std::uint32_t mask = 1; mask + 1 < (1u << k); ++mask) {
+    std::vector<std::size_t> part;
+    for (std::size_t j = 0; j < k; ++j)
+      if (mask & (1u << j)) part.push_back(schedule[j]);
+    if (violating_.count(part)) return true;
+  }
+  return false;
+}
+
+// A pair {first, second} (second due no earlier in the fault-free run) runs
+// as `first` alone until `second` fires: at its trigger's first occurrence
+// in that run, plus its offset. So the pair is the run of `first` when
+// `second` never fires there, or fires after every workload ended, or on a
+// client whose workload had ended.
+std::optional<RemovalReason> ScheduleCursor::pair_removal(const std::vector<std::size_t>& schedule) const {
+  const bool in_order = plan_.singles[schedule[0]].due <= plan_.singles[schedule[1]].due;
+  const std::size_t first = in_order ? schedule[0] : schedule[1];
+  const CheckFault& second = plan_.singles[in_order ? schedule[1] : schedule[0]];
+  const auto run = singles_run_.find(first);
+  if (run == singles_run_.end()) return std::nullopt;  // first was removed: judged as before
+  const auto& reached = run->second.reached[second.point];
+  if (!reached) return RemovalReason::PointNeverReached;
+  const Duration due = *reached + second.spec.at;
+  if (const auto last = last_event(run->second.finished); last && due >= *last) return RemovalReason::AfterLastEvent;
+  if (second.client) {
+    const auto& end = run->second.finished.at(*second.client);
+    if (end && due >= *end) return RemovalReason::TargetFinished;
+  }
+  return std::nullopt;
+}
+
+ScheduleCursor::Next ScheduleCursor::next() {
+  for (;;) {
+    if (!advance()) {
+      if (!can_grow()) return {Step::End, {}};
+      if (learned_at_size_ < handed_at_size_) return {Step::Wait, {}};
+      grow();
+    }
     if (const auto why = removal(current_)) {
       ++removed_[*why];
       continue;
     }
     ++explored_;
-    return current_;
+    ++handed_at_size_;
+    return {Step::Schedule, current_};
   }
-  return std::nullopt;
+}
+
+void ScheduleCursor::learn(const std::vector<std::size_t>& schedule, ScheduleOutcome summary) {
+  if (schedule.size() == current_.size()) ++learned_at_size_;
+  if (summary.violates) violating_.insert(schedule);
+  if (schedule.size() == 1) singles_run_.emplace(schedule.front(), std::move(summary));
 }
 
 Scenario schedule_scenario(const CheckPlan& plan, const std::vector<std::size_t>& schedule, std::uint64_t number) {

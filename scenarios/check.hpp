@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,12 +47,15 @@ struct CheckOptions {
 };
 
 // Why a schedule was not run: it is equivalent to one that is (or can
-// change no verdict), judged on the fault-free run.
+// change no verdict), judged on the fault-free run — or, for a pair, on the
+// run of its first fault alone (the pair's run is that run until its second
+// fault fires) — or it holds a smaller schedule that already violates.
 enum class RemovalReason : std::uint8_t {
-  PointNeverReached,  // its trigger point is not reached by the fault-free run: the fault never fires
+  PointNeverReached,  // its trigger point is not reached (by the run it fires in): the fault never fires
   AfterLastEvent,     // due after every client's workload ended: no belief, attempt or write left to judge
   TargetFinished,     // its target (or delay's sender) is a client whose workload ended: nothing on it observes
   ClientPowerLoss,    // a power loss of a client is a crash (scenarios/faults.cpp crash_host)
+  HoldsViolating,     // a smaller schedule inside it violates already: it cannot be a smallest counterexample
 };
 std::string_view removal_reason_text(RemovalReason reason);
 
@@ -67,6 +71,8 @@ struct CheckFault {
   Duration due{0};  // trigger time (fault-free run) + offset
   Duration size{0};  // for ranking: its duration, |jump|, restart delay
   std::optional<RemovalReason> removed;
+  std::size_t point = 0;               // its trigger: an index into CheckPlan::triggers
+  std::optional<std::string> client;   // the client it acts on, if it acts on one client only
   std::string text() const;  // "pause A 30.001s after A:acquired+0"
 };
 
@@ -79,6 +85,7 @@ struct CheckPlan {
   std::vector<std::string> targets;          // every host some kind may hit
   std::vector<std::string> points;           // reached trigger points ("A:acquired")
   std::vector<std::string> unreached_points; // declared but not reached by the fault-free run
+  std::vector<Trigger> triggers;             // every declared trigger point (CheckFault::point)
   std::vector<BoundaryValue> offsets;
   std::vector<BoundaryValue> sizes;          // every boundary size in use
   std::vector<CheckFault> singles;
@@ -90,26 +97,53 @@ struct CheckPlan {
 // that does not apply, --faults outside 1..kMaxCheckFaults, unknown property.
 Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptions& options);
 
+// What a run of a schedule tells the schedules that contain it.
+struct ScheduleOutcome {
+  std::vector<std::optional<Duration>> reached;  // per CheckPlan::triggers: first reached (nullopt: never)
+  std::map<std::string, std::optional<Duration>> finished;  // each client's workload end (nullopt: never)
+  bool violates = false;  // a counted violation (counted_violations)
+};
+ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run);
+
 // Walks every schedule (1 fault, then 2, ... up to max_faults; each a set
 // of single indexes in increasing order), counting the removed ones by
-// reason, and hands out the explored ones in enumeration order.
+// reason, and hands out the explored ones in enumeration order. A larger
+// size is walked only once every run of the size below is learned: its
+// removals read them (so the walk, and every count, is the same however
+// many workers run the schedules).
 class ScheduleCursor {
  public:
   explicit ScheduleCursor(const CheckPlan& plan);
-  // The next explored schedule, or nullopt at the end.
-  std::optional<std::vector<std::size_t>> next();
+  enum class Step { Schedule, Wait, End };
+  struct Next {
+    Step step = Step::End;
+    std::vector<std::size_t> schedule;  // with Step::Schedule
+  };
+  // The next explored schedule; Wait while runs of the size below are not
+  // learned yet; End after the last.
+  Next next();
+  // The result of an explored schedule (every one with fewer than
+  // max_faults faults must be learned before the next size is walked).
+  void learn(const std::vector<std::size_t>& schedule, ScheduleOutcome summary);
   const std::map<RemovalReason, std::uint64_t>& removed() const { return removed_; }
   std::uint64_t explored() const { return explored_; }
 
  private:
-  bool advance();  // to the next set of the current size, or the next size
+  bool advance();  // to the next set of the current size
+  bool can_grow() const;  // the bound allows a larger size
+  void grow();            // to the first set of the next size
   std::optional<RemovalReason> removal(const std::vector<std::size_t>& schedule) const;
+  std::optional<RemovalReason> pair_removal(const std::vector<std::size_t>& schedule) const;
+  bool holds_violating(const std::vector<std::size_t>& schedule) const;
 
   const CheckPlan& plan_;
   std::vector<std::size_t> current_;
   bool started_ = false;
   std::map<RemovalReason, std::uint64_t> removed_;
   std::uint64_t explored_ = 0;
+  std::uint64_t handed_at_size_ = 0, learned_at_size_ = 0;
+  std::map<std::size_t, ScheduleOutcome> singles_run_;        // the learned single-fault runs
+  std::set<std::vector<std::size_t>> violating_;          // learned schedules that violate
 };
 
 // The runnable scenario of schedule `number` (1-based, its place among the
