@@ -6,7 +6,9 @@
 // scenario. For a reproduction of a shipped bug (locks::LockInfo::
 // reproduces) only the reported violation counts, in runs where the fixed
 // lock does not show it, and jobs may outlive the TTL where the lock asks
-// for it (long_jobs). Prints that scenario as ready-to-run TOML (--out writes it), its
+// for it (long_jobs). --workload inventory makes the generated topologies
+// sales (by the methods that take the lock, or those --method names).
+// Prints that scenario as ready-to-run TOML (--out writes it), its
 // `locksim run` command and the text verdict of the minimal run. Exit 1 when
 // it found one, 0 when the budget ran out clean, 2 on bad input. For a given
 // --seed and --budget the search and the result are the same on any machine
@@ -26,6 +28,7 @@
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/lock_assumptions.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/scenario_writer.hpp"
@@ -47,6 +50,8 @@ struct HuntArgs {
   std::string seed = "1";
   std::string out;
   std::string violation;
+  std::string workload;              // empty: the lock workload
+  std::vector<std::string> methods;  // an inventory's methods; empty: those that take the lock
 };
 
 std::optional<SteadyClock::duration> time_limit(const std::string& text) {
@@ -58,6 +63,44 @@ std::optional<SteadyClock::duration> time_limit(const std::string& text) {
 }
 
 
+std::string joined(const std::vector<std::string>& names, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? separator : "") + names[i];
+  return out;
+}
+
+std::vector<scenarios::InventoryMethod> option_methods(const std::vector<std::string>& names) {
+  std::vector<scenarios::InventoryMethod> methods;
+  for (const auto& name : names) {
+    const auto method = scenarios::inventory_method_of(name);
+    if (!method)
+      throw InputError("hunt: --method: unknown method \"" + name + "\" (known: " +
+                       joined(scenarios::inventory_method_names(), ", ") + ")");
+    methods.push_back(*method);
+  }
+  return methods;
+}
+
+// --workload inventory: generated topologies sell a stock, by the named
+// methods or by those that take the hunted lock (GenLimits::inventory_methods).
+std::vector<scenarios::InventoryMethod> sale_methods(const HuntArgs& a, const locks::LockInfo& lock) {
+  if (a.workload.empty() || a.workload == "lock") {
+    if (!a.methods.empty()) throw InputError("hunt: --method: only with --workload inventory");
+    return {};
+  }
+  if (a.workload != "inventory")
+    throw InputError("hunt: --workload: unknown workload \"" + a.workload + "\" (known: lock, inventory)");
+  if (!a.scenario.empty())
+    throw InputError("hunt: --workload: not with --scenario (the base scenario's workload is searched)");
+  const auto methods = a.methods.empty() ? scenarios::hunted_inventory_methods() : option_methods(a.methods);
+  // decr and lua are Redis commands: an etcd topology has no Redis node.
+  for (const auto m : methods)
+    if (lock.topology != locks::Topology::Redis && !scenarios::method_takes_lock(m))
+      throw InputError("hunt: --method: " + std::string(scenarios::inventory_method_name(m)) + " needs Redis; " +
+                       lock.name + " hunts etcd topologies");
+  return methods;
+}
+
 scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   const auto lock = locks::find_lock(a.lock);
   if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
@@ -68,6 +111,7 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
   if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--faults", a.faults);
+  o.limits.inventory_methods = sale_methods(a, *lock);
   if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});
   else if (!a.time.empty()) o.budget = std::numeric_limits<std::uint64_t>::max();
   if (!a.violation.empty()) {
@@ -119,11 +163,10 @@ class Progress {
 std::string hunt_command(const HuntArgs& a) {
   std::string cmd = "locksim hunt --lock " + a.lock;
   if (!a.scenario.empty()) cmd += " --scenario " + scenarios::shell_quote(a.scenario);
-  if (!a.faults.empty()) {
-    cmd += " --faults ";
-    for (std::size_t i = 0; i < a.faults.size(); ++i) cmd += (i ? "," : "") + a.faults[i];
-  }
+  if (!a.faults.empty()) cmd += " --faults " + joined(a.faults, ",");
   if (!a.violation.empty()) cmd += " --violation " + a.violation;
+  if (!a.workload.empty()) cmd += " --workload " + a.workload;  // a known name: checked by sale_methods
+  if (!a.methods.empty()) cmd += " --method " + joined(a.methods, ",");
   return cmd + " --seed " + a.seed;  // digits only: option_number checked it
 }
 
@@ -202,6 +245,11 @@ Handler add_hunt_command(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "Seed of the search")->capture_default_str();
   cmd->add_option("--out", args->out, "Write the minimal scenario to this .toml file");
   cmd->add_option("--violation", args->violation, "Only this violation counts (default: any)");
+  cmd->add_option("--workload", args->workload,
+                  "What generated clients do: lock (default) or inventory (a sale of a drawn stock)");
+  cmd->add_option("--method", args->methods,
+                  "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)")
+      ->delimiter(',');
   return [args, budget] { return run_hunt(*args, budget->count() > 0); };
 }
 

@@ -188,8 +188,6 @@ Task<Outcome> segmented_purchase(Buyer& b, std::vector<std::unique_ptr<locks::Lo
   co_return Outcome::SoldOut;
 }
 
-bool uses_locks(InventoryMethod m) { return m == InventoryMethod::Lock || m == InventoryMethod::Segmented; }
-
 Task<Outcome> purchase(Buyer& b, std::vector<std::unique_ptr<locks::Lock>>& locks, int& segment) {
   switch (b.scenario().inventory.method) {
     case InventoryMethod::ReadCheckWrite: return read_check_write(b, 0, nullptr);
@@ -218,7 +216,7 @@ Task<void> inventory_buyer(WorkloadWorld& world, std::size_t c, locks::Runtime& 
   ClientProgress& progress = world.progress(c);
   Buyer b{world, c, runtime};
   std::vector<std::unique_ptr<locks::Lock>> locks;
-  if (uses_locks(s.inventory.method)) {
+  if (method_takes_lock(s.inventory.method)) {
     for (int i = 0; i < s.inventory.segments; ++i) {
       locks::LockConfig config = s.lock;
       config.key = segment_lock_key(s, i);
@@ -249,6 +247,9 @@ void record_purchase(WorkloadWorld& world, std::size_t c) {
 Task<void> gate_winner_order(WorkloadWorld& world, std::size_t c) {
   (void)co_await send_order(world, c, 0, std::nullopt, nullptr);
 }
+
+bool method_takes_lock(InventoryMethod m) { return m == InventoryMethod::Lock || m == InventoryMethod::Segmented; }
+bool method_checks_per_buyer(InventoryMethod m) { return m == InventoryMethod::Lua; }
 
 std::string_view inventory_method_name(InventoryMethod m) {
   for (const auto& [method, name] : method_table())

@@ -48,6 +48,13 @@ Task<void> gate_winner_order(WorkloadWorld& world, std::size_t c);
 std::string_view inventory_method_name(InventoryMethod m);
 std::optional<InventoryMethod> inventory_method_of(std::string_view name);
 const std::vector<std::string>& inventory_method_names();
+// Whether a purchase by this method takes the scenario's lock (lock,
+// segmented); the others take none (read-check-write, decr, lua).
+bool method_takes_lock(InventoryMethod m);
+// Whether the method itself keeps a buyer to `per_buyer` (lua's script);
+// with the others a buyer making more buys than that is a double purchase
+// by construction.
+bool method_checks_per_buyer(InventoryMethod m);
 
 // Keys: the Redis stock counter and buyers hash (decr, lua), and the lock
 // key of segment i (0-based; the scenario's key itself with one segment).

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "locks/registry.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/lock_assumptions.hpp"
 #include "scenarios/scenario_writer.hpp"
 
@@ -152,24 +153,63 @@ void make_etcd_topology(Scenario& s) {
   s.lock.retry = std::max(ms(10), s.lock.ttl / 20);
 }
 
+// The drawn sale's workload and terms (the buyers' buys come with the
+// clients): a stock of a few items, segments that each start with one.
+void make_sale(Scenario& s, const InventoryDraw& d, const GenLimits& limits) {
+  s.workload = WorkloadKind::Inventory;
+  s.lock.key = "sale:generated";
+  InventorySpec& sale = s.inventory;
+  sale.method = limits.inventory_methods[d.method % limits.inventory_methods.size()];
+  sale.stock = 1 + std::min(d.extra_stock, kMaxExtraStock);
+  const auto most_segments = static_cast<std::uint32_t>(std::min<std::int64_t>(kMaxExtraSegments, sale.stock - 1));
+  sale.segments = sale.method == InventoryMethod::Segmented ? 1 + static_cast<int>(std::min(d.extra_segments, most_segments)) : 1;
+  sale.per_buyer = 1 + static_cast<int>(std::min(d.extra_per_buyer, kMaxExtraPerBuyer));
+  s.unique = d.unique && sale.per_buyer == 1;  // the unique constraint is one order per buyer
+}
+
+// A buyer's work per purchase starts at 0 (a sale's default), a lock
+// client's job at 20% of the TTL.
+Duration drawn_work(const Scenario& s, const ScenarioDraw& d, const GenLimits& limits) {
+  const std::uint32_t work_scale = limits.long_jobs ? 5 : 1;  // long jobs: up to 320% of the TTL
+  const std::uint32_t pct = std::min(d.work_pct, kMaxWorkPct) * work_scale;
+  return s.lock.ttl * ((s.workload == WorkloadKind::Inventory ? 0 : 20) + pct) / 100;
+}
+
+// Client i's turns at the lock: its iterations, or a buyer's buys.
+void set_turns(ClientSpec& c, const Scenario& s, const ScenarioDraw& d, std::size_t i) {
+  if (s.workload != WorkloadKind::Inventory) {
+    c.writes = 1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites));
+    c.iterations = 1 + static_cast<int>(std::min(d.extra_iterations, kMaxExtraIterations));
+    return;
+  }
+  const auto& extra = d.inventory.extra_buys;
+  c.buys = 1 + static_cast<int>(i < extra.size() ? std::min(extra[i], kMaxExtraBuys) : 0);
+  // Where the method does not keep a buyer to the shop's rule, the buyer
+  // keeps to it: more buys would be a double purchase whatever the lock does.
+  if (!method_checks_per_buyer(s.inventory.method)) c.buys = std::min(c.buys, s.inventory.per_buyer);
+}
+
 // The drawn clients and their jobs, starting at `first_start`; the acquire
 // timeout and the run's length follow from them.
 Scenario with_clients(Scenario s, const ScenarioDraw& d, const GenLimits& limits, Duration first_start) {
   const int n = std::clamp(limits.min_clients + static_cast<int>(std::min(d.extra_clients, 8U)), 1,
                            std::max(limits.min_clients, limits.max_clients));
-  const int iterations = 1 + static_cast<int>(std::min(d.extra_iterations, kMaxExtraIterations));
-  const std::uint32_t work_scale = limits.long_jobs ? 5 : 1;  // long jobs: up to 320% of the TTL
-  const Duration work = s.lock.ttl * (20 + std::min(d.work_pct, kMaxWorkPct) * work_scale) / 100;
+  const bool buyers = s.workload == WorkloadKind::Inventory;
+  const Duration work = drawn_work(s, d, limits);
   const Duration stagger = std::min(ms(d.stagger_ms), s.lock.ttl);
-  for (int i = 0; i < n; ++i)
-    s.clients.push_back({generated_client_name(i), first_start + stagger * i, work,
-                         1 + static_cast<int>(std::min(d.extra_writes, kMaxExtraWrites)), iterations, 0});
-  for (ClientSpec& c : s.clients) c.extends = limits.extending_clients;
-  s.lock.acquire_timeout = s.lock.ttl * (2 + n * iterations);
-  s.duration = stagger * (n - 1) + s.lock.ttl * (4 + n * iterations);
+  int turns = 0;  // sections (or purchases) of all clients together
+  for (int i = 0; i < n; ++i) {
+    ClientSpec c{generated_client_name(i), first_start + stagger * i, work};
+    set_turns(c, s, d, static_cast<std::size_t>(i));
+    c.extends = limits.extending_clients && !buyers;  // a buyer does not extend its lock
+    turns += buyers ? c.buys : c.iterations;
+    s.clients.push_back(std::move(c));
+  }
+  s.lock.acquire_timeout = s.lock.ttl * (2 + turns);
+  s.duration = stagger * (n - 1) + s.lock.ttl * (4 + turns);
   if (work > s.lock.ttl) {  // long jobs: everyone waits for everyone's whole job
-    s.lock.acquire_timeout = s.lock.ttl * 2 + work * (n * iterations);
-    s.duration = stagger * (n - 1) + s.lock.ttl * 4 + work * (n * iterations);
+    s.lock.acquire_timeout = s.lock.ttl * 2 + work * turns;
+    s.duration = stagger * (n - 1) + s.lock.ttl * 4 + work * turns;
   }
   s.duration += first_start;
   return s;
@@ -196,6 +236,7 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
   s.lock_kind = info.name;
   s.lock.key = "lock:generated";
   s.lock.ttl = ms(1000 + 250 * std::int64_t{std::min(d.ttl_steps, kMaxTtlSteps)});
+  if (!limits.inventory_methods.empty()) make_sale(s, d.inventory, limits);
   if (info.topology == locks::Topology::Redis) return with_redis(std::move(s), d, info, limits);
   make_etcd_topology(s);
   s = with_clients(std::move(s), d, limits, kCpFirstLeader);
@@ -205,15 +246,46 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
 
 }  // namespace
 
+std::vector<InventoryMethod> hunted_inventory_methods() {
+  std::vector<InventoryMethod> methods;
+  for (const std::string& name : inventory_method_names())
+    if (const auto m = inventory_method_of(name); m && method_takes_lock(*m)) methods.push_back(*m);
+  return methods;
+}
+
 std::vector<FaultKind> default_hunt_kinds() {
   std::vector<FaultKind> kinds = all_fault_kinds();
   std::erase_if(kinds, [](FaultKind k) { return !fault_kind_info(k).hunted_by_default; });
   return kinds;
 }
 
+namespace {
+
+std::uint32_t draw_upto(sim::Rng& rng, std::uint32_t hi) {
+  return static_cast<std::uint32_t>(rng.below(std::uint64_t{hi} + 1));
+}
+
+// The sale, from its own stream: every field uniformly, buys for each of
+// the `clients` drawn.
+InventoryDraw draw_inventory(sim::Rng rng, const GenLimits& limits, std::uint32_t clients) {
+  InventoryDraw d;
+  d.method = draw_upto(rng, static_cast<std::uint32_t>(limits.inventory_methods.size() - 1));
+  d.extra_stock = draw_upto(rng, kMaxExtraStock);
+  d.extra_segments = draw_upto(rng, kMaxExtraSegments);
+  d.extra_per_buyer = draw_upto(rng, kMaxExtraPerBuyer);
+  for (std::uint32_t i = 0; i < clients; ++i) d.extra_buys.push_back(draw_upto(rng, kMaxExtraBuys));
+  d.unique = rng.chance(1, 2);
+  return d;
+}
+
+}  // namespace
+
 ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits) {
-  auto upto = [&](std::uint32_t hi) { return static_cast<std::uint32_t>(rng.below(std::uint64_t{hi} + 1)); };
+  auto upto = [&](std::uint32_t hi) { return draw_upto(rng, hi); };
   ScenarioDraw d;
+  if (!limits.inventory_methods.empty())  // forked before any draw: the lock workload's draws stay as they were
+    d.inventory = draw_inventory(rng.fork("inventory"), limits,
+                                 static_cast<std::uint32_t>(std::max(limits.min_clients, limits.max_clients)));
   d.extra_clients = upto(static_cast<std::uint32_t>(std::max(0, limits.max_clients - limits.min_clients)));
   d.ttl_steps = upto(kMaxTtlSteps);
   d.work_pct = upto(kMaxWorkPct);
@@ -349,6 +421,7 @@ class Shrinker {
     bool changed = drop_faults(s);
     changed |= drop_clients(s);
     changed |= fewer_rounds(s);
+    changed |= smaller_sale(s);
     changed |= smaller_topology(s);
     return changed;
   }
@@ -394,6 +467,17 @@ class Shrinker {
     });
   }
 
+  // A count (buys, items, segments) lowered by the same search, one unit a
+  // millisecond; `set` writes it into a copy (with whatever must follow it).
+  using SetCount = std::function<void(Scenario&, std::int64_t)>;
+  bool bisect_count(Scenario& s, std::int64_t value, std::int64_t lo, const SetCount& set) {
+    return bisect_with(s, ms(value), ms(lo), [&set](const Scenario& x, Duration v) {
+      Scenario c = x;
+      set(c, whole_ms(v));
+      return c;
+    });
+  }
+
   bool drop_faults(Scenario& s) {
     bool changed = false;
     if (s.nemesis) {
@@ -426,6 +510,7 @@ class Shrinker {
   }
 
   bool fewer_rounds(Scenario& s) {
+    if (s.workload == WorkloadKind::Inventory) return fewer_buys(s);  // a buyer has no iterations or writes
     bool changed = false;
     for (std::size_t i = 0; i < s.clients.size(); ++i) {
       while (s.clients[i].iterations > 1) {
@@ -442,6 +527,40 @@ class Shrinker {
         changed = true;
       }
     }
+    return changed;
+  }
+
+  bool fewer_buys(Scenario& s) {
+    bool changed = false;
+    for (std::size_t i = 0; i < s.clients.size(); ++i)
+      changed |= bisect_count(s, s.clients[i].buys, 1,
+                              [i](Scenario& x, std::int64_t v) { x.clients[i].buys = static_cast<int>(v); });
+    return changed;
+  }
+
+  // Fewer segments, orders per buyer and items; no unique constraint. The
+  // method stays: it is what the sale is about.
+  bool smaller_sale(Scenario& s) {
+    if (s.workload != WorkloadKind::Inventory) return false;
+    InventorySpec& sale = s.inventory;
+    bool changed = bisect_count(s, sale.segments, 1, [](Scenario& x, std::int64_t v) {
+      x.inventory.segments = static_cast<int>(v);
+    });
+    // Not below a buyer's buys where the method does not check the rule
+    // (a double purchase by construction, see set_turns).
+    int least_per_buyer = 1;
+    if (!method_checks_per_buyer(sale.method))
+      for (const ClientSpec& c : s.clients) least_per_buyer = std::max(least_per_buyer, c.buys);
+    changed |= bisect_count(s, sale.per_buyer, least_per_buyer, [](Scenario& x, std::int64_t v) {
+      x.inventory.per_buyer = static_cast<int>(v);
+    });
+    if (s.unique) {
+      Scenario c = s;
+      c.unique = false;
+      changed |= accept(s, std::move(c));
+    }
+    // Every segment keeps an item (segments <= stock).
+    changed |= bisect_count(s, sale.stock, sale.segments, [](Scenario& x, std::int64_t v) { x.inventory.stock = v; });
     return changed;
   }
 
@@ -473,8 +592,9 @@ class Shrinker {
 
   bool shorter_clients(Scenario& s) {
     bool changed = false;
+    const Duration least_work = s.workload == WorkloadKind::Inventory ? ms(0) : ms(1);  // a purchase may take none
     for (std::size_t i = 0; i < s.clients.size(); ++i) {
-      changed |= bisect(s, [i](Scenario& x) -> Duration& { return x.clients[i].work; }, ms(1));
+      changed |= bisect(s, [i](Scenario& x) -> Duration& { return x.clients[i].work; }, least_work);
       changed |= bisect(s, [i](Scenario& x) -> Duration& { return x.clients[i].start; }, ms(0));
     }
     return changed;

@@ -5,9 +5,10 @@
 // still breaks it. Three layers, all deterministic (no clocks, threads,
 // <random> or std::hash; the only randomness is sim::Rng from a seed):
 //
-//  - ScenarioDraw / FaultDraw: a scenario as small unsigned numbers where 0
-//    is always the simplest choice (fewest clients, shortest TTL, earliest
-//    time, shortest fault, first target). `build_scenario` turns a draw into
+//  - ScenarioDraw / FaultDraw / InventoryDraw: a scenario as small unsigned
+//    numbers where 0 is always the simplest choice (fewest clients, shortest
+//    TTL, earliest time, shortest fault, first target; one item, one buy,
+//    no work per purchase). `build_scenario` turns a draw into
 //    a valid Scenario for a lock kind, on a generated topology or on a base
 //    scenario's topology and workload. The seed-driven `draw_scenario` and
 //    the rapidcheck generators (testing/rapidcheck_generators.hpp) fill the
@@ -16,7 +17,9 @@
 //    clients.
 //  - `shrink_scenario`: greedy delta debugging on a Scenario itself (so a
 //    hand-written scenario shrinks too): drop faults, drop clients, fewer
-//    iterations and writes, smaller topology until none of those helps;
+//    iterations and writes (a buyer: fewer buys), a smaller sale (fewer
+//    segments, fewer orders per buyer, no unique constraint, less stock),
+//    smaller topology until none of those helps;
 //    then bisect durations and times down (whole milliseconds, to 1/32) and
 //    the run length; up to three such rounds, while the numbers keep
 //    letting the structure shrink, within a run budget. Every candidate must load
@@ -60,6 +63,24 @@ struct GenLimits {
   // Every generated client extends its lock before each write
   // (LockInfo::extends_before_writes: the lock's bug is in extend()).
   bool extending_clients = false;
+  // Generated topologies sell a stock (the inventory workload, issue 17) by
+  // one of these methods, the first the simplest; empty: the lock workload.
+  // A hunt of lock L draws the methods that take L (hunted_inventory_methods);
+  // decr, lua and read-check-write take no lock, so a violation they show is
+  // the method's, not L's: drawn only when asked for by name.
+  std::vector<InventoryMethod> inventory_methods;
+};
+
+// A sale as numbers (used only with GenLimits::inventory_methods). It is
+// drawn from its own stream, after the rest: a lock workload's draw for a
+// seed is the same with or without it.
+struct InventoryDraw {
+  std::uint32_t method = 0;           // index into GenLimits::inventory_methods (wraps)
+  std::uint32_t extra_stock = 0;      // stock = 1 + this
+  std::uint32_t extra_segments = 0;   // segmented: segments = 1 + this (at most the stock)
+  std::uint32_t extra_per_buyer = 0;  // per_buyer = 1 + this
+  std::vector<std::uint32_t> extra_buys;  // client i's buys = 1 + extra_buys[i] (none drawn: 1)
+  bool unique = false;                // [storage] unique (with per_buyer = 1 only)
 };
 
 // One fault as numbers; build_scenario maps them onto a scenario's hosts.
@@ -82,6 +103,7 @@ struct ScenarioDraw {
   std::uint32_t extra_clients = 0;  // clients = min_clients + this (capped at max_clients)
   std::uint32_t ttl_steps = 0;      // ttl = 1s + 250ms * steps
   std::uint32_t work_pct = 0;       // work = ttl * (20 + pct) / 100, pct capped at 60
+                                    // (a buyer's work per purchase: ttl * pct / 100)
   std::uint32_t stagger_ms = 0;     // client i starts at i * stagger
   std::uint32_t latency_ms = 0;     // network latency 1ms .. (1 + this) ms
   std::uint32_t extra_masters = 0;  // masters = the lock's minimum + this (multi-node locks)
@@ -91,6 +113,7 @@ struct ScenarioDraw {
   std::uint32_t extra_iterations = 0;
   std::uint32_t extra_writes = 0;   // writes = 1 + this
   std::vector<FaultDraw> faults;
+  InventoryDraw inventory;
 };
 
 // Upper bounds of the draw's fields (the rapidcheck generators use them too).
@@ -101,6 +124,14 @@ inline constexpr std::uint32_t kMaxExtraMasters = 2;
 inline constexpr std::uint32_t kMaxExtraIterations = 2;
 inline constexpr std::uint32_t kMaxExtraWrites = 2;
 inline constexpr std::uint32_t kFaultSpanTtls = 3;      // fault times and lengths reach 3 x ttl
+inline constexpr std::uint32_t kMaxExtraStock = 9;      // a drawn sale: up to 10 items,
+inline constexpr std::uint32_t kMaxExtraSegments = 3;   // 4 segments,
+inline constexpr std::uint32_t kMaxExtraPerBuyer = 2;   // 3 orders per buyer,
+inline constexpr std::uint32_t kMaxExtraBuys = 3;       // 4 purchase attempts per buyer
+
+// The inventory methods a hunt of a lock draws when none is named: those
+// that take the hunted lock (lock, segmented).
+std::vector<InventoryMethod> hunted_inventory_methods();
 
 // Draws every field uniformly from the stream.
 ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits);

@@ -51,6 +51,25 @@ inline rc::Gen<std::vector<FaultDraw>> gen_fault_schedule(const GenLimits& limit
   });
 }
 
+// A sale for limits.inventory_methods (the default draw when there is none):
+// shrinks towards the first method, one item, one buy each, no unique
+// constraint.
+inline rc::Gen<scenarios::InventoryDraw> gen_inventory_draw(const GenLimits& limits) {
+  using rc::gen::set;
+  using namespace scenarios;
+  if (limits.inventory_methods.empty()) return rc::gen::just(InventoryDraw{});
+  const auto clients = static_cast<std::uint32_t>(std::max(limits.min_clients, limits.max_clients));
+  return rc::gen::build<InventoryDraw>(
+      set(&InventoryDraw::method, upto(static_cast<std::uint32_t>(limits.inventory_methods.size() - 1))),
+      set(&InventoryDraw::extra_stock, upto(kMaxExtraStock)),
+      set(&InventoryDraw::extra_segments, upto(kMaxExtraSegments)),
+      set(&InventoryDraw::extra_per_buyer, upto(kMaxExtraPerBuyer)),
+      set(&InventoryDraw::extra_buys,
+          rc::gen::mapcat(upto(clients),
+                          [](std::uint32_t n) { return rc::gen::container<std::vector<std::uint32_t>>(n, upto(kMaxExtraBuys)); })),
+      set(&InventoryDraw::unique, rc::gen::arbitrary<bool>()));
+}
+
 inline rc::Gen<ScenarioDraw> gen_scenario_draw(const GenLimits& limits) {
   using rc::gen::set;
   using namespace scenarios;
@@ -62,7 +81,8 @@ inline rc::Gen<ScenarioDraw> gen_scenario_draw(const GenLimits& limits) {
       set(&ScenarioDraw::replicas, upto(1)), set(&ScenarioDraw::fsync, upto(2)),
       set(&ScenarioDraw::failover_after_ms, upto(5000)),
       set(&ScenarioDraw::extra_iterations, upto(kMaxExtraIterations)),
-      set(&ScenarioDraw::extra_writes, upto(kMaxExtraWrites)), set(&ScenarioDraw::faults, gen_fault_schedule(limits)));
+      set(&ScenarioDraw::extra_writes, upto(kMaxExtraWrites)), set(&ScenarioDraw::faults, gen_fault_schedule(limits)),
+      set(&ScenarioDraw::inventory, gen_inventory_draw(limits)));
 }
 
 }  // namespace locksim::testing
@@ -95,6 +115,13 @@ inline void showValue(const FaultDraw& f, std::ostream& os) {
      << (f.backward ? " backward" : "") << (f.flag ? " flag" : "") << "}";
 }
 
+inline void showValue(const InventoryDraw& d, std::ostream& os) {
+  os << "{method#" << d.method << " stock+" << d.extra_stock << " segments+" << d.extra_segments << " per_buyer+"
+     << d.extra_per_buyer << " buys+[";
+  for (std::size_t i = 0; i < d.extra_buys.size(); ++i) os << (i ? "," : "") << d.extra_buys[i];
+  os << "]" << (d.unique ? " unique" : "") << "}";
+}
+
 inline void showValue(const ScenarioDraw& d, std::ostream& os) {
   os << "{clients+" << d.extra_clients << " ttl_steps=" << d.ttl_steps << " work=" << d.work_pct
      << "% stagger=" << d.stagger_ms << "ms latency=" << d.latency_ms << "ms masters+" << d.extra_masters
@@ -104,7 +131,9 @@ inline void showValue(const ScenarioDraw& d, std::ostream& os) {
     if (i) os << ", ";
     showValue(d.faults[i], os);
   }
-  os << "]}";
+  os << "] sale=";
+  showValue(d.inventory, os);
+  os << "}";
 }
 
 }  // namespace locksim::scenarios

@@ -200,6 +200,18 @@ TEST_CASE("hunt gives a fenced lock fencing storage in every case and says so", 
   CHECK(token.find("assumes") == std::string::npos);
 }
 
+TEST_CASE("hunt --workload inventory searches sales and prints a minimal sale that reruns", "[catalog][hunt]") {
+  auto [out, code] = run_cli("hunt --lock naive-del --workload inventory --faults pause --violation oversell");
+  CHECK(code == 1);
+  CHECK(out.rfind("hunt      naive-del: oversell after ", 0) == 0);
+  CHECK(out.find("kind = 'inventory'") != std::string::npos);
+  CHECK(out.find("--violation oversell --workload inventory --seed 1") != std::string::npos);  // how it was found
+  CHECK(out.find("VIOLATED oversell") != std::string::npos);
+  auto [none, none_code] = run_cli("hunt --lock token --workload inventory --method decr,lua --faults pause --budget 3");
+  CHECK(none_code == 0);
+  CHECK(none.find("no violation in 3 case(s)") != std::string::npos);
+}
+
 TEST_CASE("locksim run exits 1 when a run does not match its expectation", "[catalog]") {
   // The baseline expects no violation; a scenario file that expects one the
   // run cannot produce must not match.
@@ -307,6 +319,12 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"hunt --lock token --faults pause,meteor", "hunt: --faults: unknown fault kind \"meteor\" (known: pause, clock-jump"},
       {"hunt --lock zk-lock", "hunt: --lock: zk-lock runs on ZooKeeper; hunts search Redis and etcd topologies only"},
       {"hunt --lock etcd-mutex --scenario gc-pause", "hunt: --scenario: gc-pause: "},
+      {"hunt --lock token --workload shop", "hunt: --workload: unknown workload \"shop\" (known: lock, inventory)"},
+      {"hunt --lock token --method lock", "hunt: --method: only with --workload inventory"},
+      {"hunt --lock token --workload inventory --method lock,pop",
+       "hunt: --method: unknown method \"pop\" (known: read-check-write, lock, decr, lua, segmented)"},
+      {"hunt --lock token --workload inventory --scenario gc-pause", "hunt: --workload: not with --scenario"},
+      {"hunt --lock etcd-mutex --workload inventory --method decr", "hunt: --method: decr needs Redis"},
       {"check gc-pause --lock token --kinds meteor", "check: --kinds: unknown fault kind \"meteor\" (known: pause"},
       {"live gc-pause --prefix ''", "--prefix is for existing servers"},
       {"live gc-pause --prefix mine:", "--prefix is for existing servers"},

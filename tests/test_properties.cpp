@@ -25,6 +25,7 @@
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
@@ -203,6 +204,20 @@ TEST_CASE("every generated scenario written as TOML loads back equal", "[propert
     const std::string text = scenario_to_toml(s);
     const auto back = load_scenario_text(text, "generated.toml");
     RC_LOG() << text;
+    RC_ASSERT(back.ok());
+    RC_ASSERT(scenario_difference(s, *back) == "");
+  });
+}
+
+TEST_CASE("every generated sale written as TOML loads back equal", "[property][writer]") {
+  GenLimits limits;
+  limits.kinds = default_hunt_kinds();
+  for (const std::string& name : inventory_method_names()) limits.inventory_methods.push_back(*inventory_method_of(name));
+  rc::prop("build_scenario of a drawn sale round-trips through the writer and the loader", [&] {
+    const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), *rc::gen::elementOf(lock_names()), limits);
+    const auto back = load_scenario_text(scenario_to_toml(s), "sale.toml");
+    RC_LOG() << scenario_to_toml(s);
+    RC_ASSERT(s.workload == WorkloadKind::Inventory);
     RC_ASSERT(back.ok());
     RC_ASSERT(scenario_difference(s, *back) == "");
   });
@@ -434,4 +449,140 @@ TEST_CASE("locksim hunt finds each reproduced client bug blind, in a run its fix
     ++hunted;
   }
   CHECK(hunted == budget.size());
+}
+
+// --- hunting a sale (`hunt --workload inventory`, issue 17) ----------------------
+
+namespace {
+
+GenLimits sale_limits(std::vector<InventoryMethod> methods, std::vector<FaultKind> kinds = {FaultKind::Pause}) {
+  GenLimits l = limits_of(std::move(kinds));
+  l.inventory_methods = std::move(methods);
+  return l;
+}
+
+HuntOptions sale_hunt(const std::string& lock, std::vector<InventoryMethod> methods, const std::string& violation,
+                      std::uint64_t budget) {
+  HuntOptions o = default_hunt_options(*locks::find_lock(lock));
+  o.limits.kinds = {FaultKind::Pause};
+  o.limits.inventory_methods = std::move(methods);
+  o.violation = violation;
+  o.budget = budget;
+  return o;
+}
+
+int total_buys(const Scenario& s) {
+  int n = 0;
+  for (const ClientSpec& c : s.clients) n += c.buys;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a drawn sale is a valid inventory scenario for every method and loads back equal", "[hunt]") {
+  for (const std::string& name : inventory_method_names()) {
+    const InventoryMethod method = *inventory_method_of(name);
+    const GenLimits limits = sale_limits({method}, default_hunt_kinds());
+    std::set<std::int64_t> stocks, segments;
+    int most_buys = 0, unique = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      const Scenario s = generate_scenario(seed, "token", limits);
+      INFO(name << ", seed " << seed << "\n" << scenario_to_toml(s));
+      REQUIRE(s.workload == WorkloadKind::Inventory);
+      CHECK(s.inventory.method == method);
+      CHECK(s.inventory.segments <= s.inventory.stock);
+      CHECK((!s.unique || s.inventory.per_buyer == 1));
+      for (const ClientSpec& c : s.clients) {
+        // A buyer keeps to the shop's rule where the method does not check it.
+        if (method != InventoryMethod::Lua) CHECK(c.buys <= s.inventory.per_buyer);
+        most_buys = std::max(most_buys, c.buys);
+      }
+      const auto back = load_scenario_text(scenario_to_toml(s), "sale.toml");
+      REQUIRE(back.ok());
+      CHECK(scenario_difference(s, *back) == "");
+      stocks.insert(s.inventory.stock);
+      segments.insert(s.inventory.segments);
+      unique += s.unique ? 1 : 0;
+      if (seed <= 3) CHECK(run_once(s, "token", 1).events > 0);  // it runs
+    }
+    CHECK(stocks.size() > 3);  // the sale is drawn, not fixed
+    CHECK(most_buys > 1);
+    CHECK(unique > 0);
+    CHECK(segments.size() == (method == InventoryMethod::Segmented ? 4U : 1U));
+  }
+}
+
+TEST_CASE("drawing a sale leaves the rest of a seed's draw as it was", "[hunt]") {
+  const GenLimits plain = limits_of(default_hunt_kinds(), 4, 3);
+  GenLimits with_sale = plain;
+  with_sale.inventory_methods = hunted_inventory_methods();
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    sim::Rng a(seed), b(seed);
+    const ScenarioDraw lock_draw = draw_scenario(a, plain);
+    ScenarioDraw sale_draw = draw_scenario(b, with_sale);
+    CHECK(a.next() == b.next());  // the same draws from the main stream
+    CHECK(lock_draw.inventory.extra_buys.empty());
+    sale_draw.inventory = {};
+    std::ostringstream x, y;
+    showValue(lock_draw, x);
+    showValue(sale_draw, y);
+    CHECK(x.str() == y.str());
+  }
+  CHECK(hunted_inventory_methods() == std::vector<InventoryMethod>{InventoryMethod::Lock, InventoryMethod::Segmented});
+}
+
+// The generator makes no violation by construction: without faults and with
+// work shorter than the TTL, a sale through a lock (or decr, or lua) shows
+// none. (read-check-write races without any fault: that is the method.)
+TEST_CASE("a drawn sale without faults shows no violation by any method but read-check-write", "[hunt]") {
+  HuntOptions o = sale_hunt("token", {InventoryMethod::Lock, InventoryMethod::Segmented, InventoryMethod::Decr,
+                                      InventoryMethod::Lua},
+                            "", 120);
+  o.limits.kinds.clear();
+  const HuntResult r = hunt(o);
+  INFO((r.found ? repro_note(r.original, "token", 1, "sale-no-faults") : std::string()));
+  CHECK_FALSE(r.found);
+  CHECK(r.cases == 120);
+}
+
+TEST_CASE("a sale hunt finds naive-del's oversell under a pause and shrinks it to one pause, one item, two buys",
+          "[hunt]") {
+  const HuntOptions o = sale_hunt("naive-del", hunted_inventory_methods(), "oversell", 500);
+  const HuntResult r = hunt(o);
+  REQUIRE(r.found);
+  INFO("case " << r.case_index + 1 << ", shrunk in " << r.shrink.runs << " runs\n"
+               << repro_note(r.minimal, "naive-del", 1, "sale-naive-del"));
+  CHECK(r.violation == "oversell");
+  CHECK(run_once(r.minimal, "naive-del", 1).violation_kinds().count("oversell") == 1);
+  REQUIRE(r.minimal.workload == WorkloadKind::Inventory);
+  check_faults_of(r.minimal, FaultKind::Pause, true);
+  CHECK(r.minimal.clients.size() == 2);
+  CHECK(r.minimal.inventory.stock == 1);
+  CHECK(r.minimal.inventory.segments == 1);
+  CHECK(r.minimal.inventory.per_buyer == 1);
+  CHECK(total_buys(r.minimal) == 2);
+  CHECK_FALSE(r.minimal.unique);
+  CHECK(r.minimal.inventory.stock <= r.original.inventory.stock);
+  CHECK(total_buys(r.minimal) <= total_buys(r.original));
+  // Same seed, same search: the same case and the same minimal sale.
+  const HuntResult again = hunt(o);
+  CHECK(again.case_index == r.case_index);
+  CHECK(scenario_to_toml(again.minimal) == scenario_to_toml(r.minimal));
+}
+
+TEST_CASE("the shrinker takes a hand-written sale to fewer buys, less stock and fewer buyers", "[hunt]") {
+  const auto sale = load_catalog_scenario("inventory-lock-gc-pause");
+  REQUIRE(sale);
+  const auto oversells = shows_violation("token", 1, "oversell");
+  REQUIRE(oversells(*sale));
+  ShrinkStats stats;
+  const Scenario minimal = shrink_scenario(*sale, oversells, 1500, &stats);
+  INFO(scenario_to_toml(minimal) << "runs " << stats.runs);
+  CHECK(oversells(minimal));
+  CHECK(minimal.clients.size() == 2);
+  CHECK(minimal.inventory.stock < sale->inventory.stock);
+  CHECK(total_buys(minimal) < total_buys(*sale));
+  CHECK(minimal.inventory.per_buyer < sale->inventory.per_buyer);
+  REQUIRE(minimal.faults.size() == 1);
+  CHECK(minimal.faults.front().kind == FaultKind::Pause);
 }

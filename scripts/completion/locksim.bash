@@ -28,6 +28,8 @@ _locksim() {
       mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
     --kinds) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
     --format) mapfile -t COMPREPLY < <(compgen -W "text json md html junit" -- "$cur"); return ;;
+    --workload) mapfile -t COMPREPLY < <(compgen -W "lock inventory" -- "$cur"); return ;;
+    --method) mapfile -t COMPREPLY < <(compgen -W "read-check-write lock decr lua segmented" -- "$cur"); return ;;
     --out|--timeline|--redis-server|--store) compopt -o default; COMPREPLY=(); return ;;
   esac
   local opts=""
@@ -36,7 +38,7 @@ _locksim() {
     run) opts="--lock --seed --format --trace --timeline --store" ;;
     replay) opts="--format --trace --timeline --line" ;;
     sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
-    hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation" ;;
+    hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation --workload --method" ;;
     check) opts="--lock --faults --kinds --property --jobs --shard --out" ;;
     report) opts="--format --out" ;;
     live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote" ;;
