@@ -20,11 +20,13 @@ void apply_fault(RunContext& ctx, const FaultSpec& f);
 
 void on_fault_due(void* context, std::uint64_t index) {
   auto& ctx = *static_cast<RunContext*>(context);
+  --ctx.faults_due;
   apply_fault(ctx, *ctx.scheduled[index]);
 }
 
 void schedule_at(RunContext& ctx, const FaultSpec& f, TrueInstant at) {
   ctx.scheduled.push_back(&f);
+  ++ctx.faults_due;
   sim::Scheduler& sched = ctx.world.scheduler();
   sched.schedule(std::max(at, sched.now()), &on_fault_due, &ctx, ctx.scheduled.size() - 1);
 }

@@ -54,6 +54,7 @@ struct RunContext {
   std::multimap<std::string, const FaultSpec*> armed;
   std::vector<std::unique_ptr<FaultSpec>> generated_faults;  // nemesis, restarts, heals
   std::vector<const FaultSpec*> scheduled;  // fault events refer to these by index
+  std::size_t faults_due = 0;               // scheduled fault events not fired yet
 
   RunContext(const Scenario& s, locks::LockInfo info, std::uint64_t seed)
       : scenario(s), lock(std::move(info)), world(seed) {}

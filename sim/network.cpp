@@ -119,6 +119,7 @@ void Network::send(HostId from, HostId to, Packet&& packet) {
   Link& l = link(from, to);
   l.in_flight.push_back(std::move(packet));
   ++packets_sent_;
+  ++in_transit_;
   const Duration extra = std::exchange(l.pending_delay, Duration{0});
   schedule_delivery(l, extra);
 }
@@ -137,8 +138,10 @@ void Network::on_deliver(void* ctx, std::uint64_t link_index) {
   Packet packet = l.in_flight.pop_front();
   if (self.cut(l.from, l.to)) {
     if (self.partition_mode_ == PartitionMode::Hold) l.held.push_back(std::move(packet));
-    return;  // Drop: lost
+    else --self.in_transit_;  // Drop: lost
+    return;
   }
+  --self.in_transit_;
   self.deliver(l, packet);
 }
 

@@ -148,6 +148,8 @@ class Network {
   bool cut(HostId from, HostId to) const;
 
   std::uint64_t packets_sent() const { return packets_sent_; }
+  // Packets sent and not yet delivered or lost (in flight or held by a partition).
+  std::uint64_t packets_in_transit() const { return in_transit_; }
 
  private:
   friend class Connection;
@@ -229,6 +231,7 @@ class Network {
   bool partitioned_ = false;
   std::uint64_t next_request_id_ = 1;
   std::uint64_t packets_sent_ = 0;
+  std::uint64_t in_transit_ = 0;
   std::vector<bool> crash_hooked_;
 };
 

@@ -33,7 +33,8 @@ class Trace {
   // The digest's format: which events exist and how they fold. A digest is
   // comparable only with one of the same format (run records carry it as
   // `digest_format`). 2: a wait that lost (a timeout after its reply, a
-  // sleep whose frame is gone) is cancelled, not popped as an event.
+  // sleep whose frame is gone) is cancelled, not popped as an event, and a
+  // run stops once its story is over (scenarios/runner.cpp story_over).
   static constexpr int kDigestFormat = 2;
 
   void set_recording(bool on) { recording_ = on; }

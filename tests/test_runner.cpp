@@ -74,6 +74,68 @@ TEST_CASE("naive DEL after a pause past the TTL removes the next holder's lock",
   CHECK(b_and_c);  // C got the lock B still held: A's DEL removed it
 }
 
+namespace {
+// One client that is done within a second of a two-minute scenario.
+Scenario short_story() {
+  Scenario s;
+  s.name = "short-story";
+  s.duration = 120s;
+  s.lock.key = "lock:report";
+  s.lock.ttl = 10s;
+  s.network.latency = {1ms, 1ms};
+  s.clients = {client("A", 0s, 500ms, 1)};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("a run stops once the story is over; its history still ends at the scenario's end", "[runner]") {
+  const RunResult r = run(short_story(), "token");
+  // Ticking to 120 s would take a Redis active-expiry cycle every 100 ms alone.
+  CHECK(r.events < 100);
+  CHECK(r.sim_time_ms == 120000);
+  CHECK(r.history.end == true_epoch + 120s);
+  CHECK(r.violations.empty());
+}
+
+TEST_CASE("a packet in transit, a due fault or a client that never finishes keeps the story going", "[runner]") {
+  SECTION("the storage write held 90 s still lands and is judged") {
+    Scenario s = short_story();
+    FaultSpec delay;
+    delay.kind = FaultKind::Delay;
+    delay.from = "A";
+    delay.to = "storage";
+    delay.after = Trigger{"A", "write", 1};
+    delay.duration = 90s;
+    s.faults = {delay};
+    const RunResult r = run(s, "token");
+    REQUIRE(r.history.writes.size() == 1);
+    CHECK(r.history.writes[0].at > true_epoch + 90s);
+  }
+  SECTION("a fault due at 100 s fires") {
+    Scenario s = short_story();
+    FaultSpec crash;
+    crash.kind = FaultKind::Crash;
+    crash.target = "redis-1";
+    crash.at = 100s;
+    s.faults = {crash};
+    const RunResult r = run(s, "token");
+    REQUIRE(r.history.faults.size() == 1);
+    CHECK(r.history.faults[0].at == true_epoch + 100s);
+  }
+  SECTION("a holder crashed for good never finishes: its key's expiry is in the history") {
+    Scenario s = short_story();
+    FaultSpec crash;
+    crash.kind = FaultKind::Crash;
+    crash.target = "A";
+    crash.after = Trigger{"A", "acquired", 1};
+    s.faults = {crash};
+    const RunResult r = run(s, "token");
+    REQUIRE(!r.history.entries.empty());
+    CHECK(r.history.entries.back().kind == sim::redis::KeyEvent::Kind::Expired);
+    CHECK(r.history.entries.back().at >= true_epoch + 10s);
+  }
+}
+
 TEST_CASE("a run records each fault with its typed kind and its table words", "[runner]") {
   const auto r = run(gc_pause(false), "naive-del");
   REQUIRE(r.history.faults.size() == 1);

@@ -876,6 +876,10 @@ bool Engine::is_write_command(const Argv& argv) {
 
 std::size_t Engine::key_count() const { return impl_->keys.size(); }
 
+bool Engine::has_expiring_keys() const {
+  return std::any_of(impl_->keys.begin(), impl_->keys.end(), [](const auto& k) { return k.second.expire_at_ms.has_value(); });
+}
+
 std::optional<KeyView> Engine::inspect(const std::string& key) const {
   auto it = impl_->keys.find(key);
   if (it == impl_->keys.end()) return std::nullopt;

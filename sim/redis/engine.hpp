@@ -81,6 +81,7 @@ class Engine {
   static bool is_write_command(const Argv& argv);
 
   std::size_t key_count() const;
+  bool has_expiring_keys() const;  // any key with a TTL (what an active expiry cycle could remove)
   std::optional<KeyView> inspect(const std::string& key) const;
 
  private:
