@@ -104,10 +104,6 @@ std::vector<scenarios::InventoryMethod> sale_methods(const HuntArgs& a, const lo
 scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   const auto lock = locks::find_lock(a.lock);
   if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
-  // Hunts generate Redis and etcd topologies (scenarios/schedule_gen.cpp);
-  // ZooKeeper's first election takes ~25 s of a run, not drawn yet.
-  if (lock->topology == locks::Topology::ZooKeeper)
-    throw InputError("hunt: --lock: " + a.lock + " runs on ZooKeeper; hunts search Redis and etcd topologies only");
   scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
   if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--faults", a.faults);

@@ -32,22 +32,10 @@ std::optional<std::string> process_target(const Scenario& s, const FaultSpec& f)
   return " " + f.target + ": unsupported in live mode (only clients, Redis nodes and etcd / ZooKeeper members)";
 }
 
-// A CP client's library keeps state live mode cannot take from it as a
-// crash would: unwinding the client's frames closes its ZooKeeper handle
-// (zookeeper_close ends the session at once, so its ephemeral nodes go at
-// once) or its etcd session, where a crashed process leaves them to expire.
-std::optional<std::string> cp_client_crash(const Scenario& s, const FaultSpec& f) {
-  if (!is_cp(s) || !is_scenario_client(s, f.target)) return std::nullopt;
-  return " " + f.target + ": unsupported in live mode on an etcd / ZooKeeper topology (a live client's crash would "
-                          "close its session on the way out; a crashed process leaves it to expire)";
-}
-
 // crash, restart: a client, a redis-server, or a member (SIGKILL, then its
-// restart on the same ports and data directory).
-std::optional<std::string> crash_target(const Scenario& s, const FaultSpec& f) {
-  if (auto why = process_target(s, f)) return why;
-  return cp_client_crash(s, f);
-}
+// restart on the same ports and data directory). A CP client's crash
+// leaves its session or lease to expire (LiveSession::sever_crashed_links).
+std::optional<std::string> crash_target(const Scenario& s, const FaultSpec& f) { return process_target(s, f); }
 
 // power-loss: observed through the preload's fsync log, which only the
 // redis-servers live mode starts carry.
@@ -153,7 +141,7 @@ using scenarios::FaultProduction;
 
 // How live mode produces a fault on a CP topology where it differs from the
 // Redis words of scenarios/fault_mechanism.cpp: on a member process, and a
-// client pause (its links are held too: live_runner.cpp).
+// client pause or crash (its links are held or cut too: live_runner.cpp).
 std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultSpec& f) {
   const auto real = [&](std::string means) {
     return FaultMechanism{std::string(scenarios::fault_kind_name(f.kind)), {f.target}, FaultProduction::Real,
@@ -162,6 +150,11 @@ std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultS
   if (f.kind == FaultKind::Pause && is_scenario_client(s, f.target))
     return real("the client thread stops at its next step until the pause ends, and the TCP proxies hold its links "
                 "meanwhile (its client library's own threads send nothing either)");
+  if ((f.kind == FaultKind::Crash || f.kind == FaultKind::Restart) && is_scenario_client(s, f.target))
+    return real(std::string("the client thread forgets its lock and unwinds at its next step; the TCP proxies drop "
+                            "what it sends and reset its links, as a dead process's sockets close, so its session "
+                            "or lease is not closed but expires") +
+                (f.restart_after || f.kind == FaultKind::Restart ? ", restarted with a fresh lock" : ""));
   if (!is_cp_member(s, f.target)) return std::nullopt;
   if (f.kind == FaultKind::Pause) return real("SIGSTOP, SIGCONT after the duration");
   if (f.kind == FaultKind::Crash)

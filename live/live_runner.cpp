@@ -113,6 +113,9 @@ struct ClientState {
   // stale and unwinds at its next step (ClientCrashed).
   std::thread::id thread{};
   bool down = false;
+  // A crashed CP client's links drop what it sends until its frames are
+  // gone (crash_client): its library's goodbye never reaches a member.
+  bool severed = false;
   std::uint64_t incarnation = 0, running = 0;
   bool crashed() const { return down || running != incarnation; }
 };
@@ -280,6 +283,8 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   // (its client library's threads, e.g. ZooKeeper's pings, stop with it),
   // else as the partition says. Requires mutex_.
   void set_client_links(std::size_t c);
+  void sever_crashed_links(std::size_t c);
+  void mend_crashed_links(std::size_t c);
   void client_thread_cp(std::size_t c);
   std::string stopped_text() const { return what_was_stopped(s_, redis_ && redis_->external()); }
   void note_power_cut(const std::string& node, const std::vector<PowerCut>& cuts);
@@ -500,6 +505,7 @@ void LiveSession::client_thread(std::size_t c) {
       return;
     } catch (const ClientCrashed&) {
       // its frames are gone; wait for a restart
+      if (cp_) mend_crashed_links(c);
     }
   }
 }
@@ -594,10 +600,36 @@ void LiveSession::set_client_links(std::size_t c) {
   const bool paused = clients_[c].paused_until > Clock::now();
   for (std::size_t n = 0; n < servers_.server_count(); ++n) {
     std::optional<PartitionMode> mode;
-    if (paused) mode = PartitionMode::Hold;
+    if (clients_[c].severed) mode = PartitionMode::Drop;
+    else if (paused) mode = PartitionMode::Hold;
     else if (partition_mode_ && partition_.cut(servers_.server_name(n), client)) mode = partition_mode_;
     servers_.proxy(n).cut(client, mode);
   }
+}
+
+// A process that dies sends nothing more: the kernel closes its sockets,
+// so a member sees the connection end, and nothing the dying client's
+// library says on the way out gets through — the ZooKeeper C client's
+// zookeeper_close sends closeSession, which would end the session at once
+// where a crashed process's session expires after its timeout
+// (ZooKeeperServer: a closed connection leaves the session to the
+// SessionTracker). The links drop from the crash on and their connections
+// are reset; an etcd lease has no goodbye (calls of a crashed client are
+// refused: live_cp_conns.cpp) and simply stops being kept alive.
+void LiveSession::sever_crashed_links(std::size_t c) {
+  clients_[c].severed = true;
+  set_client_links(c);
+  for (std::size_t n = 0; n < servers_.server_count(); ++n) servers_.proxy(n).reset(s_.clients[c].name);
+}
+
+// The crashed incarnation's frames are gone (its handle closed): what it
+// left in the links is dropped with their connections, and a restarted
+// incarnation connects afresh.
+void LiveSession::mend_crashed_links(std::size_t c) {
+  std::lock_guard lk(mutex_);
+  for (std::size_t n = 0; n < servers_.server_count(); ++n) servers_.proxy(n).reset(s_.clients[c].name);
+  clients_[c].severed = false;
+  set_client_links(c);
 }
 
 void LiveSession::note_restart(const std::string& host) {
@@ -620,6 +652,7 @@ void LiveSession::crash_client(const FaultSpec& f, std::size_t c) {
   ClientState& client = clients_[c];
   client.down = true;
   ++client.incarnation;
+  if (cp_) sever_crashed_links(c);
   scenarios::record_crash(ledger_locked(c), c);
   fire_trigger(f.target, "crash", 0);
   if (f.restart_after)

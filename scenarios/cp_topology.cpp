@@ -17,9 +17,6 @@ using locks::Topology;
 // least 5 × TickMs.
 constexpr Duration kMaxEtcdElectionTimeout = std::chrono::seconds(50);
 constexpr std::int64_t kEtcdElectionPerHeartbeat = 5;
-// ZooKeeperServer: minSessionTimeout = 2 × tickTime, maxSessionTimeout = 20 × tickTime.
-constexpr std::int64_t kZkMinSessionTicks = 2;
-constexpr std::int64_t kZkMaxSessionTicks = 20;
 
 // `members`: 1..kMaxCpMembers. Its own wording (it says the value it got),
 // not Section::integer's.

@@ -38,6 +38,10 @@ struct CpSpec {
 };
 
 inline constexpr std::int64_t kMaxCpMembers = 7;
+// A ZooKeeper lock's TTL is its session timeout: ZooKeeperServer's
+// minSessionTimeout = 2 × tickTime, maxSessionTimeout = 20 × tickTime.
+inline constexpr std::int64_t kZkMinSessionTicks = 2;
+inline constexpr std::int64_t kZkMaxSessionTicks = 20;
 
 // The [lock] kind a CP file without one runs: etcd-mutex or zk-lock.
 std::string default_cp_lock(locks::Topology topology);

@@ -101,7 +101,7 @@ bool loads_back(const Scenario& s) {
 }
 
 // Untriggered faults are timed from here: 0 on Redis, the first start on
-// etcd (whose clients wait for the first leader).
+// etcd and ZooKeeper (whose clients wait for the first leader).
 Duration first_client_start(const Scenario& s) {
   Duration first = s.duration;
   for (const ClientSpec& c : s.clients) first = std::min(first, c.start);
@@ -141,15 +141,20 @@ Duration whole_seconds_ttl(Duration ttl) {
   return std::chrono::seconds(std::max<std::int64_t>(2, (whole_ms(ttl) + 999) / 1000));
 }
 
-// An [etcd] topology of three members with the defaults; the clients start
-// after kCpFirstLeader, once the fresh cluster has elected its first leader
-// (as the catalog's etcd stories do).
+// A CP topology of three members with the defaults ([etcd] or [zookeeper]);
+// the clients start after kCpFirstLeader, once the fresh cluster has
+// elected its first leader (as the catalog's etcd stories do; a ZooKeeper
+// ensemble elects finalizeWait after its start: sim/consensus/raft.hpp).
 constexpr Duration kCpFirstLeader = std::chrono::seconds(3);
 
-void make_etcd_topology(Scenario& s) {
-  s.topology = locks::Topology::Etcd;
+void make_cp_topology(Scenario& s, locks::Topology topology) {
+  s.topology = topology;
   s.cp = CpSpec{};
   s.lock.ttl = whole_seconds_ttl(s.lock.ttl);
+  // A ZooKeeper lock's TTL is its session timeout: 2 to 20 ticks
+  // (ZooKeeperServer's default min/max session timeouts).
+  if (topology == locks::Topology::ZooKeeper)
+    s.lock.ttl = std::clamp(s.lock.ttl, kZkMinSessionTicks * s.cp.tick, kZkMaxSessionTicks * s.cp.tick);
   s.lock.retry = std::max(ms(10), s.lock.ttl / 20);
 }
 
@@ -238,7 +243,7 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
   s.lock.ttl = ms(1000 + 250 * std::int64_t{std::min(d.ttl_steps, kMaxTtlSteps)});
   if (!limits.inventory_methods.empty()) make_sale(s, d.inventory, limits);
   if (info.topology == locks::Topology::Redis) return with_redis(std::move(s), d, info, limits);
-  make_etcd_topology(s);
+  make_cp_topology(s, info.topology);
   s = with_clients(std::move(s), d, limits, kCpFirstLeader);
   s.network.latency = {ms(1), ms(1 + std::min(d.latency_ms, kMaxLatencyMs))};
   return s;
@@ -339,7 +344,7 @@ Scenario build_scenario(const ScenarioDraw& draw, const std::string& lock_kind, 
     auto f = build_fault(d, s, hosts, limits);
     if (!f) continue;
     s.faults.push_back(std::move(*f));
-    // The kind table's targets are Redis roles; on etcd a member takes a
+    // The kind table's targets are Redis roles; on etcd / ZooKeeper a member takes a
     // master's place, and a fault the file format refuses there is dropped.
     if (s.topology != locks::Topology::Redis && !loads_back(s)) s.faults.pop_back();
   }

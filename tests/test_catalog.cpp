@@ -317,7 +317,6 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"hunt --lock token --budget -1", "--budget: expected an integer from 1"},
       {"hunt --lock token --budget 0", "--budget: expected an integer from 1"},
       {"hunt --lock token --faults pause,meteor", "hunt: --faults: unknown fault kind \"meteor\" (known: pause, clock-jump"},
-      {"hunt --lock zk-lock", "hunt: --lock: zk-lock runs on ZooKeeper; hunts search Redis and etcd topologies only"},
       {"hunt --lock etcd-mutex --scenario gc-pause", "hunt: --scenario: gc-pause: "},
       {"hunt --lock token --workload shop", "hunt: --workload: unknown workload \"shop\" (known: lock, inventory)"},
       {"hunt --lock token --method lock", "hunt: --method: only with --workload inventory"},

@@ -502,6 +502,31 @@ TEST_CASE("zookeeper: sequential children number by the parent's creates; czxid 
   CHECK(zw.children(0, s, "/") == std::vector<std::string>{"locks"});
 }
 
+// QuorumPeer starts LOOKING and FastLeaderElection decides finalizeWait
+// (200 ms) after a quorum's notifications agree: the highest (epoch, zxid,
+// sid) leads — with equal logs the highest id. A restarted member is told
+// of the leader and joins it: no new term.
+TEST_CASE("zookeeper: a fresh ensemble elects its highest member within finalizeWait; a restarted member joins it",
+          "[consensus]") {
+  ZkWorld zw;
+  zw.advance(150ms);
+  CHECK(zw.cluster->leader() == nullptr);  // still waiting out finalizeWait
+  zw.advance(100ms);
+  REQUIRE(zw.cluster->leader() != nullptr);
+  ZkMember& leader = *zw.cluster->leader();
+  CHECK(&leader == &zw.member(2));
+  CHECK(leader.raft().term() == 1);
+  zw.advance(2s);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(zw.member(i).raft().leader() == leader.id());
+  zw.member(0).host().crash();
+  zw.advance(1s);
+  zw.member(0).host().restart();
+  zw.advance(2s);
+  CHECK(zw.cluster->leader() == &leader);
+  CHECK(leader.raft().term() == 1);
+  CHECK(zw.member(0).raft().leader() == leader.id());
+}
+
 TEST_CASE("zookeeper: a session without pings is expired by the leader and its ephemerals go", "[consensus]") {
   ZkWorld zw;
   zw.elect();

@@ -586,3 +586,43 @@ TEST_CASE("the shrinker takes a hand-written sale to fewer buys, less stock and 
   REQUIRE(minimal.faults.size() == 1);
   CHECK(minimal.faults.front().kind == FaultKind::Pause);
 }
+
+// --- ZooKeeper topologies (issue 16) ------------------------------------------------
+
+// `locksim hunt --lock zk-lock --faults pause`: Jepsen's pause finds what a
+// session-based lock cannot stop — a holder paused past its session timeout
+// still believes it holds the lock — on a generated ensemble: three
+// members, the TTL a session timeout of 2..20 ticks, clients from 3 s on.
+TEST_CASE("hunt on ZooKeeper: zk-lock falls to a pause; zk-fenced with fencing storage lets no stale write through",
+          "[property][hunt]") {
+  HuntOptions o = default_hunt_options(*locks::find_lock("zk-lock"));
+  o.limits.kinds = {FaultKind::Pause};
+  o.budget = 200;
+  const HuntResult r = hunt(o);
+  INFO("case " << r.case_index + 1 << ", shrunk in " << r.shrink.runs << " runs");
+  REQUIRE(r.found);
+  CHECK((r.violation == "mutual-exclusion" || r.violation == "stale-write"));
+  INFO(repro_note(r.minimal, "zk-lock", r.run_seed, "hunt-zk-lock"));
+  for (const Scenario* s : {&r.original, &r.minimal}) {
+    CHECK(s->topology == locks::Topology::ZooKeeper);
+    CHECK(s->lock.ttl >= kZkMinSessionTicks * s->cp.tick);
+    CHECK(s->lock.ttl <= kZkMaxSessionTicks * s->cp.tick);
+    CHECK(load_scenario_text(scenario_to_toml(*s), "hunt").ok());
+  }
+  CHECK(r.original.cp.members == 3);
+  check_faults_of(r.minimal, FaultKind::Pause, true);
+  CHECK(run_once(r.minimal, "zk-lock", r.run_seed).violation_kinds().count(r.violation) == 1);
+
+  const HuntResult again = hunt(o);  // deterministic: same case, same minimal scenario
+  CHECK(again.case_index == r.case_index);
+  CHECK(scenario_to_toml(again.minimal) == scenario_to_toml(r.minimal));
+
+  HuntOptions fenced = default_hunt_options(*locks::find_lock("zk-fenced"));
+  fenced.violation = "stale-write";
+  fenced.budget = 60;
+  const HuntResult none = hunt(fenced);
+  INFO("zk-fenced: case " << none.case_index + 1);
+  CHECK_FALSE(none.found);
+  CHECK(none.cases == 60);
+}
+

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <tuple>
 
 #include "sim/world.hpp"
 
@@ -34,6 +35,8 @@ constexpr const char* kVoteResp = "raft-vote-resp";
 constexpr const char* kApp = "raft-app";
 constexpr const char* kAppResp = "raft-app-resp";
 constexpr const char* kProp = "raft-prop";
+// FastLeaderElection's notification: reply, knows_leader, last_index, last_term.
+constexpr const char* kLook = "raft-look";
 // At most this many entries per append message (etcd: MaxSizePerMsg).
 constexpr std::uint64_t kMaxEntriesPerMessage = 64;
 // Linux writes dirty pages back after 30 s (dirty_expire_centisecs = 3000).
@@ -108,10 +111,12 @@ void RaftNode::restart() {
   applied_ = 0;
   commit_ = std::min<std::uint64_t>(commit_, log_.size());
   apply_committed();
+  if (config_.finalize_wait > Duration::zero()) start_looking();
 }
 
 void RaftNode::on_crash() {
   const bool was_leader = is_leader();
+  looking_ = false;
   role_ = RaftRole::Follower;
   leader_ = kNoHost;
   if (was_leader) applier_.on_leadership(false);
@@ -180,9 +185,60 @@ bool RaftNode::in_lease() const {
   return leader_ != kNoHost && election_elapsed_ < config_.election_ticks();
 }
 
+// ---- ZooKeeper's look for a leader at start (FastLeaderElection) -------------
+
+void RaftNode::start_looking() {
+  looking_ = true;
+  finalizing_ = false;
+  ++look_round_;
+  notifications_.clear();
+  notifications_[host_.id()] = {last_term(), last_index()};
+  for (HostId peer : members_)
+    if (peer != host_.id()) send(peer, {kLook, "0", "0", u64(last_index()), u64(last_term())});
+  if (notifications_.size() >= quorum()) {
+    finalizing_ = true;
+    host_.spawn(finalize_after_wait(look_round_));
+  }
+}
+
+void RaftNode::on_look(HostId from, const Argv& m) {
+  Reader r(m, 1);
+  const bool reply = r.number() == 1;
+  const bool knows_leader = r.number() == 1;
+  const std::uint64_t li = r.number();
+  const std::uint64_t lt = r.number();
+  if (!reply) send(from, {kLook, "1", leader_ != kNoHost ? "1" : "0", u64(last_index()), u64(last_term())});
+  if (!looking_) return;
+  if (knows_leader) {  // lookForLeader, case FOLLOWING/LEADING: join it
+    looking_ = false;
+    note("joins the established ensemble");
+    return;
+  }
+  notifications_[from] = {lt, li};
+  if (finalizing_ || notifications_.size() < quorum()) return;
+  finalizing_ = true;  // voteSet.hasAllQuorums(): wait finalizeWait for more
+  host_.spawn(finalize_after_wait(look_round_));
+}
+
+Task<void> RaftNode::finalize_after_wait(std::uint64_t round) {
+  co_await host_.sleep(config_.finalize_wait);
+  if (round != look_round_ || !looking_) co_return;
+  looking_ = false;
+  if (leader_ == kNoHost && role_ == RaftRole::Follower && best_notification()) campaign();
+}
+
+bool RaftNode::best_notification() const {
+  // totalOrderPredicate: higher epoch, then higher zxid, then higher sid.
+  auto key = [](const auto& kv) { return std::tuple(kv.second.last_term, kv.second.last_index, kv.first); };
+  const auto best = std::max_element(notifications_.begin(), notifications_.end(),
+                                     [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  return best->first == host_.id();
+}
+
 // ---- roles -------------------------------------------------------------------
 
 void RaftNode::campaign() {
+  looking_ = false;
   role_ = RaftRole::Candidate;
   ++term_;
   voted_for_ = host_.id();
@@ -235,6 +291,10 @@ bool RaftNode::handle_message(HostId from, const Argv& m) {
   if (m.empty() || m[0].rfind("raft-", 0) != 0) return false;
   if (m[0] == kProp) {
     on_proposal(m);
+    return true;
+  }
+  if (m[0] == kLook) {
+    on_look(from, m);
     return true;
   }
   const std::uint64_t term = Reader(m, 1).number();
@@ -292,6 +352,7 @@ void RaftNode::on_vote_response(HostId from, std::uint64_t term, bool granted) {
 }
 
 void RaftNode::on_append(HostId from, const Argv& m) {
+  looking_ = false;
   if (role_ != RaftRole::Follower || leader_ != from) become_follower(term_, from);
   election_elapsed_ = 0;
   Reader r(m, 2);

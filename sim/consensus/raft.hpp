@@ -17,6 +17,18 @@
 //  - commit when a majority stores an entry of the current term (§5.4.2);
 //    a follower's proposal is forwarded to the leader (stepFollower MsgProp)
 //    and dropped when no leader is known.
+// ZooKeeper's start (finalize_wait > 0): a ZooKeeper server starts LOOKING
+// (QuorumPeer.run) and runs FastLeaderElection.lookForLeader at once, not
+// after an election timeout. Each starting member sends every peer a
+// notification of its log (last term, last index: FLE's peerEpoch and
+// zxid); a peer answers with its own and with whether it knows a leader.
+// Told of a leader (a FOLLOWING/LEADING peer's notification), the member
+// joins it: it waits for the leader's next append. Otherwise, once a quorum
+// of notifications is in, it waits finalize_wait (finalizeWait = 200 ms)
+// for more and then the best of them by (last term, last index, member
+// id) — FLE's totalOrderPredicate: epoch, zxid, sid — campaigns; the
+// others' votes go to it by raft's rules. If it fails, the ordinary
+// election timeout follows.
 // Durability: the hard state (term, vote, commit) and the log are written
 // and, with `fsync` on (etcd's default), fsynced before any message that
 // depends on them is sent (etcd's raftNode saves to the WAL before sending).
@@ -41,6 +53,8 @@ struct RaftConfig {
   Duration election_timeout = std::chrono::seconds(1);
   Duration heartbeat = std::chrono::milliseconds(100);
   bool fsync = true;
+  // ZooKeeper's FastLeaderElection at start (above); zero: off (etcd).
+  Duration finalize_wait{0};
   // Election timeout in heartbeat ticks (at least 2, as etcd requires more
   // than one tick between heartbeats and elections).
   std::uint64_t election_ticks() const;
@@ -114,6 +128,10 @@ class RaftNode {
 
   void tick();
   void campaign();
+  void start_looking();
+  void on_look(HostId from, const Argv& m);
+  Task<void> finalize_after_wait(std::uint64_t round);
+  bool best_notification() const;
   void become_follower(std::uint64_t term, HostId leader);
   void become_leader();
   void reset_election_timer();
@@ -165,6 +183,15 @@ class RaftNode {
   std::uint64_t randomized_timeout_ = 0;
   std::map<HostId, bool> votes_;         // candidate: who answered, granted or not
   std::map<HostId, Progress> progress_;  // leader: per peer
+  // Looking for a leader at start (finalize_wait > 0).
+  struct Notification {
+    std::uint64_t last_term = 0;
+    std::uint64_t last_index = 0;
+  };
+  bool looking_ = false;
+  bool finalizing_ = false;
+  std::uint64_t look_round_ = 0;
+  std::map<HostId, Notification> notifications_;  // this round's, its own included
 };
 
 // Argv helpers shared by the consensus members' wire formats.

@@ -23,6 +23,7 @@ RaftConfig ZkConfig::raft() const {
   r.heartbeat = tick / 2;
   r.election_timeout = sync_limit * tick;
   r.fsync = fsync;
+  r.finalize_wait = std::chrono::milliseconds(200);  // FastLeaderElection.finalizeWait
   return r;
 }
 
@@ -143,8 +144,12 @@ Task<void> ZkMember::session_tracker_loop() {
 
 void ZkMember::expire_due() {
   const LocalInstant t = now();
-  for (const auto& [id, deadline] : expiry_) {
-    if (deadline > t || closing_.contains(id)) continue;
+  std::vector<std::int64_t> due;
+  for (const auto& [id, deadline] : expiry_)
+    if (deadline <= t && !closing_.contains(id)) due.push_back(id);
+  // A one-member ensemble applies CLOSESESSION inside propose, which erases
+  // from expiry_: hence the list first.
+  for (const std::int64_t id : due) {
     closing_.insert(id);  // setSessionClosing: touches fail from now on
     host_.world().note(host_.id(), "session", "expired " + std::to_string(id));
     (void)raft_.propose(kNoHost, 0, {"CLOSESESSION", std::to_string(id)});

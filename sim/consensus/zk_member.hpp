@@ -9,7 +9,11 @@
 // serving leader per epoch.) Timing is ZooKeeper's: the leader pings
 // followers every tickTime/2 (Leader.lead) and a follower or leader that
 // hears nothing for syncLimit ticks drops out (Leader.getTickOfNextAckDeadline),
-// so heartbeat = tick/2 and election timeout = syncLimit · tick.
+// so heartbeat = tick/2 and election timeout = syncLimit · tick. A server
+// starts LOOKING and elects at once, as FastLeaderElection does: the
+// ensemble's first leader is up finalizeWait (200 ms) after the start, and
+// a restarted member joins the leader it is told of (RaftNode's
+// finalize_wait, raft.hpp).
 // Clients:
 //  - CONNECT session timeout_ms: session 0 creates a session, the timeout
 //    clamped to [2, 20] ticks (ZooKeeperServer.processConnectRequest with
