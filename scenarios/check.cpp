@@ -340,7 +340,8 @@ ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run) {
   return out;
 }
 
-ScheduleCursor::ScheduleCursor(const CheckPlan& plan) : plan_(plan) {}
+ScheduleCursor::ScheduleCursor(const CheckPlan& plan)
+    : plan_(plan), singles_run_(plan.singles.size()), single_violates_(plan.singles.size(), false) {}
 
 bool ScheduleCursor::advance() {
   const std::size_t n = plan_.singles.size();
@@ -394,16 +395,15 @@ std::optional<RemovalReason> ScheduleCursor::removal(const std::vector<std::size
   return std::nullopt;
 }
 
-// Every smaller schedule inside this one (up to kMaxCheckFaults members, so
-// at most six) that was run and violated.
+// Whether a smaller schedule inside this one (a member, or for three
+// faults a pair of them) was run and violated.
 bool ScheduleCursor::holds_violating(const std::vector<std::size_t>& schedule) const {
-  const std::size_t k = schedule.size();
-  for (std::uint32_t mask = 1; mask + 1 < (1u << k); ++mask) {
-    std::vector<std::size_t> part;
-    for (std::size_t j = 0; j < k; ++j)
-      if (mask & (1u << j)) part.push_back(schedule[j]);
-    if (violating_.count(part)) return true;
-  }
+  for (std::size_t i : schedule)
+    if (single_violates_[i]) return true;
+  if (schedule.size() < 3) return false;
+  for (std::size_t a = 0; a < schedule.size(); ++a)
+    for (std::size_t b = a + 1; b < schedule.size(); ++b)
+      if (violating_pairs_.count({schedule[a], schedule[b]})) return true;
   return false;
 }
 
@@ -416,14 +416,14 @@ std::optional<RemovalReason> ScheduleCursor::pair_removal(const std::vector<std:
   const bool in_order = plan_.singles[schedule[0]].due <= plan_.singles[schedule[1]].due;
   const std::size_t first = in_order ? schedule[0] : schedule[1];
   const CheckFault& second = plan_.singles[in_order ? schedule[1] : schedule[0]];
-  const auto run = singles_run_.find(first);
-  if (run == singles_run_.end()) return std::nullopt;  // first was removed: judged as before
-  const auto& reached = run->second.reached[second.point];
+  const auto& run = singles_run_[first];
+  if (!run) return std::nullopt;  // first was removed: judged as before
+  const auto& reached = run->reached[second.point];
   if (!reached) return RemovalReason::PointNeverReached;
   const Duration due = *reached + second.spec.at;
-  if (const auto last = last_event(run->second.finished); last && due >= *last) return RemovalReason::AfterLastEvent;
+  if (const auto last = last_event(run->finished); last && due >= *last) return RemovalReason::AfterLastEvent;
   if (second.client) {
-    const auto& end = run->second.finished.at(*second.client);
+    const auto& end = run->finished.at(*second.client);
     if (end && due >= *end) return RemovalReason::TargetFinished;
   }
   return std::nullopt;
@@ -448,8 +448,9 @@ ScheduleCursor::Next ScheduleCursor::next() {
 
 void ScheduleCursor::learn(const std::vector<std::size_t>& schedule, ScheduleOutcome summary) {
   if (schedule.size() == current_.size()) ++learned_at_size_;
-  if (summary.violates) violating_.insert(schedule);
-  if (schedule.size() == 1) singles_run_.emplace(schedule.front(), std::move(summary));
+  if (summary.violates && schedule.size() == 1) single_violates_[schedule.front()] = true;
+  if (summary.violates && schedule.size() == 2) violating_pairs_.insert({schedule[0], schedule[1]});
+  if (schedule.size() == 1) singles_run_[schedule.front()] = std::move(summary);
 }
 
 Scenario schedule_scenario(const CheckPlan& plan, const std::vector<std::size_t>& schedule, std::uint64_t number) {

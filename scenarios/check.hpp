@@ -142,8 +142,10 @@ class ScheduleCursor {
   std::map<RemovalReason, std::uint64_t> removed_;
   std::uint64_t explored_ = 0;
   std::uint64_t handed_at_size_ = 0, learned_at_size_ = 0;
-  std::map<std::size_t, ScheduleOutcome> singles_run_;        // the learned single-fault runs
-  std::set<std::vector<std::size_t>> violating_;          // learned schedules that violate
+  // Read for every candidate schedule (millions), so indexed, not searched:
+  std::vector<std::optional<ScheduleOutcome>> singles_run_;  // by single index: its learned run
+  std::vector<bool> single_violates_;                        // by single index
+  std::set<std::pair<std::size_t, std::size_t>> violating_pairs_;
 };
 
 // The runnable scenario of schedule `number` (1-based, its place among the
