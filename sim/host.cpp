@@ -34,10 +34,27 @@ Scheduler& Host::scheduler() { return world_.scheduler(); }
 LocalInstant Host::monotonic_now() const { return clock_.monotonic(world_.scheduler().now()); }
 LocalInstant Host::wall_now() const { return clock_.wall(world_.scheduler().now()); }
 
-SleepAwaiter Host::sleep(Duration d) {
-  Scheduler& s = world_.scheduler();
-  const TrueInstant wake = clock_.true_when_monotonic(clock_.monotonic(s.now()) + d);
-  return SleepAwaiter(s, id_, wake < s.now() ? s.now() : wake);
+TrueInstant Host::wake_after(Duration d) const {
+  const TrueInstant now = world_.scheduler().now();
+  const TrueInstant wake = clock_.true_when_monotonic(clock_.monotonic(now) + d);
+  return wake < now ? now : wake;
+}
+
+SleepAwaiter Host::sleep(Duration d) { return SleepAwaiter(world_.scheduler(), id_, wake_after(d)); }
+
+void Host::every(Duration period, std::function<void()> tick) {
+  periodic_.push_back({period, std::move(tick)});
+  world_.scheduler().schedule(wake_after(period), &Host::on_periodic, this, periodic_.size() - 1, id_);
+}
+
+void Host::on_periodic(void* ctx, std::uint64_t index) {
+  auto& self = *static_cast<Host*>(ctx);
+  self.periodic_[index].tick();
+  if (!self.up_ || index >= self.periodic_.size()) return;  // the tick crashed its own host
+  // The next one is scheduled after the tick's own events, as the loop's
+  // next sleep would be.
+  self.world_.scheduler().schedule(self.wake_after(self.periodic_[index].period), &Host::on_periodic, &self, index,
+                                   self.id_);
 }
 
 void Host::start() {
@@ -89,6 +106,7 @@ void Host::crash() {
   auto doomed = std::move(roots_);
   roots_.clear();
   doomed.clear();  // destroys every frame; awaiters release their wait slots
+  periodic_.clear();
   for (auto& listener : crash_listeners_) listener();
 }
 

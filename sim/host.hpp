@@ -44,6 +44,13 @@ class Host {
   LocalInstant wall_now() const;
   // Sleeps on this host's monotonic clock (drift applies, wall steps do not).
   SleepAwaiter sleep(Duration d);
+  // Calls tick every `period` of this host's monotonic clock, the first one
+  // `period` from now: the very events (instants, order, digest) of a root
+  // `for (;;) { co_await sleep(period); tick(); }`, without a coroutine
+  // resume per tick — the background loops of servers (a Redis node's
+  // active expiry, Sentinel) tick thousands of times a run. Deferred while
+  // the host is paused; a crash ends it (the events carry the epoch).
+  void every(Duration period, std::function<void()> tick);
 
   // Main runs when the host starts and again after each restart.
   void set_main(Main main) { main_ = std::move(main); }
@@ -67,6 +74,8 @@ class Host {
 
  private:
   static void on_start_root(void* ctx, std::uint64_t root_id);
+  static void on_periodic(void* ctx, std::uint64_t index);
+  TrueInstant wake_after(Duration d) const;  // true time of a monotonic sleep of d from now
   void reap_finished();
 
   World& world_;
@@ -80,6 +89,11 @@ class Host {
   std::uint64_t next_root_id_ = 1;
   std::map<std::uint64_t, Task<void>> roots_;  // ordered: deterministic teardown
   std::vector<std::function<void()>> crash_listeners_;
+  struct Periodic {
+    Duration period;
+    std::function<void()> tick;
+  };
+  std::vector<Periodic> periodic_;  // this incarnation's (a crash clears them)
 };
 
 }  // namespace locksim::sim

@@ -544,6 +544,46 @@ TEST_CASE("a cancelled sleep, running or deferred by a pause, takes its wake wit
   CHECK(w.scheduler().events_run() == 5);
 }
 
+namespace {
+// A host ticking every 100 ms, either as a sleep loop in a root task or as
+// a Host::every timer, through a drift change, a pause and a crash with a
+// restart; returns the digest and the tick instants.
+std::pair<std::uint64_t, std::vector<std::int64_t>> ticking_world(bool timer) {
+  World w(7);
+  Host& h = w.add_host("node");
+  std::vector<std::int64_t> ticks;
+  h.set_main([&, timer](Host& host) -> Task<void> {
+    if (timer) {
+      host.every(100ms, [&] { ticks.push_back(std::chrono::nanoseconds(w.now() - true_epoch).count()); });
+      co_return;
+    }
+    for (;;) {
+      co_await host.sleep(100ms);
+      ticks.push_back(std::chrono::nanoseconds(w.now() - true_epoch).count());
+    }
+  });
+  h.start();
+  w.scheduler().run_until(true_epoch + 1234ms);
+  h.clock().set_drift(w.now(), 3000);
+  w.scheduler().run_until(true_epoch + 2050ms);
+  h.pause(777ms);
+  w.scheduler().run_until(true_epoch + 4000ms);
+  h.crash();
+  w.scheduler().run_until(true_epoch + 4500ms);
+  h.restart();
+  w.scheduler().run_until(true_epoch + 6s);
+  return {w.trace().digest(), ticks};
+}
+}  // namespace
+
+TEST_CASE("a periodic timer makes the very events of a sleep loop", "[sim]") {
+  const auto [loop_digest, loop_ticks] = ticking_world(false);
+  const auto [timer_digest, timer_ticks] = ticking_world(true);
+  CHECK(timer_ticks == loop_ticks);
+  CHECK(timer_digest == loop_digest);
+  CHECK(loop_ticks.size() > 40);
+}
+
 TEST_CASE("a partition that holds delivers after heal; one that drops loses", "[sim]") {
   for (auto mode : {PartitionMode::Hold, PartitionMode::Drop}) {
     World w(1);

@@ -114,7 +114,8 @@ Task<void> RedisNode::main() {
   if (config_.appendonly && config_.appendfsync == Fsync::No) host_.spawn(os_flush_loop());
   if (config_.background_writes_per_second > 0) host_.spawn(background_write_loop());
   if (master_ && !acking_) host_.spawn(replica_ack_loop());
-  co_await active_expiry_loop();
+  host_.every(config_.active_expire_interval, [this] { active_expiry_cycle(); });
+  co_return;
 }
 
 void RedisNode::apply_preload() {
@@ -149,16 +150,15 @@ void RedisNode::stall_fsync(Duration d) {
   fsync_stall_until_ = std::max(fsync_stall_until_, host_.world().now() + d);
 }
 
-Task<void> RedisNode::active_expiry_loop() {
-  for (;;) {
-    co_await host_.sleep(config_.active_expire_interval);
-    if (engine_.role() != Role::Master) continue;
-    engine_.active_expire(now_ms());
-    if (engine_.last_key_events().empty()) continue;
-    const Reply none = Reply::nil();
-    notify(kNoHost, false, kActiveExpire, none);
-    record_effects(kNoHost);
-  }
+// serverCron's activeExpireCycle, every active_expire_interval (hz 10) of
+// the node's monotonic clock, from boot (a Host::every timer).
+void RedisNode::active_expiry_cycle() {
+  if (engine_.role() != Role::Master) return;
+  engine_.active_expire(now_ms());
+  if (engine_.last_key_events().empty()) return;
+  const Reply none = Reply::nil();
+  notify(kNoHost, false, kActiveExpire, none);
+  record_effects(kNoHost);
 }
 
 // ---- AOF (src/aof.c flushAppendOnlyFile) -------------------------------------

@@ -130,7 +130,7 @@ class RedisNode : public Service {
   };
 
   Task<void> main();
-  Task<void> active_expiry_loop();
+  void active_expiry_cycle();
   Task<void> os_flush_loop();
   Task<void> aof_cron_loop();
   Task<void> background_write_loop();

@@ -17,10 +17,10 @@ Sentinel::Sentinel(Host& host, std::vector<Shard> shards, Duration failover_afte
 }
 
 Task<void> Sentinel::main() {
-  for (;;) {
-    co_await host_.sleep(std::chrono::milliseconds(100));
+  host_.every(std::chrono::milliseconds(100), [this] {
     for (std::size_t s = 0; s < shards_.size(); ++s) check(s);
-  }
+  });
+  co_return;
 }
 
 bool Sentinel::reachable(RedisNode& node) {
