@@ -2,6 +2,7 @@
 #include "cli/parallel.hpp"
 
 #include <limits>
+#include <new>
 #include <system_error>
 
 #include "cli/commands.hpp"
@@ -27,12 +28,18 @@ std::vector<std::thread> start_workers(const std::string& command, unsigned extr
                                        std::ostream& log) {
   std::vector<std::thread> threads;
   threads.reserve(extra);
+  auto could_not_start = [&](const char* why) {
+    log << command << ": could start only " << threads.size() + 1 << " of " << extra + 1 << " jobs (" << why
+        << "); continuing with " << threads.size() + 1 << "\n";
+  };
   for (unsigned j = 0; j < extra; ++j) {
     try {
       threads.emplace_back(worker);
-    } catch (const std::system_error& e) {
-      log << command << ": could start only " << threads.size() + 1 << " of " << extra + 1 << " jobs (" << e.what()
-          << "); continuing with " << threads.size() + 1 << "\n";
+    } catch (const std::system_error& e) {  // no stack could be mapped for it
+      could_not_start(e.what());
+      break;
+    } catch (const std::bad_alloc&) {  // nor its start-up state allocated (the threads already running ate the heap)
+      could_not_start("out of memory");
       break;
     }
   }

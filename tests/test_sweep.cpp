@@ -320,9 +320,13 @@ TEST_CASE("SIGTERM, and a second SIGINT, end a sweep of a very long run with exi
 #if !defined(LOCKSIM_TEST_ASAN)
 TEST_CASE("threads that cannot start shrink --jobs instead of aborting (issue 15)", "[sweep]") {
   // 1 GB of address space: a few dozen 8 MB thread stacks fit, 256 (the --jobs cap) do not.
+  // naive-del, not token: its runs never start a Lua state. Lua 5.1 exits
+  // the process (status 1, no message) when an allocation fails inside an
+  // unprotected API call, and under this limit the token lock's EVAL made
+  // that happen about one run in ten — a known gap, not what this tests.
   const auto [out, code] = locksim::tests::run_shell(
       "ulimit -v 1000000; " + std::string(LOCKSIM_BINARY) +
-      " sweep --scenario gc-pause --lock token --seeds 300 --jobs 256 --quiet --out " + tmp("threads.jsonl") + " 2>&1");
+      " sweep --scenario gc-pause --lock naive-del --seeds 300 --jobs 256 --quiet --out " + tmp("threads.jsonl") + " 2>&1");
   INFO(out);
   CHECK(code == 0);
   CHECK(out.find("sweep: could start only ") != std::string::npos);
