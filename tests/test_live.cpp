@@ -630,12 +630,14 @@ TEST_CASE("the idle node keeps the lock entry through an observed power loss, as
 
 TEST_CASE("a server that dies mid-run fails the live run with exit 3 and leaves no process behind", "[live]") {
   tests::skip_without_redis_server();
-  // A "redis-server" that serves for 0.3 s, then exits: an unexpected death.
+  // A "redis-server" that serves for 0.1 s, then exits: an unexpected death.
+  // (baseline at 0.01 is over at ~22 s of story, 0.22 s real: a server that
+  // lived 0.3 s outlived a quick run, which then rightly exited 0.)
   const fs::path dir = fs::temp_directory_path() / ("locksim-test-dying-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path wrapper = dir / "dying-redis-server";
   std::ofstream(wrapper) << "#!/bin/sh\n" << tests::find_redis_server()->string()
-                         << " \"$@\" &\npid=$!\nsleep 0.3\nkill -9 $pid\nwait $pid\nexit 1\n";
+                         << " \"$@\" &\npid=$!\nsleep 0.1\nkill -9 $pid\nwait $pid\nexit 1\n";
   fs::permissions(wrapper, fs::perms::owner_all);
   const auto start = std::chrono::steady_clock::now();
   const auto [out, code] = run_cli("live baseline --lock token --redis-server " + wrapper.string());
