@@ -3,9 +3,9 @@
 # (unit, property, differential against a real redis-server, live, compile-fail,
 # the custom-lock example).
 #
-# The simulation is deterministic, so its tests get no second chance. The three
-# suites that run against real redis-server processes in real time (live,
-# live_agreement, locks_real) may, on a loaded machine, miss a deadline: if
+# The simulation is deterministic, so its tests get no second chance. The five
+# suites that run against real servers in real time (live, live_agreement,
+# locks_real, cp_live, preload) may, on a loaded machine, miss a deadline: if
 # they are the only failures, they are re-run once, and that run decides.
 #
 # Then the hardening passes (scripts/hardening.sh, docs/hardening.md). By
@@ -27,7 +27,7 @@ run_ctest() {
   local failed name
   failed=$(cut -d: -f2 Testing/Temporary/LastTestsFailed.log 2>/dev/null | sort -u)
   for name in $failed; do
-    [[ $name == live || $name == live_agreement || $name == locks_real ]] || return "$status"
+    case $name in live | live_agreement | locks_real | cp_live | preload) ;; *) return "$status" ;; esac
   done
   echo "run-tests: only real-time suites failed ($(echo $failed)); re-running them once"
   ctest --output-on-failure --rerun-failed
