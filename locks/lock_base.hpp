@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "locks/lock.hpp"
+#include "vocab/argv_pool.hpp"
 
 namespace locksim::locks {
 
@@ -54,13 +55,15 @@ class LockBase : public Lock {
   Task<Reply> cmd_within(Duration timeout, std::size_t node, Args&&... args) {
     return send(node, argv_of(std::forward<Args>(args)...), timeout);
   }
-  // Builds each string once, in place (a braced Argv{...} would copy every
-  // string out of its initializer_list: two allocations per long argument).
+  // Builds the argv in a recycled vector (vocab/argv_pool.hpp): a retry of
+  // the same command reuses the buffers of the last one, so it allocates
+  // nothing. (A braced Argv{...} would copy every string out of its
+  // initializer_list: two allocations per long argument.)
   template <class... Args>
   static Argv argv_of(Args&&... args) {
-    Argv argv;
-    argv.reserve(sizeof...(Args));
-    (argv.emplace_back(std::forward<Args>(args)), ...);
+    Argv argv = argv_pool::take(sizeof...(Args));
+    std::size_t i = 0;
+    (argv[i++].assign(std::forward<Args>(args)), ...);
     return argv;
   }
   // The single-node acquire the SET-based locks share: `SET key token NX PX

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "sim/world.hpp"
+#include "vocab/argv_pool.hpp"
 
 namespace locksim::sim {
 
@@ -94,23 +95,32 @@ void Network::hook_crashes(HostId h) {
   host(h).on_crash([this, h] { on_host_crash(h); });
 }
 
+void Network::PairIndex::set(HostId a, HostId b, std::size_t index) {
+  const std::size_t need = std::max<std::size_t>({side_, std::size_t{a} + 1, std::size_t{b} + 1});
+  if (need > side_) {
+    std::vector<std::size_t> grown(need * need, kNone);
+    for (std::size_t i = 0; i < side_; ++i)
+      std::copy_n(cells_.begin() + static_cast<std::ptrdiff_t>(i * side_), side_,
+                  grown.begin() + static_cast<std::ptrdiff_t>(i * need));
+    cells_ = std::move(grown);
+    side_ = need;
+  }
+  cells_[a * side_ + b] = index;
+}
+
 Connection& Network::connect(HostId client, HostId server) {
-  const auto key = std::make_pair(client, server);
-  auto it = connection_index_.find(key);
-  if (it != connection_index_.end()) return connections_[it->second];
+  if (const std::size_t i = connection_index_.find(client, server); i != PairIndex::kNone) return connections_[i];
   hook_crashes(client);
   hook_crashes(server);
   const std::size_t index = connections_.size();
   connections_.push_back(Connection(*this, index, client, server));
-  connection_index_.emplace(key, index);
+  connection_index_.set(client, server, index);
   return connections_.back();
 }
 
 Network::Link& Network::link(HostId from, HostId to) {
-  const auto key = std::make_pair(from, to);
-  auto it = link_index_.find(key);
-  if (it != link_index_.end()) return links_[it->second];
-  link_index_.emplace(key, links_.size());
+  if (const std::size_t i = link_index_.find(from, to); i != PairIndex::kNone) return links_[i];
+  link_index_.set(from, to, links_.size());
   links_.push_back(Link{links_.size(), from, to, {}, Duration{0}, {}, {}});
   return links_.back();
 }
@@ -163,6 +173,7 @@ void Network::deliver(Link& l, Packet& packet) {
       }
       Request request{packet.conn, packet.id, l.from, l.to, packet.from_incarnation, std::move(packet.argv)};
       if (auto reply = service->on_request(request)) respond(request, std::move(*reply));
+      argv_pool::give(std::move(request.argv));  // the next command is built in its buffers
       return;
     }
     case Kind::Reply:

@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <deque>
 #include <iterator>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -221,10 +220,24 @@ class Network {
   World& world_;
   Rng rng_;
   LatencyModel latency_;
-  std::map<std::pair<HostId, HostId>, std::size_t> link_index_;
+  // (from, to) -> an index, in a dense square table: found on every packet
+  // sent, where a std::map of pairs cost two tree walks per command.
+  class PairIndex {
+   public:
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t find(HostId a, HostId b) const {
+      return a < side_ && b < side_ ? cells_[a * side_ + b] : kNone;
+    }
+    void set(HostId a, HostId b, std::size_t index);
+
+   private:
+    std::size_t side_ = 0;
+    std::vector<std::size_t> cells_;
+  };
+  PairIndex link_index_;
   std::deque<Link> links_;  // stable addresses; index = creation order
   std::deque<Connection> connections_;
-  std::map<std::pair<HostId, HostId>, std::size_t> connection_index_;
+  PairIndex connection_index_;
   std::vector<Service*> services_;
   std::vector<int> group_of_;  // per host; -1 = in no group
   PartitionMode partition_mode_ = PartitionMode::Hold;
