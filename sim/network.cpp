@@ -185,6 +185,7 @@ void Network::deliver(Link& l, Packet& packet) {
     case Kind::Message: {
       Service* service = l.to < services_.size() ? services_[l.to] : nullptr;
       if (current && service) service->on_message(l.from, packet.argv);
+      argv_pool::give(std::move(packet.argv));
       return;
     }
   }

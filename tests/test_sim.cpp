@@ -11,6 +11,7 @@
 
 #include "vocab/partition_mode.hpp"
 #include "sim/world.hpp"
+#include "vocab/argv_pool.hpp"
 
 using namespace locksim;
 using namespace locksim::sim;
@@ -512,6 +513,29 @@ TEST_CASE("a reply arrives after one round trip; the timeout it beat leaves the 
   // Nothing was left to pop at 10 s: the world went idle at the reply.
   CHECK(to_ms(w.now()) == 4);
   CHECK(w.scheduler().events_run() == w.trace().event_count());
+}
+
+namespace {
+Task<void> call_with(Connection& c, Argv argv) { (void)co_await c.call(std::move(argv), 10s); }
+}  // namespace
+
+TEST_CASE("a request's argv, once the server has run it, builds the next command in its buffers", "[sim]") {
+  EchoPair p(2ms);
+  auto& [w, a, b, echo] = p;
+  Connection& c = w.network().connect(a.id(), b.id());
+  const std::string long_key(40, 'k');  // past the small-string buffer: a heap block of its own
+  Argv first = argv_pool::take(2);
+  first[0].assign("GET");
+  first[1].assign(long_key);
+  const char* block = first[1].data();
+  a.spawn(call_with(c, std::move(first)));
+  w.scheduler().run_until_idle();
+  REQUIRE(echo.seen.size() == 1);
+  // The retry of the same command: its key is copied into the block the last one used.
+  Argv retry = argv_pool::take(2);
+  REQUIRE(retry.size() == 2);
+  CHECK(retry[1].data() == block);
+  CHECK(retry[1].capacity() >= long_key.size());
 }
 
 TEST_CASE("a cancelled sleep, running or deferred by a pause, takes its wake with it", "[sim]") {
