@@ -1,11 +1,23 @@
 // Shard parsing and worker threads for sweep and check (parallel.hpp).
 #include "cli/parallel.hpp"
 
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <condition_variable>
+#include <future>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <system_error>
+#include <utility>
 
 #include "cli/commands.hpp"
+#include "vocab/argv_pool.hpp"
+#include "vocab/task.hpp"
 
 namespace locksim::cli {
 
@@ -21,29 +33,144 @@ std::pair<unsigned, unsigned> parse_shard(const std::string& command, const std:
   return {index, count};
 }
 
-// Starts up to `extra` more workers; a thread that cannot start (out of
-// memory or threads: --jobs 2000 in a container) ends the spawning, and the
-// command goes on with the workers it has (the caller's thread is one).
+namespace {
+
+// A thread's first use of a thread_local with a destructor (the coroutine
+// frame pool, the argv pool) registers that destructor with glibc, which
+// allocates for it and aborts the whole process if it cannot. Each worker
+// makes them before any run, while the heap has room; an out-of-memory in a
+// run later is a std::bad_alloc, which the commands handle.
+bool warm_thread_locals() {
+  try {
+    detail::FramePool::warm();
+    argv_pool::warm();
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+}
+
+// Under an address-space limit (`ulimit -v`), each new thread's malloc arena
+// (glibc reserves 64 MB of address space for one) would take the room the
+// runs need; and a thread whose first allocation finds none aborts the
+// process. A few shared arenas leave that room.
+void share_arenas_under_a_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) ::mallopt(M_ARENA_MAX, 2);
+}
+
+}  // namespace
+
+// Starts up to `extra` more workers (the caller's thread is one more).
+// No worker takes work before all have started: running workers would fill
+// the heap the next thread needs for its start-up state. A thread that
+// cannot start (out of memory or threads: --jobs 2000 in a container, a
+// `ulimit -v`) ends the spawning, and half of those started go home unused:
+// the limit was reached by the threads alone, and the runs need room too.
 std::vector<std::thread> start_workers(const std::string& command, unsigned extra, const std::function<void()>& worker,
                                        std::ostream& log) {
+  struct Gate {
+    std::promise<void> opened;
+    std::shared_future<void> open = opened.get_future().share();
+    std::atomic<std::size_t> kept{static_cast<std::size_t>(-1)};  // workers that take work, the caller's included
+    bool is_open = false;  // the spawning thread's alone
+    void open_now() {
+      if (!std::exchange(is_open, true)) opened.set_value();
+    }
+    // Threads that have made their thread-locals (or found no room to).
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::size_t ready = 0;
+    void arrive() {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++ready;
+      changed.notify_all();
+    }
+    void wait_ready(std::size_t n) {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return ready >= n; });
+    }
+  };
+  share_arenas_under_a_limit();
+  warm_thread_locals();  // the caller's thread is a worker too, and the heap is free now (if not, its first run says so)
+  const auto gate = std::make_shared<Gate>();
+  struct OpenOnExit {  // also when a start fails with an exception not caught below
+    Gate& g;
+    ~OpenOnExit() { g.open_now(); }
+  } open_on_exit{*gate};
   std::vector<std::thread> threads;
   threads.reserve(extra);
   auto could_not_start = [&](const char* why) {
-    log << command << ": could start only " << threads.size() + 1 << " of " << extra + 1 << " jobs (" << why
-        << "); continuing with " << threads.size() + 1 << "\n";
+    const std::size_t started = threads.size() + 1;
+    gate->kept = (started + 1) / 2;
+    log << command << ": could start only " << started << " of " << extra + 1 << " jobs (" << why
+        << "); continuing with " << gate->kept << ", to leave the memory of the others to the runs\n";
   };
   for (unsigned j = 0; j < extra; ++j) {
     try {
-      threads.emplace_back(worker);
+      threads.emplace_back([gate, worker, number = std::size_t{j} + 1] {
+        const bool warmed = warm_thread_locals();
+        gate->arrive();
+        if (!warmed) return;  // no room for this one: the others do its share
+        gate->open.wait();
+        if (number < gate->kept) worker();
+      });
     } catch (const std::system_error& e) {  // no stack could be mapped for it
       could_not_start(e.what());
       break;
-    } catch (const std::bad_alloc&) {  // nor its start-up state allocated (the threads already running ate the heap)
+    } catch (const std::bad_alloc&) {  // nor its start-up state allocated
       could_not_start("out of memory");
       break;
     }
   }
+  gate->wait_ready(threads.size());  // none has run yet: all made their thread-locals with the heap still free
+  if (gate->kept < threads.size() + 1) {
+    gate->open_now();  // those past `kept` leave at once
+    for (std::size_t i = gate->kept - 1; i < threads.size(); ++i) threads[i].join();
+    threads.resize(gate->kept - 1);
+  }
   return threads;
+}
+
+namespace {
+
+constexpr std::size_t kReserveBlock = 1 << 20;
+std::mutex reserve_mutex;
+std::vector<void*> reserve_blocks;
+std::atomic<unsigned> retirements_requested{0};
+std::new_handler handler_before = nullptr;
+
+void give_back_a_block() {
+  std::lock_guard<std::mutex> lock(reserve_mutex);
+  if (reserve_blocks.empty()) throw std::bad_alloc();
+  std::free(reserve_blocks.back());
+  reserve_blocks.pop_back();
+  ++retirements_requested;
+}
+
+}  // namespace
+
+MemoryReserve::MemoryReserve(std::size_t blocks) {
+  std::lock_guard<std::mutex> lock(reserve_mutex);
+  reserve_blocks.reserve(blocks);
+  for (std::size_t i = 0; i < blocks; ++i)
+    if (void* p = std::malloc(kReserveBlock)) reserve_blocks.push_back(p);
+  retirements_requested = 0;
+  handler_before = std::set_new_handler(&give_back_a_block);
+}
+
+MemoryReserve::~MemoryReserve() {
+  std::set_new_handler(handler_before);
+  std::lock_guard<std::mutex> lock(reserve_mutex);
+  for (void* p : reserve_blocks) std::free(p);
+  reserve_blocks.clear();
+}
+
+bool MemoryReserve::retirement_requested() {
+  unsigned n = retirements_requested.load();
+  while (n > 0 && !retirements_requested.compare_exchange_weak(n, n - 1)) {
+  }
+  return n > 0;
 }
 
 }  // namespace locksim::cli

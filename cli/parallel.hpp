@@ -28,6 +28,23 @@ std::pair<unsigned, unsigned> parse_shard(const std::string& command, const std:
 std::vector<std::thread> start_workers(const std::string& command, unsigned extra, const std::function<void()>& worker,
                                        std::ostream& log);
 
+// Memory held back while a sweep's workers run. When an allocation fails,
+// the new-handler gives one block back to the heap and the allocation is
+// retried: so no std::bad_alloc is thrown where it cannot be caught (a
+// library destructor that allocates while unwinding ends the process), and
+// each block given back asks one worker to retire after its run. One at a
+// time (the handler is process-wide); the old handler comes back at the end.
+class MemoryReserve {
+ public:
+  explicit MemoryReserve(std::size_t blocks);
+  ~MemoryReserve();
+  MemoryReserve(const MemoryReserve&) = delete;
+  MemoryReserve& operator=(const MemoryReserve&) = delete;
+
+  // True once for each block given back: that many workers should retire.
+  static bool retirement_requested();
+};
+
 // Writes results in work-list order as they become contiguous.
 class OrderedWriter {
  public:

@@ -258,6 +258,10 @@ class WorkCursor {
     }
     return std::nullopt;
   }
+  // Room for one given-back position per worker (a worker gives back once,
+  // then retires), so that give_back, called when the heap is exhausted,
+  // never allocates.
+  void expect_workers(unsigned jobs) { returned_.reserve(jobs); }
   // A taken position whose run could not finish here (its worker ran out
   // of memory and retired): the next take() hands it out again.
   void give_back(std::pair<std::size_t, std::uint64_t> work) {
@@ -330,7 +334,8 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   std::exception_ptr error;
   // Workers still taking runs. One that runs out of memory (many --jobs
   // under a memory limit: each thread's stack and heap) gives its run back
-  // and retires while others remain; the last one's is an error.
+  // and retires while others remain; the last one's is an error. One whose
+  // run needed the memory reserve (parallel.hpp) retires after writing it.
   std::atomic<unsigned> active{0};
   std::atomic<bool> told_retiring{false};
   auto worker = [&] {
@@ -347,6 +352,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
         }
         if (result->live_skipped) summary.live_skipped.push_back(*result->live_skipped);  // live: one job
         writer.deliver(p, std::move(result->line), result->matched);
+        if (MemoryReserve::retirement_requested() && retire_on_oom(active, told_retiring, log)) return;
       } catch (const sim::Scheduler::Stopped&) {
         break;  // Ctrl-C during this run: nothing to write for it
       } catch (const std::bad_alloc&) {
@@ -366,6 +372,8 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
     --active;
   };
   const unsigned jobs = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(o.jobs, to_run), 1, UINT_MAX));
+  cursor.expect_workers(jobs);
+  const MemoryReserve reserve(16);  // 16 MB: each MB the runs fall back on retires a worker
   std::vector<std::thread> threads = start_workers("sweep", jobs - 1, worker, log);
   worker();
   for (auto& t : threads) t.join();

@@ -168,6 +168,10 @@ Scheduler::SlotRef Scheduler::acquire_slot(std::coroutine_handle<> h, HostId hos
     index = free_slots_.back();
     free_slots_.pop_back();
   } else {
+    // release_slot runs as frames are torn down, in destructors: its push
+    // must not allocate (a std::bad_alloc there is a terminate), so the room
+    // for every slot's return is made here.
+    if (free_slots_.capacity() <= slots_.size()) free_slots_.reserve(2 * slots_.size() + 16);
     index = static_cast<std::uint32_t>(slots_.size());
     slots_.emplace_back();
   }

@@ -92,6 +92,10 @@ class FramePool {
     if (!head) return ::operator new(c * kGranule + kGranule);
     return std::exchange(head, head->next);
   }
+  // Makes this thread's pool now: its first use registers a thread-exit
+  // destructor, and glibc aborts the process if that registration cannot
+  // allocate. Worker threads call this before any work, while there is room.
+  static void warm() { (void)local(); }
   static void release(void* p, std::size_t n) noexcept {
     const std::size_t c = size_class(n);
     if (c >= kClasses) return ::operator delete(p);
