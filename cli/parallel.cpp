@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <condition_variable>
-#include <future>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -69,18 +68,15 @@ void share_arenas_under_a_limit() {
 // the limit was reached by the threads alone, and the runs need room too.
 std::vector<std::thread> start_workers(const std::string& command, unsigned extra, const std::function<void()>& worker,
                                        std::ostream& log) {
+  // The spawning thread opens it once every started thread has made its
+  // thread-locals; worker `number` (the caller's is 0) then works if it is
+  // among the first `kept`.
   struct Gate {
-    std::promise<void> opened;
-    std::shared_future<void> open = opened.get_future().share();
-    std::atomic<std::size_t> kept{static_cast<std::size_t>(-1)};  // workers that take work, the caller's included
-    bool is_open = false;  // the spawning thread's alone
-    void open_now() {
-      if (!std::exchange(is_open, true)) opened.set_value();
-    }
-    // Threads that have made their thread-locals (or found no room to).
     std::mutex mutex;
     std::condition_variable changed;
     std::size_t ready = 0;
+    bool open = false;
+    std::size_t kept = static_cast<std::size_t>(-1);
     void arrive() {
       std::lock_guard<std::mutex> lock(mutex);
       ++ready;
@@ -89,6 +85,16 @@ std::vector<std::thread> start_workers(const std::string& command, unsigned extr
     void wait_ready(std::size_t n) {
       std::unique_lock<std::mutex> lock(mutex);
       changed.wait(lock, [&] { return ready >= n; });
+    }
+    void open_now() {
+      std::lock_guard<std::mutex> lock(mutex);
+      open = true;
+      changed.notify_all();
+    }
+    bool may_work(std::size_t number) {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return open; });
+      return number < kept;
     }
   };
   share_arenas_under_a_limit();
@@ -102,7 +108,7 @@ std::vector<std::thread> start_workers(const std::string& command, unsigned extr
   threads.reserve(extra);
   auto could_not_start = [&](const char* why) {
     const std::size_t started = threads.size() + 1;
-    gate->kept = (started + 1) / 2;
+    gate->kept = (started + 1) / 2;  // no worker reads it before the gate opens
     log << command << ": could start only " << started << " of " << extra + 1 << " jobs (" << why
         << "); continuing with " << gate->kept << ", to leave the memory of the others to the runs\n";
   };
@@ -111,9 +117,7 @@ std::vector<std::thread> start_workers(const std::string& command, unsigned extr
       threads.emplace_back([gate, worker, number = std::size_t{j} + 1] {
         const bool warmed = warm_thread_locals();
         gate->arrive();
-        if (!warmed) return;  // no room for this one: the others do its share
-        gate->open.wait();
-        if (number < gate->kept) worker();
+        if (warmed && gate->may_work(number)) worker();  // not warmed: no room for this one, the others do its share
       });
     } catch (const std::system_error& e) {  // no stack could be mapped for it
       could_not_start(e.what());
@@ -124,8 +128,8 @@ std::vector<std::thread> start_workers(const std::string& command, unsigned extr
     }
   }
   gate->wait_ready(threads.size());  // none has run yet: all made their thread-locals with the heap still free
-  if (gate->kept < threads.size() + 1) {
-    gate->open_now();  // those past `kept` leave at once
+  gate->open_now();
+  if (gate->kept < threads.size() + 1) {  // those past `kept` leave at once
     for (std::size_t i = gate->kept - 1; i < threads.size(); ++i) threads[i].join();
     threads.resize(gate->kept - 1);
   }

@@ -26,16 +26,13 @@ bool is_cp(const Scenario& s) { return s.topology != locks::Topology::Redis; }
 std::optional<std::string> fault_ok(const Scenario&, const FaultSpec&) { return std::nullopt; }
 
 // pause: a client thread, a redis-server process or an etcd / ZooKeeper
-// member process (SIGSTOP).
+// member process (SIGSTOP). crash, restart: the same (SIGKILL, then its
+// restart on the same ports and data directory); a CP client's crash leaves
+// its session or lease to expire (LiveSession::sever_crashed_links).
 std::optional<std::string> process_target(const Scenario& s, const FaultSpec& f) {
   if (is_redis(f.target) || is_scenario_client(s, f.target) || is_cp_member(s, f.target)) return std::nullopt;
   return " " + f.target + ": unsupported in live mode (only clients, Redis nodes and etcd / ZooKeeper members)";
 }
-
-// crash, restart: a client, a redis-server, or a member (SIGKILL, then its
-// restart on the same ports and data directory). A CP client's crash
-// leaves its session or lease to expire (LiveSession::sever_crashed_links).
-std::optional<std::string> crash_target(const Scenario& s, const FaultSpec& f) { return process_target(s, f); }
 
 // power-loss: observed through the preload's fsync log, which only the
 // redis-servers live mode starts carry.
@@ -43,7 +40,7 @@ std::optional<std::string> power_loss_target(const Scenario& s, const FaultSpec&
   if (is_cp_member(s, f.target))
     return " " + f.target + ": unsupported in live mode (a power loss is observed through liblocksim_preload's "
                             "fsync log, which only the redis-servers carry; a member's crash is SIGKILL)";
-  return crash_target(s, f);
+  return process_target(s, f);
 }
 
 // clock-jump, clock-drift: a client's runtime clocks or a redis-server's
@@ -98,9 +95,9 @@ constexpr std::array<LiveFaultKind, scenarios::kFaultKindCount> kLiveFaultKinds 
     {FaultKind::ClockJump, clock_target, ProcessControl::ForRedisTargets},
     {FaultKind::ClockDrift, clock_target, ProcessControl::ForRedisTargets},
     {FaultKind::Delay, routable_link, ProcessControl::Never},
-    {FaultKind::Crash, crash_target, ProcessControl::Always},
+    {FaultKind::Crash, process_target, ProcessControl::Always},
     {FaultKind::PowerLoss, power_loss_target, ProcessControl::Always},
-    {FaultKind::Restart, crash_target, ProcessControl::Always},
+    {FaultKind::Restart, process_target, ProcessControl::Always},
     {FaultKind::Failover, fault_ok, ProcessControl::Always},  // the parser checked it names a master
     {FaultKind::Partition, proxied_partition, ProcessControl::Never},
     {FaultKind::Heal, fault_ok, ProcessControl::Never},

@@ -17,11 +17,16 @@ namespace {
 constexpr std::size_t kArity = 4;
 }
 
-// Writes e at heap position i, keeping a wake event's slot pointed at it
-// (so release_slot can cancel the wake: Slot::queued).
+// Records where a wake event now is (a heap position, kDeferred or
+// kNotQueued) in its slot, so release_slot can cancel it: Slot::queued.
+void Scheduler::note_wake_at(const Event& e, std::uint32_t where) {
+  if (e.fn == &Scheduler::on_wake) slots_[wake_slot_index(e.arg)].queued = where;
+}
+
+// Writes e at heap position i.
 void Scheduler::place(std::size_t i, const Event& e) {
   queue_[i] = e;
-  if (e.fn == &Scheduler::on_wake) slots_[wake_slot_index(e.arg)].queued = static_cast<std::uint32_t>(i);
+  note_wake_at(e, static_cast<std::uint32_t>(i));
 }
 
 void Scheduler::sift_up(std::size_t i, const Event& e) {
@@ -57,7 +62,7 @@ void Scheduler::push(Event e) {
 
 Scheduler::Event Scheduler::pop() {
   const Event top = queue_.front();
-  unqueue(top);
+  note_wake_at(top, kNotQueued);
   const Event last = queue_.back();
   queue_.pop_back();
   if (!queue_.empty()) sift_down(0, last);
@@ -71,10 +76,6 @@ void Scheduler::remove_at(std::size_t i) {
   if (i == queue_.size()) return;
   if (i > 0 && Later{}(queue_[(i - 1) / kArity], last)) sift_up(i, last);
   else sift_down(i, last);
-}
-
-void Scheduler::unqueue(const Event& e) {
-  if (e.fn == &Scheduler::on_wake) slots_[wake_slot_index(e.arg)].queued = kNotQueued;
 }
 
 void Scheduler::schedule(TrueInstant t, Callback fn, void* ctx, std::uint64_t arg, HostId host) {
@@ -99,7 +100,7 @@ bool Scheduler::step() {
     if (e.epoch != kAnyEpoch && e.epoch != hs.epoch) return true;  // crashed since
     if (hs.paused_until > now_) {
       hs.deferred.push_back(e);
-      if (e.fn == &Scheduler::on_wake) slots_[wake_slot_index(e.arg)].queued = kDeferred;
+      note_wake_at(e, kDeferred);
       return true;
     }
   }
@@ -157,7 +158,7 @@ void Scheduler::on_resume_host(void* ctx, std::uint64_t host) {
 void Scheduler::bump_epoch(HostId h) {
   HostState& hs = hosts_[h];
   ++hs.epoch;
-  for (const Event& e : hs.deferred) unqueue(e);
+  for (const Event& e : hs.deferred) note_wake_at(e, kNotQueued);
   hs.deferred.clear();
   hs.paused_until = now_;
 }

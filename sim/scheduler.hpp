@@ -138,11 +138,11 @@ class Scheduler {
 
   void push(Event e);
   Event pop();  // the earliest event; the queue must not be empty
+  void note_wake_at(const Event& e, std::uint32_t where);
   void place(std::size_t i, const Event& e);
   void sift_up(std::size_t i, const Event& e);
   void sift_down(std::size_t i, const Event& e);
   void remove_at(std::size_t i);
-  void unqueue(const Event& e);  // a wake event left the queue: its slot no longer points at it
   void cancel_wake(std::uint32_t slot_index);
   bool step();  // runs one event; false if the queue is empty
   void dispatch(Event& e);
