@@ -165,9 +165,13 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
       if (!work) break;
       try {
         const scenarios::Scenario s = scenarios::schedule_scenario(plan, work->schedule, work->number);
-        auto run = scenarios::run_scenario(s, schedule_run_options(s, plan.lock_kind));
+        // The runs that larger schedules read record where their events went.
+        sim::Activity activity;
+        auto options = schedule_run_options(s, plan.lock_kind);
+        if (work->schedule.size() < static_cast<std::size_t>(plan.max_faults)) options.activity = &activity;
+        auto run = scenarios::run_scenario(s, options);
         if (!run) throw std::runtime_error("schedule " + std::to_string(work->number) + " does not run: " + run.error());
-        cursor.learn(*work, scenarios::summarize(plan, *run));
+        cursor.learn(*work, scenarios::summarize(plan, *run, options.activity));
         if (!work->mine) continue;
         auto kinds = scenarios::counted_violations(plan, *run);
         if (out) writer.deliver(work->position, reports::to_line(reports::record_of(*run)), kinds.empty());

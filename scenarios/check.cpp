@@ -243,6 +243,32 @@ Scenario check_base(const Scenario& base, const locks::LockInfo& lock) {
   return s;
 }
 
+bool twins(const CheckFault& a, const CheckFault& b) {
+  return a.spec.kind == b.spec.kind && fault_kind_info(a.spec.kind).check_effect == CheckEffect::LinkSendsAfter &&
+         a.spec.from == b.spec.from &&
+         a.spec.to == b.spec.to && a.spec.duration == b.spec.duration;
+}
+
+void add_twins(const CheckPlan& plan, CheckFault& c) {
+  for (std::size_t i = 0; i < plan.singles.size(); ++i)
+    if (twins(plan.singles[i], c)) c.twins.push_back(i);
+}
+
+// Alone, `c` is the fault-free run when it acts on nothing there, or the
+// run of an earlier explored twin that holds the same packet.
+void same_as_another(const CheckPlan& plan, CheckFault& c) {
+  if (!acts_in_run(plan, c, plan.baseline, {})) {
+    c.removed = RemovalReason::ActsOnNothing;
+    return;
+  }
+  for (std::size_t t : c.twins)
+    if (!plan.singles[t].removed && same_effect(plan.singles[t], c, plan.baseline)) {
+      c.removed = RemovalReason::SameEffect;
+      c.same_as = t;
+      return;
+    }
+}
+
 void add_singles(CheckPlan& plan, const std::vector<Point>& points, const std::vector<bool>& reached,
                  const Boundaries& b, const Hosts& h, const std::map<std::string, std::optional<Duration>>& finished) {
   for (std::size_t p = 0; p < points.size(); ++p)
@@ -254,8 +280,11 @@ void add_singles(CheckPlan& plan, const std::vector<Point>& points, const std::v
             f.after = points[p].trigger;
             f.at = offset.value;
             for (auto& [spec, size] : sized(k, f, b)) {
-              CheckFault c{spec, points[p].at + offset.value, size, std::nullopt, p, client_target(spec, h)};
+              CheckFault c{spec, points[p].at + offset.value, size, std::nullopt, p, client_target(spec, h), {}, std::nullopt};
               c.removed = single_removal(c, reached[p], h, finished);
+              add_twins(plan, c);
+              // A fault-free run that violates is not what {c} is compared with.
+              if (!c.removed && !plan.baseline.violates) same_as_another(plan, c);
               plan.singles.push_back(std::move(c));
             }
           }
@@ -273,6 +302,31 @@ void add_bound_words(CheckPlan& plan, const Boundaries& b, const Hosts& h) {
       if (std::find(plan.targets.begin(), plan.targets.end(), t) == plan.targets.end()) plan.targets.push_back(t);
 }
 
+// Whether a sorted list holds a time in [from, to] (closed: a same-instant
+// event may run after the fault's, so it counts).
+bool any_within(const std::vector<Duration>& times, Duration from, Duration to) {
+  const auto first = std::lower_bound(times.begin(), times.end(), from);
+  return first != times.end() && *first <= to;
+}
+
+RunActivity activity_by_name(const sim::Activity& a, const std::vector<std::string>& host_names) {
+  auto since_start = [](const std::vector<TrueInstant>& at) {
+    std::vector<Duration> out;
+    out.reserve(at.size());
+    for (TrueInstant t : at) out.push_back(t - true_epoch);
+    return out;
+  };
+  RunActivity out;
+  out.recorded = true;
+  for (std::size_t h = 0; h < a.dispatched.size() && h < host_names.size(); ++h)
+    out.events[host_names[h]] = since_start(a.dispatched[h]);
+  for (const sim::Activity::LinkUse& l : a.links) {
+    if (l.from >= host_names.size() || l.to >= host_names.size()) continue;
+    out.links[{host_names[l.from], host_names[l.to]}] = {since_start(l.sends), since_start(l.deliveries)};
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view removal_reason_text(RemovalReason reason) {
@@ -282,6 +336,8 @@ std::string_view removal_reason_text(RemovalReason reason) {
     case RemovalReason::TargetFinished: return "target's workload already ended";
     case RemovalReason::ClientPowerLoss: return "power loss of a client is a crash";
     case RemovalReason::HoldsViolating: return "holds a smaller violating schedule";
+    case RemovalReason::ActsOnNothing: return "a fault acts on nothing in the others' run";
+    case RemovalReason::SameEffect: return "a delay holds the same packet as an earlier one";
   }
   return "";
 }
@@ -313,8 +369,11 @@ Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptio
   RunOptions run_options;
   run_options.lock_kind = plan.lock_kind;
   run_options.seed = kBaselineSeed;
+  sim::Activity activity;
+  run_options.activity = &activity;
   auto baseline = run_scenario(plan.base, run_options);
   if (!baseline) return failure("check: " + baseline.error());
+  plan.sentinel = plan.base.topology == locks::Topology::Redis && plan.base.redis.replicas > 0;
 
   std::vector<Point> points;
   std::vector<bool> reached;
@@ -325,6 +384,7 @@ Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptio
     reached.push_back(at.has_value());
     (at ? plan.points : plan.unreached_points).push_back(t.text());
   }
+  plan.baseline = summarize(plan, *baseline, &activity);
   const Hosts h = hosts_of(plan.base);
   const Boundaries b = boundaries_of(plan.base);
   add_singles(plan, points, reached, b, h, finish_times(*baseline));
@@ -332,12 +392,56 @@ Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptio
   return plan;
 }
 
-ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run) {
+ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run, const sim::Activity* activity) {
   ScheduleOutcome out;
   for (const Trigger& t : plan.triggers) out.reached.push_back(reached_at(run, t));
   out.finished = finish_times(run);
   out.violates = !counted_violations(plan, run).empty();
+  if (activity) out.activity = activity_by_name(*activity, run.host_names);
   return out;
+}
+
+bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome& run) {
+  if (!twins(a, b) || !run.activity.recorded) return false;
+  const auto& at_a = run.reached[a.point];
+  const auto& at_b = run.reached[b.point];
+  if (!at_a || !at_b) return false;
+  const Duration fires_a = *at_a + a.spec.at, fires_b = *at_b + b.spec.at;
+  const auto link = run.activity.links.find({a.spec.from, a.spec.to});
+  if (link == run.activity.links.end()) return true;  // no packet at all: both act on nothing
+  return !any_within(link->second.sends, std::min(fires_a, fires_b), std::max(fires_a, fires_b));
+}
+
+bool acts_in_run(const CheckPlan& plan, const CheckFault& f, const ScheduleOutcome& run,
+             const std::vector<const CheckFault*>& others) {
+  const auto& reached = run.reached[f.point];
+  if (!reached) return false;  // it never fires
+  const RunActivity& a = run.activity;
+  if (!a.recorded) return true;
+  const Duration fires = *reached + f.spec.at;
+  switch (fault_kind_info(f.spec.kind).check_effect) {
+    case CheckEffect::HostEventInWindow: {
+      const auto events = a.events.find(f.spec.target);
+      return events != a.events.end() && any_within(events->second, fires, fires + f.spec.duration);
+    }
+    case CheckEffect::LinkSendsAfter: {
+      const auto link = a.links.find({f.spec.from, f.spec.to});
+      return link != a.links.end() && any_within(link->second.sends, fires, Duration::max());
+    }
+    case CheckEffect::ArrivalAcrossCut: {
+      if (plan.sentinel || f.spec.groups.empty()) return true;
+      for (const CheckFault* o : others)
+        if (fault_kind_info(o->spec.kind).check_effect == CheckEffect::ArrivalAcrossCut) return true;
+      const std::string& cut_off = f.spec.groups.front().front();
+      for (const auto& [ends, link] : a.links)
+        if ((ends.first == cut_off || ends.second == cut_off) &&
+            any_within(link.deliveries, fires, fires + f.spec.duration))
+          return true;
+      return false;
+    }
+    case CheckEffect::Always: return true;
+  }
+  return true;
 }
 
 ScheduleCursor::ScheduleCursor(const CheckPlan& plan)
@@ -385,6 +489,10 @@ std::optional<RemovalReason> ScheduleCursor::removal(const std::vector<std::size
   for (std::size_t i : schedule) {
     const CheckFault& f = plan_.singles[i];
     if (!f.removed) continue;
+    if (*f.removed == RemovalReason::ActsOnNothing || *f.removed == RemovalReason::SameEffect) {
+      if (schedule.size() == 1) return f.removed;  // judged on the fault-free run; a pair on its partner's
+      continue;
+    }
     if (*f.removed == RemovalReason::PointNeverReached || *f.removed == RemovalReason::ClientPowerLoss) return f.removed;
     const bool first = std::all_of(schedule.begin(), schedule.end(),
                                    [&](std::size_t j) { return f.due <= plan_.singles[j].due; });
@@ -398,8 +506,10 @@ std::optional<RemovalReason> ScheduleCursor::removal(const std::vector<std::size
 // Whether a smaller schedule inside this one (a member, or for three
 // faults a pair of them) was run and violated.
 bool ScheduleCursor::holds_violating(const std::vector<std::size_t>& schedule) const {
-  for (std::size_t i : schedule)
-    if (single_violates_[i]) return true;
+  for (std::size_t i : schedule) {
+    const auto& same_as = plan_.singles[i].same_as;  // alone it runs as that one
+    if (single_violates_[i] || (same_as && single_violates_[*same_as])) return true;
+  }
   if (schedule.size() < 3) return false;
   for (std::size_t a = 0; a < schedule.size(); ++a)
     for (std::size_t b = a + 1; b < schedule.size(); ++b)
@@ -414,9 +524,9 @@ bool ScheduleCursor::holds_violating(const std::vector<std::size_t>& schedule) c
 // client whose workload had ended.
 std::optional<RemovalReason> ScheduleCursor::pair_removal(const std::vector<std::size_t>& schedule) const {
   const bool in_order = plan_.singles[schedule[0]].due <= plan_.singles[schedule[1]].due;
-  const std::size_t first = in_order ? schedule[0] : schedule[1];
+  const CheckFault& first = plan_.singles[in_order ? schedule[0] : schedule[1]];
   const CheckFault& second = plan_.singles[in_order ? schedule[1] : schedule[0]];
-  const auto& run = singles_run_[first];
+  const ScheduleOutcome* run = single_run(in_order ? schedule[0] : schedule[1]);
   if (!run) return std::nullopt;  // first was removed: judged as before
   const auto& reached = run->reached[second.point];
   if (!reached) return RemovalReason::PointNeverReached;
@@ -426,7 +536,32 @@ std::optional<RemovalReason> ScheduleCursor::pair_removal(const std::vector<std:
     const auto& end = run->finished.at(*second.client);
     if (end && due >= *end) return RemovalReason::TargetFinished;
   }
+  // Either fault acting on nothing in the other's run: that run it is.
+  if (!acts_in_run(plan_, second, *run, {&first})) return RemovalReason::ActsOnNothing;
+  const ScheduleOutcome* other = single_run(in_order ? schedule[1] : schedule[0]);
+  if (other && !acts_in_run(plan_, first, *other, {&second})) return RemovalReason::ActsOnNothing;
+  // A delay with an earlier twin that holds the same packet in its partner's
+  // run: the pair with the twin is the same run (and is walked, or removed
+  // for a reason that holds for both).
+  if (has_earlier_twin(second, first, *run) || (other && has_earlier_twin(first, second, *other)))
+    return RemovalReason::SameEffect;
   return std::nullopt;
+}
+
+bool ScheduleCursor::has_earlier_twin(const CheckFault& f, const CheckFault& partner, const ScheduleOutcome& run) const {
+  for (std::size_t t : f.twins)
+    if (&plan_.singles[t] != &partner && same_effect(plan_.singles[t], f, run)) return true;
+  return false;
+}
+
+// A single's run: learned, or the fault-free one for a fault that acts on
+// nothing there (the same run).
+const ScheduleOutcome* ScheduleCursor::single_run(std::size_t single) const {
+  if (singles_run_[single]) return &*singles_run_[single];
+  const auto& removed = plan_.singles[single].removed;
+  if (removed && *removed == RemovalReason::ActsOnNothing) return &plan_.baseline;
+  if (removed && *removed == RemovalReason::SameEffect) return single_run(*plan_.singles[single].same_as);
+  return nullptr;
 }
 
 ScheduleCursor::Next ScheduleCursor::next() {

@@ -31,6 +31,7 @@
 
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
+#include "sim/activity.hpp"
 #include "vocab/result.hpp"
 
 namespace locksim::scenarios {
@@ -56,6 +57,8 @@ enum class RemovalReason : std::uint8_t {
   TargetFinished,     // its target (or delay's sender) is a client whose workload ended: nothing on it observes
   ClientPowerLoss,    // a power loss of a client is a crash (scenarios/faults.cpp crash_host)
   HoldsViolating,     // a smaller schedule inside it violates already: it cannot be a smallest counterexample
+  ActsOnNothing,      // a member acts on nothing in the run of the others (see acts_in_run): the same run without it
+  SameEffect,         // a delay holds the very packet an earlier-listed delay holds there (see same_effect): that schedule's run
 };
 std::string_view removal_reason_text(RemovalReason reason);
 
@@ -73,9 +76,29 @@ struct CheckFault {
   std::optional<RemovalReason> removed;
   std::size_t point = 0;               // its trigger: an index into CheckPlan::triggers
   std::optional<std::string> client;   // the client it acts on, if it acts on one client only
+  std::vector<std::size_t> twins;      // earlier singles of its kind, link and size (delays: see same_effect)
+  std::optional<std::size_t> same_as;  // removed as SameEffect alone: the single its run is
   std::string text() const;  // "pause A 30.001s after A:acquired+0"
 };
 
+// Where a run's events and packets went (sim/activity.hpp), by host name
+// and in time since the start: what `acts_in_run` reads.
+struct RunActivity {
+  struct Link {
+    std::vector<Duration> sends, deliveries;
+  };
+  std::map<std::string, std::vector<Duration>> events;        // host: when its events ran
+  std::map<std::pair<std::string, std::string>, Link> links;  // (from, to)
+  bool recorded = false;  // not recorded: every fault is taken to act
+};
+
+// What a run of a schedule tells the schedules that contain it.
+struct ScheduleOutcome {
+  std::vector<std::optional<Duration>> reached;  // per CheckPlan::triggers: first reached (nullopt: never)
+  std::map<std::string, std::optional<Duration>> finished;  // each client's workload end (nullopt: never)
+  bool violates = false;  // a counted violation (counted_violations)
+  RunActivity activity;   // empty unless the run recorded it
+};
 struct CheckPlan {
   Scenario base;  // faults and nemesis dropped, the lock's assumed environment given
   std::string lock_kind;
@@ -90,6 +113,8 @@ struct CheckPlan {
   std::vector<BoundaryValue> sizes;          // every boundary size in use
   std::vector<CheckFault> singles;
   std::vector<std::string> assumptions;      // given to the lock (lock_assumptions.hpp)
+  ScheduleOutcome baseline;                  // the fault-free run, its activity recorded
+  bool sentinel = false;                     // the topology has one (it reads partitions)
 };
 
 // Runs the fault-free baseline and lays out the candidates. Errors (one
@@ -97,13 +122,29 @@ struct CheckPlan {
 // that does not apply, --faults outside 1..kMaxCheckFaults, unknown property.
 Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptions& options);
 
-// What a run of a schedule tells the schedules that contain it.
-struct ScheduleOutcome {
-  std::vector<std::optional<Duration>> reached;  // per CheckPlan::triggers: first reached (nullopt: never)
-  std::map<std::string, std::optional<Duration>> finished;  // each client's workload end (nullopt: never)
-  bool violates = false;  // a counted violation (counted_violations)
-};
-ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run);
+// `activity`: what the run recorded (RunOptions::activity), or null.
+ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run, const sim::Activity* activity = nullptr);
+
+// Whether delays `a` and `b` (of one link and size), joining the schedule
+// whose run is `run`, hold the same packet there: the link sends nothing
+// from the earlier one's firing to the later one's, both ends included (a
+// send at the very instant a fault fires may go either side of it). Both
+// are then added to the first packet sent after, so the two schedules run
+// alike.
+bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome& run);
+
+// Whether fault `f`, joining the schedule whose run is `run`, would act on
+// anything there — firing where `run` reaches its trigger. A pause acts
+// when one of its host's events comes due inside its window, a delay when
+// its link sends after it fires, a partition when a packet arrives across
+// its cut inside its window; every other kind is taken to act. A fault
+// that acts on nothing leaves the run as it was (until its first effect
+// the two runs are one, and there is none), so the larger schedule is the
+// smaller one. `others`: the schedule's other faults — a partition beside
+// another partition (the later one replaces the groups, either heal ends
+// both) or a Sentinel (it reads the cut) is taken to act.
+bool acts_in_run(const CheckPlan& plan, const CheckFault& f, const ScheduleOutcome& run,
+             const std::vector<const CheckFault*>& others);
 
 // Walks every schedule (1 fault, then 2, ... up to max_faults; each a set
 // of single indexes in increasing order), counting the removed ones by
@@ -134,6 +175,8 @@ class ScheduleCursor {
   void grow();            // to the first set of the next size
   std::optional<RemovalReason> removal(const std::vector<std::size_t>& schedule) const;
   std::optional<RemovalReason> pair_removal(const std::vector<std::size_t>& schedule) const;
+  const ScheduleOutcome* single_run(std::size_t single) const;  // its run, if known
+  bool has_earlier_twin(const CheckFault& f, const CheckFault& partner, const ScheduleOutcome& run) const;
   bool holds_violating(const std::vector<std::size_t>& schedule) const;
 
   const CheckPlan& plan_;

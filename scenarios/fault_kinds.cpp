@@ -193,7 +193,7 @@ bool fill_nothing(FaultSpec&, const HuntFill&) { return true; }
 const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
     {.kind = FaultKind::Pause, .name = "pause", .required = {"target", "duration"},
      .target = TargetRole::AnyHost, .lasts = true, .report_words = "process pauses", .report_class = FaultClass::ProcessPause,
-     .check_targets = CheckTargets::ClientsAndNodes, .check_sizes = CheckSizes::Length,
+     .check_targets = CheckTargets::ClientsAndNodes, .check_sizes = CheckSizes::Length, .check_effect = CheckEffect::HostEventInWindow,
      .acts_on = acts_on_target, .describe = describe_for_duration, .nemesis = nemesis_pause, .hunt_candidates = hunt_anyone, .hunt_fill = fill_for_duration},
     {.kind = FaultKind::ClockJump, .name = "clock-jump", .required = {"target", "by"},
      .target = TargetRole::AnyHost, .report_words = "clock jumps", .report_class = FaultClass::ClockStep,
@@ -207,7 +207,7 @@ const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
      .hunt_fill = fill_clock_drift},
     {.kind = FaultKind::Delay, .name = "delay", .required = {"from", "to", "duration"},
      .report_words = "delayed packets", .report_class = FaultClass::DelayedPacket,
-     .check_targets = CheckTargets::ClientSenders, .check_sizes = CheckSizes::Length,
+     .check_targets = CheckTargets::ClientSenders, .check_sizes = CheckSizes::Length, .check_effect = CheckEffect::LinkSendsAfter,
      .acts_on = acts_on_link, .describe = describe_delay, .nemesis = nemesis_delay, .hunt_candidates = hunt_clients, .hunt_fill = fill_delay},
     {.kind = FaultKind::Crash, .name = "crash", .required = {"target"}, .optional = {"restart_after"},
      .target = TargetRole::Process, .report_words = "crashes", .report_class = FaultClass::CrashPowerLoss,
@@ -227,7 +227,7 @@ const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
      .acts_on = acts_on_target, .describe = kind_and_target, .nemesis = nemesis_on_node, .hunt_candidates = hunt_masters, .hunt_fill = fill_target},
     {.kind = FaultKind::Partition, .name = "partition", .required = {"groups"}, .optional = {"duration", "mode"},
      .duration_may_be_zero = true, .lasts = true, .report_words = "partitions", .report_class = FaultClass::Partition,
-     .check_targets = CheckTargets::EveryHost, .check_sizes = CheckSizes::Length,
+     .check_targets = CheckTargets::EveryHost, .check_sizes = CheckSizes::Length, .check_effect = CheckEffect::ArrivalAcrossCut,
      .acts_on = acts_on_groups, .describe = describe_partition, .nemesis = nemesis_partition, .hunt_candidates = hunt_anyone,
      .hunt_fill = fill_partition},
     // Heal ends a partition: no trouble of its own, and a drawn partition

@@ -106,6 +106,16 @@ enum class CheckSizes : std::uint8_t {
   RestartAfter,  // restart_after: just over the TTL / the liveness bound
 };
 
+// How `locksim check` tells whether a fault acts in a given run
+// (check.hpp acts_in_run): through the state its mechanism sets, consulted
+// where the comment says.
+enum class CheckEffect : std::uint8_t {
+  Always,             // taken to act: clocks, crashes, restarts, failovers, fsync stalls
+  HostEventInWindow,  // pause: one of the target's events comes due in the window (Scheduler::step defers it)
+  LinkSendsAfter,     // delay: the link sends after it fires (Network::send takes the pending delay)
+  ArrivalAcrossCut,   // partition: a packet to or from the cut-off host arrives in the window (Network::on_deliver)
+};
+
 struct FaultKindInfo {
   FaultKind kind = FaultKind::Pause;
   std::string_view name = {};                   // "pause", "clock-jump", ... (TOML, traces, CLI)
@@ -120,6 +130,7 @@ struct FaultKindInfo {
   bool hunted_by_default = true;            // in default_hunt_kinds()
   CheckTargets check_targets = CheckTargets::NotEnumerated;  // `locksim check`
   CheckSizes check_sizes = CheckSizes::None;
+  CheckEffect check_effect = CheckEffect::Always;
   bool needs_aof = false;                   // fsync-stall: nothing to stall with appendonly = false
   bool on_a_client_is_crash = false;        // power-loss: a client has no disk (faults.cpp crash_host)
   // The hosts or links a fault acts on, as live mode's run record names

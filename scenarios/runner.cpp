@@ -246,6 +246,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   RunContext ctx(scenario, *info, options.seed);
   ctx.world.trace().set_recording(options.record_trace);
   ctx.world.scheduler().set_stop_flag(options.stop);
+  ctx.world.scheduler().set_activity(options.activity);
   const auto& lat = scenario.network.latency;
   ctx.world.network().set_latency({lat.min, lat.max, scenario.network.tail_per_mille, scenario.network.tail_max_shift});
   LockKeyObserver observer(ctx);

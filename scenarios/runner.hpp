@@ -15,6 +15,7 @@
 #include "scenarios/checkers.hpp"
 #include "scenarios/history.hpp"
 #include "scenarios/scenario.hpp"
+#include "sim/activity.hpp"
 #include "sim/trace.hpp"
 #include "vocab/result.hpp"
 
@@ -29,6 +30,9 @@ struct RunOptions {
   // Set from outside (a sweep's signal handler) to end the run early:
   // run_scenario then throws sim::Scheduler::Stopped (sim/scheduler.hpp).
   const std::atomic<bool>* stop = nullptr;
+  // When set, the run records where its events and packets went into it
+  // (sim/activity.hpp): `locksim check` reads it to remove equivalent schedules.
+  sim::Activity* activity = nullptr;
 };
 
 // A sale's throughput, measured in simulated time (issue 17 item 4): the

@@ -130,6 +130,7 @@ void Network::send(HostId from, HostId to, Packet&& packet) {
   l.in_flight.push_back(std::move(packet));
   ++packets_sent_;
   ++in_transit_;
+  if (Activity* a = world_.scheduler().activity()) a->link(l.index, from, to).sends.push_back(world_.now());
   const Duration extra = std::exchange(l.pending_delay, Duration{0});
   schedule_delivery(l, extra);
 }
@@ -146,6 +147,7 @@ void Network::on_deliver(void* ctx, std::uint64_t link_index) {
   Link& l = self.links_[link_index];
   assert(!l.in_flight.empty());
   Packet packet = l.in_flight.pop_front();
+  if (Activity* a = self.world_.scheduler().activity()) a->link(l.index, l.from, l.to).deliveries.push_back(self.world_.now());
   if (self.cut(l.from, l.to)) {
     if (self.partition_mode_ == PartitionMode::Hold) l.held.push_back(std::move(packet));
     else --self.in_transit_;  // Drop: lost

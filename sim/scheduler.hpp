@@ -24,6 +24,7 @@
 #include <exception>
 #include <vector>
 
+#include "sim/activity.hpp"
 #include "sim/trace.hpp"
 #include "vocab/time.hpp"
 
@@ -72,6 +73,10 @@ class Scheduler {
   struct Stopped : std::exception {
     const char* what() const noexcept override { return "the run was stopped (interrupted)"; }
   };
+
+  // Records into `activity` what ran where (sim/activity.hpp); null: nothing.
+  void set_activity(Activity* activity) { activity_ = activity; }
+  Activity* activity() const { return activity_; }
 
   // A root task ended with an exception: the run stops and rethrows it.
   void fail(std::exception_ptr error) {
@@ -156,6 +161,7 @@ class Scheduler {
   std::uint64_t events_run_ = 0;
   std::uint64_t step_limit_ = UINT64_MAX;
   const std::atomic<bool>* stop_ = nullptr;
+  Activity* activity_ = nullptr;
   HostId current_host_ = kNoHost;
   std::exception_ptr failure_;
   std::vector<Event> queue_;  // a 4-ary min-heap on (at, seq)
