@@ -243,10 +243,30 @@ Scenario check_base(const Scenario& base, const locks::LockInfo& lock) {
   return s;
 }
 
+// Faults that set state consulted once, of one kind, place and size.
 bool twins(const CheckFault& a, const CheckFault& b) {
-  return a.spec.kind == b.spec.kind && fault_kind_info(a.spec.kind).check_effect == CheckEffect::LinkSendsAfter &&
-         a.spec.from == b.spec.from &&
-         a.spec.to == b.spec.to && a.spec.duration == b.spec.duration;
+  if (a.spec.kind != b.spec.kind) return false;
+  switch (fault_kind_info(a.spec.kind).check_effect) {
+    case CheckEffect::LinkSendsAfter:
+      return a.spec.from == b.spec.from && a.spec.to == b.spec.to && a.spec.duration == b.spec.duration;
+    case CheckEffect::WallReadAfter: return a.spec.target == b.spec.target && a.spec.by == b.spec.by;
+    default: return false;
+  }
+}
+
+// When a one-off fault's state is consulted in a run (null: never).
+const std::vector<Duration>* consults(const CheckFault& f, const RunActivity& a) {
+  switch (fault_kind_info(f.spec.kind).check_effect) {
+    case CheckEffect::LinkSendsAfter: {
+      const auto link = a.links.find({f.spec.from, f.spec.to});
+      return link == a.links.end() ? nullptr : &link->second.sends;
+    }
+    case CheckEffect::WallReadAfter: {
+      const auto reads = a.wall_reads.find(f.spec.target);
+      return reads == a.wall_reads.end() ? nullptr : &reads->second;
+    }
+    default: return nullptr;
+  }
 }
 
 void add_twins(const CheckPlan& plan, CheckFault& c) {
@@ -320,6 +340,8 @@ RunActivity activity_by_name(const sim::Activity& a, const std::vector<std::stri
   out.recorded = true;
   for (std::size_t h = 0; h < a.dispatched.size() && h < host_names.size(); ++h)
     out.events[host_names[h]] = since_start(a.dispatched[h]);
+  for (std::size_t h = 0; h < a.wall_reads.size() && h < host_names.size(); ++h)
+    out.wall_reads[host_names[h]] = since_start(a.wall_reads[h]);
   for (const sim::Activity::LinkUse& l : a.links) {
     if (l.from >= host_names.size() || l.to >= host_names.size()) continue;
     out.links[{host_names[l.from], host_names[l.to]}] = {since_start(l.sends), since_start(l.deliveries)};
@@ -337,7 +359,7 @@ std::string_view removal_reason_text(RemovalReason reason) {
     case RemovalReason::ClientPowerLoss: return "power loss of a client is a crash";
     case RemovalReason::HoldsViolating: return "holds a smaller violating schedule";
     case RemovalReason::ActsOnNothing: return "a fault acts on nothing in the others' run";
-    case RemovalReason::SameEffect: return "a delay holds the same packet as an earlier one";
+    case RemovalReason::SameEffect: return "same effect as an earlier-listed twin";
   }
   return "";
 }
@@ -407,9 +429,8 @@ bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome
   const auto& at_b = run.reached[b.point];
   if (!at_a || !at_b) return false;
   const Duration fires_a = *at_a + a.spec.at, fires_b = *at_b + b.spec.at;
-  const auto link = run.activity.links.find({a.spec.from, a.spec.to});
-  if (link == run.activity.links.end()) return true;  // no packet at all: both act on nothing
-  return !any_within(link->second.sends, std::min(fires_a, fires_b), std::max(fires_a, fires_b));
+  const std::vector<Duration>* times = consults(a, run.activity);
+  return !times || !any_within(*times, std::min(fires_a, fires_b), std::max(fires_a, fires_b));
 }
 
 bool acts_in_run(const CheckPlan& plan, const CheckFault& f, const ScheduleOutcome& run,
@@ -424,9 +445,10 @@ bool acts_in_run(const CheckPlan& plan, const CheckFault& f, const ScheduleOutco
       const auto events = a.events.find(f.spec.target);
       return events != a.events.end() && any_within(events->second, fires, fires + f.spec.duration);
     }
-    case CheckEffect::LinkSendsAfter: {
-      const auto link = a.links.find({f.spec.from, f.spec.to});
-      return link != a.links.end() && any_within(link->second.sends, fires, Duration::max());
+    case CheckEffect::LinkSendsAfter:
+    case CheckEffect::WallReadAfter: {
+      const std::vector<Duration>* times = consults(f, a);
+      return times && any_within(*times, fires, Duration::max());
     }
     case CheckEffect::ArrivalAcrossCut: {
       if (plan.sentinel || f.spec.groups.empty()) return true;

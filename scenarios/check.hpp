@@ -58,7 +58,7 @@ enum class RemovalReason : std::uint8_t {
   ClientPowerLoss,    // a power loss of a client is a crash (scenarios/faults.cpp crash_host)
   HoldsViolating,     // a smaller schedule inside it violates already: it cannot be a smallest counterexample
   ActsOnNothing,      // a member acts on nothing in the run of the others (see acts_in_run): the same run without it
-  SameEffect,         // a delay holds the very packet an earlier-listed delay holds there (see same_effect): that schedule's run
+  SameEffect,         // a one-off fault meets what an earlier-listed twin meets there (see same_effect): that schedule's run
 };
 std::string_view removal_reason_text(RemovalReason reason);
 
@@ -76,7 +76,7 @@ struct CheckFault {
   std::optional<RemovalReason> removed;
   std::size_t point = 0;               // its trigger: an index into CheckPlan::triggers
   std::optional<std::string> client;   // the client it acts on, if it acts on one client only
-  std::vector<std::size_t> twins;      // earlier singles of its kind, link and size (delays: see same_effect)
+  std::vector<std::size_t> twins;      // earlier singles it may stand in for (delays, jumps: see same_effect)
   std::optional<std::size_t> same_as;  // removed as SameEffect alone: the single its run is
   std::string text() const;  // "pause A 30.001s after A:acquired+0"
 };
@@ -89,6 +89,7 @@ struct RunActivity {
   };
   std::map<std::string, std::vector<Duration>> events;        // host: when its events ran
   std::map<std::pair<std::string, std::string>, Link> links;  // (from, to)
+  std::map<std::string, std::vector<Duration>> wall_reads;    // host: when its wall clock was read
   bool recorded = false;  // not recorded: every fault is taken to act
 };
 
@@ -125,19 +126,22 @@ Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptio
 // `activity`: what the run recorded (RunOptions::activity), or null.
 ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run, const sim::Activity* activity = nullptr);
 
-// Whether delays `a` and `b` (of one link and size), joining the schedule
-// whose run is `run`, hold the same packet there: the link sends nothing
-// from the earlier one's firing to the later one's, both ends included (a
-// send at the very instant a fault fires may go either side of it). Both
-// are then added to the first packet sent after, so the two schedules run
-// alike.
+// Whether one-off faults `a` and `b` — twins: delays of one link and
+// size, or clock jumps of one host and size — joining the schedule whose
+// run is `run`, meet the same thing there. Each sets state that is next
+// consulted once (a delay: the link's next send; a jump: the host's next
+// wall reading); when nothing consults it from the earlier one's firing to
+// the later one's, both ends included (a consult at the very instant a
+// fault fires may go either side of it), both meet the first consult
+// after, and the two schedules run alike.
 bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome& run);
 
 // Whether fault `f`, joining the schedule whose run is `run`, would act on
 // anything there — firing where `run` reaches its trigger. A pause acts
 // when one of its host's events comes due inside its window, a delay when
 // its link sends after it fires, a partition when a packet arrives across
-// its cut inside its window; every other kind is taken to act. A fault
+// its cut inside its window, a clock jump when its host's wall clock is
+// read after it fires; every other kind is taken to act. A fault
 // that acts on nothing leaves the run as it was (until its first effect
 // the two runs are one, and there is none), so the larger schedule is the
 // smaller one. `others`: the schedule's other faults — a partition beside

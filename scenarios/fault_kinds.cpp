@@ -197,7 +197,7 @@ const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
      .acts_on = acts_on_target, .describe = describe_for_duration, .nemesis = nemesis_pause, .hunt_candidates = hunt_anyone, .hunt_fill = fill_for_duration},
     {.kind = FaultKind::ClockJump, .name = "clock-jump", .required = {"target", "by"},
      .target = TargetRole::AnyHost, .report_words = "clock jumps", .report_class = FaultClass::ClockStep,
-     .check_targets = CheckTargets::ClientsAndMasters, .check_sizes = CheckSizes::Jump,
+     .check_targets = CheckTargets::ClientsAndMasters, .check_sizes = CheckSizes::Jump, .check_effect = CheckEffect::WallReadAfter,
      .acts_on = acts_on_target, .describe = describe_clock_jump, .nemesis = nemesis_clock_jump, .hunt_candidates = hunt_clocks,
      .hunt_fill = fill_clock_jump},
     {.kind = FaultKind::ClockDrift, .name = "clock-drift", .required = {"target", "ppm"},

@@ -114,6 +114,7 @@ enum class CheckEffect : std::uint8_t {
   HostEventInWindow,  // pause: one of the target's events comes due in the window (Scheduler::step defers it)
   LinkSendsAfter,     // delay: the link sends after it fires (Network::send takes the pending delay)
   ArrivalAcrossCut,   // partition: a packet to or from the cut-off host arrives in the window (Network::on_deliver)
+  WallReadAfter,      // clock jump: the target's wall clock is read after it fires (HostClock::wall)
 };
 
 struct FaultKindInfo {

@@ -258,6 +258,11 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   ctx.world.network().register_service(ctx.storage->id(), &storage);
   build_clients(ctx);
   schedule_faults(ctx);
+  if (options.activity) {  // every host is built: their clocks record into it
+    options.activity->wall_reads.resize(ctx.world.host_count());
+    for (std::size_t h = 0; h < ctx.world.host_count(); ++h)
+      ctx.world.host(static_cast<sim::HostId>(h)).clock().record_wall_reads(&options.activity->wall_reads[h]);
+  }
 
   for (auto& node : ctx.nodes) node->host().start();
   for (auto& member : ctx.members) member->host().start();

@@ -9,7 +9,9 @@
 //    (Scheduler::step defers it);
 //  - a delay, when the link next sends (Network::send takes pending_delay);
 //  - a partition, when a packet is delivered across the cut inside its
-//    window (Network::on_deliver checks cut()).
+//    window (Network::on_deliver checks cut());
+//  - a clock jump, when the host's wall clock is next read (a step moves
+//    only the wall clock: HostClock::wall).
 // So a fault whose window holds none of these in a run acts on nothing
 // there: adding it gives the same run, event for event (check.hpp,
 // RemovalReason::ActsOnNothing).
@@ -30,6 +32,7 @@ struct Activity {
   };
   std::vector<std::vector<TrueInstant>> dispatched;  // by HostId: when its events ran, in time order
   std::vector<LinkUse> links;                        // by the network's link index
+  std::vector<std::vector<TrueInstant>> wall_reads;  // by HostId: when its wall clock was read, in time order
 
   void note_dispatch(HostId host, TrueInstant at) {
     if (host >= dispatched.size()) dispatched.resize(host + 1);

@@ -28,7 +28,10 @@ Duration HostClock::scale(Duration d) const {
 
 LocalInstant HostClock::monotonic(TrueInstant t) const { return base_mono_ + scale(t - base_true_); }
 
-LocalInstant HostClock::wall(TrueInstant t) const { return monotonic(t) + wall_offset_; }
+LocalInstant HostClock::wall(TrueInstant t) const {
+  if (wall_reads_) wall_reads_->push_back(t);
+  return monotonic(t) + wall_offset_;
+}
 
 TrueInstant HostClock::true_when_monotonic(LocalInstant target) const {
   if (target <= base_mono_) return base_true_;

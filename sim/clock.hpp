@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "vocab/time.hpp"
 
@@ -34,6 +35,9 @@ class HostClock {
   TrueInstant true_when_monotonic(LocalInstant target) const;
 
   void set_drift(TrueInstant now, std::int64_t ppm);  // ppm > -1'000'000
+  // Appends the instant of every wall reading to `into` (null: stop); a
+  // step changes nothing but those readings (sim/activity.hpp).
+  void record_wall_reads(std::vector<TrueInstant>* into) { wall_reads_ = into; }
   void step(Duration by) { wall_offset_ += by; }
   std::int64_t drift_ppm() const { return ppm_; }
   Duration wall_offset() const { return wall_offset_; }
@@ -45,6 +49,7 @@ class HostClock {
   LocalInstant base_mono_{};
   std::int64_t ppm_ = 0;
   Duration wall_offset_ = kDefaultWallOrigin;
+  std::vector<TrueInstant>* wall_reads_ = nullptr;
 };
 
 }  // namespace locksim::sim

@@ -1368,7 +1368,8 @@ std::vector<std::int64_t> judged_shape(const RunResult& run) {
 }  // namespace
 
 TEST_CASE("a fault that acts on nothing in a run leaves that run as it was", "[scenarios]") {
-  // Two clients, writes, every kind acts_in_run judges (pause, delay, partition):
+  // Two clients, writes, every kind acts_in_run judges (pause, delay,
+  // partition, clock jump):
   // each fault that acts on nothing in a single's run is added to it and
   // run; the checkers must see the very same history. And the other way: a
   // fault said to act does change it, at least sometimes (the test can fail).
@@ -1393,7 +1394,7 @@ writes = 1
   CheckOptions o;
   o.lock_kind = "token";
   o.max_faults = 2;
-  o.kinds = {FaultKind::Pause, FaultKind::Delay, FaultKind::Partition};
+  o.kinds = {FaultKind::Pause, FaultKind::Delay, FaultKind::Partition, FaultKind::ClockJump};
   auto plan = plan_check(*s, o);
   REQUIRE(plan);
   std::size_t same = 0, changed = 0;
@@ -1417,8 +1418,10 @@ writes = 1
       }
     }
   }
-  // Two delays said to hold the same packet in a run give the same run.
+  // Two delays said to hold the same packet in a run, or two clock jumps
+  // said to meet the same wall reading, give the same run.
   std::size_t twins_alike = 0, twins_apart = 0;
+  std::set<FaultKind> twin_kinds;
   for (std::size_t g = 1; g < plan->singles.size(); g += 5) {
     if (plan->singles[g].removed) continue;
     sim::Activity activity;
@@ -1436,9 +1439,11 @@ writes = 1
         }
         INFO(plan->singles[f].text() << " and " << plan->singles[t].text() << " joining " << plan->singles[g].text());
         CHECK(judged_shape(with_twin) == judged_shape(with_f));
+        twin_kinds.insert(plan->singles[f].spec.kind);
         ++twins_alike;
       }
   }
+  CHECK(twin_kinds == std::set<FaultKind>{FaultKind::Delay, FaultKind::ClockJump});
   CHECK(twins_alike > 50);
   CHECK(twins_apart > 0);
 
@@ -1454,7 +1459,7 @@ writes = 1
   }
   CHECK(same > 50);
   CHECK(changed > 50);
-  CHECK(kinds_seen == std::set<FaultKind>{FaultKind::Pause, FaultKind::Delay, FaultKind::Partition});
+  CHECK(kinds_seen == std::set<FaultKind>{FaultKind::Pause, FaultKind::Delay, FaultKind::Partition, FaultKind::ClockJump});
 }
 
 TEST_CASE("recording a run's activity changes nothing in the run", "[scenarios]") {
