@@ -1275,7 +1275,7 @@ RunResult run_schedule(const CheckPlan& plan, const std::vector<std::size_t>& sc
 // activity when a larger schedule may read it.
 ScheduleOutcome learned(const CheckPlan& plan, const std::vector<std::size_t>& schedule) {
   sim::Activity activity;
-  const bool read_later = schedule.size() < static_cast<std::size_t>(plan.max_faults);
+  const bool read_later = schedule.size() == 1 && plan.max_faults > 1;
   const RunResult run = run_schedule(plan, schedule, read_later ? &activity : nullptr);
   return summarize(plan, run, read_later ? &activity : nullptr);
 }
