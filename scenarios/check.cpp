@@ -282,7 +282,7 @@ void same_as_another(const CheckPlan& plan, CheckFault& c) {
     return;
   }
   for (std::size_t t : c.twins)
-    if (!plan.singles[t].removed && same_effect(plan.singles[t], c, plan.baseline)) {
+    if (!plan.singles[t].removed && same_effect(plan.singles[t], c, plan.baseline, nullptr)) {
       c.removed = RemovalReason::SameEffect;
       c.same_as = t;
       return;
@@ -329,6 +329,12 @@ bool any_within(const std::vector<Duration>& times, Duration from, Duration to) 
   return first != times.end() && *first <= to;
 }
 
+bool any_of_host_within(const std::map<std::string, std::vector<Duration>>& by_host, const std::string& host,
+                        Duration from, Duration to) {
+  const auto times = by_host.find(host);
+  return times != by_host.end() && any_within(times->second, from, to);
+}
+
 RunActivity activity_by_name(const sim::Activity& a, const std::vector<std::string>& host_names) {
   auto since_start = [](const std::vector<TrueInstant>& at) {
     std::vector<Duration> out;
@@ -338,10 +344,17 @@ RunActivity activity_by_name(const sim::Activity& a, const std::vector<std::stri
   };
   RunActivity out;
   out.recorded = true;
-  for (std::size_t h = 0; h < a.dispatched.size() && h < host_names.size(); ++h)
-    out.events[host_names[h]] = since_start(a.dispatched[h]);
+  out.every_event = since_start(a.unowned);
+  for (std::size_t h = 0; h < a.dispatched.size(); ++h) {
+    const std::vector<Duration> times = since_start(a.dispatched[h]);
+    out.every_event.insert(out.every_event.end(), times.begin(), times.end());
+    if (h < host_names.size()) out.events[host_names[h]] = times;
+  }
+  std::sort(out.every_event.begin(), out.every_event.end());
   for (std::size_t h = 0; h < a.wall_reads.size() && h < host_names.size(); ++h)
     out.wall_reads[host_names[h]] = since_start(a.wall_reads[h]);
+  for (std::size_t h = 0; h < a.disk_checks.size() && h < host_names.size(); ++h)
+    out.disk_checks[host_names[h]] = since_start(a.disk_checks[h]);
   for (const sim::Activity::LinkUse& l : a.links) {
     if (l.from >= host_names.size() || l.to >= host_names.size()) continue;
     out.links[{host_names[l.from], host_names[l.to]}] = {since_start(l.sends), since_start(l.deliveries)};
@@ -423,8 +436,27 @@ ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run, const sim
   return out;
 }
 
-bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome& run) {
+namespace {
+
+// Whether the yield at `f`'s trigger (sim_workload_world.cpp reach) leaves
+// `run` as it was: `f` never fires there, another fault has its trigger
+// (that yield is in `run` already), or nothing else runs at that instant.
+bool trigger_yield_harmless(const CheckFault& f, const ScheduleOutcome& run, const std::vector<const CheckFault*>& others) {
+  const auto& reached = run.reached[f.point];
+  if (!reached) return true;
+  for (const CheckFault* o : others)
+    if (o->point == f.point) return true;
+  const auto [first, last] = std::equal_range(run.activity.every_event.begin(), run.activity.every_event.end(), *reached);
+  return last - first <= 1;  // the event that reached it
+}
+
+}  // namespace
+
+bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome& run, const CheckFault* partner) {
   if (!twins(a, b) || !run.activity.recorded) return false;
+  std::vector<const CheckFault*> others;
+  if (partner) others.push_back(partner);
+  if (!trigger_yield_harmless(a, run, others) || !trigger_yield_harmless(b, run, others)) return false;
   const auto& at_a = run.reached[a.point];
   const auto& at_b = run.reached[b.point];
   if (!at_a || !at_b) return false;
@@ -438,13 +470,11 @@ bool acts_in_run(const CheckPlan& plan, const CheckFault& f, const ScheduleOutco
   const auto& reached = run.reached[f.point];
   if (!reached) return false;  // it never fires
   const RunActivity& a = run.activity;
-  if (!a.recorded) return true;
+  if (!a.recorded || !trigger_yield_harmless(f, run, others)) return true;
   const Duration fires = *reached + f.spec.at;
   switch (fault_kind_info(f.spec.kind).check_effect) {
-    case CheckEffect::HostEventInWindow: {
-      const auto events = a.events.find(f.spec.target);
-      return events != a.events.end() && any_within(events->second, fires, fires + f.spec.duration);
-    }
+    case CheckEffect::HostEventInWindow: return any_of_host_within(a.events, f.spec.target, fires, fires + f.spec.duration);
+    case CheckEffect::FsyncInWindow: return any_of_host_within(a.disk_checks, f.spec.target, fires, fires + f.spec.duration);
     case CheckEffect::LinkSendsAfter:
     case CheckEffect::WallReadAfter: {
       const std::vector<Duration>* times = consults(f, a);
@@ -572,7 +602,7 @@ std::optional<RemovalReason> ScheduleCursor::pair_removal(const std::vector<std:
 
 bool ScheduleCursor::has_earlier_twin(const CheckFault& f, const CheckFault& partner, const ScheduleOutcome& run) const {
   for (std::size_t t : f.twins)
-    if (&plan_.singles[t] != &partner && same_effect(plan_.singles[t], f, run)) return true;
+    if (&plan_.singles[t] != &partner && same_effect(plan_.singles[t], f, run, &partner)) return true;
   return false;
 }
 

@@ -88,8 +88,10 @@ struct RunActivity {
     std::vector<Duration> sends, deliveries;
   };
   std::map<std::string, std::vector<Duration>> events;        // host: when its events ran
+  std::vector<Duration> every_event;                          // when any event ran (of a host or none), in order
   std::map<std::pair<std::string, std::string>, Link> links;  // (from, to)
   std::map<std::string, std::vector<Duration>> wall_reads;    // host: when its wall clock was read
+  std::map<std::string, std::vector<Duration>> disk_checks;   // host: when an fsync started or ended
   bool recorded = false;  // not recorded: every fault is taken to act
 };
 
@@ -133,15 +135,22 @@ ScheduleOutcome summarize(const CheckPlan& plan, const RunResult& run, const sim
 // wall reading); when nothing consults it from the earlier one's firing to
 // the later one's, both ends included (a consult at the very instant a
 // fault fires may go either side of it), both meet the first consult
-// after, and the two schedules run alike.
-bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome& run);
+// after, and the two schedules run alike (each trigger's yield harmless, as
+// in acts_in_run). `partner`: the schedule's other fault, if any.
+bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome& run, const CheckFault* partner);
 
 // Whether fault `f`, joining the schedule whose run is `run`, would act on
-// anything there — firing where `run` reaches its trigger. A pause acts
+// anything there — firing where `run` reaches its trigger. Its trigger
+// acts first: a client that reaches a point with a fault armed on it
+// yields (sim_workload_world.cpp reach) so the fault lands before it goes
+// on, and that lets events already due at that instant run first. So
+// unless another fault of the schedule has the same trigger (the yield is
+// there anyway), the instant must hold no other event in `run`. A pause acts
 // when one of its host's events comes due inside its window, a delay when
 // its link sends after it fires, a partition when a packet arrives across
 // its cut inside its window, a clock jump when its host's wall clock is
-// read after it fires; every other kind is taken to act. A fault
+// read after it fires, an fsync stall when an fsync starts or ends inside
+// its window; every other kind is taken to act. A fault
 // that acts on nothing leaves the run as it was (until its first effect
 // the two runs are one, and there is none), so the larger schedule is the
 // smaller one. `others`: the schedule's other faults — a partition beside

@@ -241,7 +241,8 @@ const std::array<FaultKindInfo, kFaultKindCount> kFaultKinds = {{
     {.kind = FaultKind::FsyncStall, .name = "fsync-stall", .required = {"target", "duration"},
      .target = TargetRole::RedisNode, .lasts = true, .report_words = "fsync stalls",
      .report_class = FaultClass::CrashPowerLoss, .hunted_by_default = false,
-     .check_targets = CheckTargets::Nodes, .check_sizes = CheckSizes::Length, .needs_aof = true,
+     .check_targets = CheckTargets::Nodes, .check_sizes = CheckSizes::Length, .check_effect = CheckEffect::FsyncInWindow,
+     .needs_aof = true,
      .acts_on = acts_on_target, .describe = describe_for_duration, .nemesis = nemesis_fsync_stall, .hunt_candidates = hunt_any_node,
      .hunt_fill = fill_for_duration},
 }};

@@ -115,6 +115,7 @@ enum class CheckEffect : std::uint8_t {
   LinkSendsAfter,     // delay: the link sends after it fires (Network::send takes the pending delay)
   ArrivalAcrossCut,   // partition: a packet to or from the cut-off host arrives in the window (Network::on_deliver)
   WallReadAfter,      // clock jump: the target's wall clock is read after it fires (HostClock::wall)
+  FsyncInWindow,      // fsync stall: an fsync starts or ends in the window (RedisNode::start_background_fsync, on_fsync_done)
 };
 
 struct FaultKindInfo {

@@ -11,7 +11,9 @@
 //  - a partition, when a packet is delivered across the cut inside its
 //    window (Network::on_deliver checks cut());
 //  - a clock jump, when the host's wall clock is next read (a step moves
-//    only the wall clock: HostClock::wall).
+//    only the wall clock: HostClock::wall);
+//  - an fsync stall, when an fsync starts or ends inside its window
+//    (RedisNode::start_background_fsync, on_fsync_done).
 // So a fault whose window holds none of these in a run acts on nothing
 // there: adding it gives the same run, event for event (check.hpp,
 // RemovalReason::ActsOnNothing).
@@ -31,12 +33,22 @@ struct Activity {
     std::vector<TrueInstant> deliveries;  // arrivals (before the cut is checked), in time order
   };
   std::vector<std::vector<TrueInstant>> dispatched;  // by HostId: when its events ran, in time order
+  std::vector<TrueInstant> unowned;                  // when events of no host ran (faults, resumes), in time order
   std::vector<LinkUse> links;                        // by the network's link index
   std::vector<std::vector<TrueInstant>> wall_reads;  // by HostId: when its wall clock was read, in time order
+  std::vector<std::vector<TrueInstant>> disk_checks; // by HostId: when an fsync started or ended, in time order
 
   void note_dispatch(HostId host, TrueInstant at) {
+    if (host == kNoHost) {
+      unowned.push_back(at);
+      return;
+    }
     if (host >= dispatched.size()) dispatched.resize(host + 1);
     dispatched[host].push_back(at);
+  }
+  void note_disk_check(HostId host, TrueInstant at) {
+    if (host >= disk_checks.size()) disk_checks.resize(host + 1);
+    disk_checks[host].push_back(at);
   }
   LinkUse& link(std::size_t index, HostId from, HostId to) {
     if (index >= links.size()) links.resize(index + 1);

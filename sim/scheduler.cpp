@@ -112,7 +112,7 @@ void Scheduler::dispatch(Event& e) {
   if (++events_run_ > step_limit_) throw StepLimitExceeded{};
   current_seq_ = e.seq;
   trace_.fold_event(e.at, e.seq, e.host);
-  if (activity_ && e.host != kNoHost) activity_->note_dispatch(e.host, now_);
+  if (activity_) activity_->note_dispatch(e.host, now_);
   current_host_ = e.host;
   e.fn(e.ctx, e.arg);
   current_host_ = kNoHost;

@@ -210,6 +210,7 @@ void RedisNode::start_background_fsync() {
   fsync_target_ = aof_.size();
   aof_fsync_offset_ = aof_.size();
   Scheduler& sched = host_.world().scheduler();
+  if (Activity* a = sched.activity()) a->note_disk_check(host_.id(), sched.now());  // the stall is read here
   const TrueInstant done = std::max(sched.now() + config_.fsync_duration, fsync_stall_until_);
   // Host-bound: a crash ends the bio thread; its fsync no longer matters.
   sched.schedule(done, &RedisNode::on_fsync_done, this, ++fsync_generation_, host_.id());
@@ -219,6 +220,7 @@ void RedisNode::on_fsync_done(void* ctx, std::uint64_t generation) {
   auto& self = *static_cast<RedisNode*>(ctx);
   if (!self.fsync_in_flight_ || generation != self.fsync_generation_) return;
   Scheduler& sched = self.host_.world().scheduler();
+  if (Activity* a = sched.activity()) a->note_disk_check(self.host_.id(), sched.now());  // and here
   if (sched.now() < self.fsync_stall_until_) {  // a stall that began while it ran
     sched.schedule(self.fsync_stall_until_, &RedisNode::on_fsync_done, ctx, generation, self.host_.id());
     return;
