@@ -275,7 +275,7 @@ void add_twins(const CheckPlan& plan, CheckFault& c) {
 }
 
 // Alone, `c` is the fault-free run when it acts on nothing there, or the
-// run of an earlier explored twin that holds the same packet.
+// run of an earlier explored twin that meets the same consult there.
 void same_as_another(const CheckPlan& plan, CheckFault& c) {
   if (!acts_in_run(plan, c, plan.baseline, {})) {
     c.removed = RemovalReason::ActsOnNothing;
@@ -466,7 +466,7 @@ bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome
 }
 
 bool acts_in_run(const CheckPlan& plan, const CheckFault& f, const ScheduleOutcome& run,
-             const std::vector<const CheckFault*>& others) {
+                 const std::vector<const CheckFault*>& others) {
   const auto& reached = run.reached[f.point];
   if (!reached) return false;  // it never fires
   const RunActivity& a = run.activity;
@@ -592,9 +592,9 @@ std::optional<RemovalReason> ScheduleCursor::pair_removal(const std::vector<std:
   if (!acts_in_run(plan_, second, *run, {&first})) return RemovalReason::ActsOnNothing;
   const ScheduleOutcome* other = single_run(in_order ? schedule[1] : schedule[0]);
   if (other && !acts_in_run(plan_, first, *other, {&second})) return RemovalReason::ActsOnNothing;
-  // A delay with an earlier twin that holds the same packet in its partner's
-  // run: the pair with the twin is the same run (and is walked, or removed
-  // for a reason that holds for both).
+  // A delay or jump with an earlier twin that meets the same consult in its
+  // partner's run: the pair with the twin is the same run (and is walked, or
+  // removed for a reason that holds for both).
   if (has_earlier_twin(second, first, *run) || (other && has_earlier_twin(first, second, *other)))
     return RemovalReason::SameEffect;
   return std::nullopt;

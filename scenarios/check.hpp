@@ -7,7 +7,7 @@
 //  - fault kinds: those that apply to the topology (a failover needs
 //    replicas, an fsync stall an AOF; heal is never enumerated: a checked
 //    partition ends on its own), or the ones asked for;
-//  - targets: every host a kind may hit (kCheckKinds in check.cpp);
+//  - targets: every host a kind may hit (the fault kind table's check_targets);
 //  - trigger points: every acquiring, acquired, write#i and released point
 //    a fault-free run of the lock reaches (its history's `points`);
 //  - offsets after the trigger: 0 and the end of the validity (TTL less
@@ -157,7 +157,7 @@ bool same_effect(const CheckFault& a, const CheckFault& b, const ScheduleOutcome
 // another partition (the later one replaces the groups, either heal ends
 // both) or a Sentinel (it reads the cut) is taken to act.
 bool acts_in_run(const CheckPlan& plan, const CheckFault& f, const ScheduleOutcome& run,
-             const std::vector<const CheckFault*>& others);
+                 const std::vector<const CheckFault*>& others);
 
 // Walks every schedule (1 fault, then 2, ... up to max_faults; each a set
 // of single indexes in increasing order), counting the removed ones by
