@@ -344,13 +344,9 @@ RunActivity activity_by_name(const sim::Activity& a, const std::vector<std::stri
   };
   RunActivity out;
   out.recorded = true;
-  out.every_event = since_start(a.unowned);
-  for (std::size_t h = 0; h < a.dispatched.size(); ++h) {
-    const std::vector<Duration> times = since_start(a.dispatched[h]);
-    out.every_event.insert(out.every_event.end(), times.begin(), times.end());
-    if (h < host_names.size()) out.events[host_names[h]] = times;
-  }
-  std::sort(out.every_event.begin(), out.every_event.end());
+  out.unowned = since_start(a.unowned);
+  for (std::size_t h = 0; h < a.dispatched.size() && h < host_names.size(); ++h)
+    out.events[host_names[h]] = since_start(a.dispatched[h]);
   for (std::size_t h = 0; h < a.wall_reads.size() && h < host_names.size(); ++h)
     out.wall_reads[host_names[h]] = since_start(a.wall_reads[h]);
   for (std::size_t h = 0; h < a.disk_checks.size() && h < host_names.size(); ++h)
@@ -446,8 +442,13 @@ bool trigger_yield_harmless(const CheckFault& f, const ScheduleOutcome& run, con
   if (!reached) return true;
   for (const CheckFault* o : others)
     if (o->point == f.point) return true;
-  const auto [first, last] = std::equal_range(run.activity.every_event.begin(), run.activity.every_event.end(), *reached);
-  return last - first <= 1;  // the event that reached it
+  auto at_that_instant = [&](const std::vector<Duration>& times) {
+    const auto [first, last] = std::equal_range(times.begin(), times.end(), *reached);
+    return static_cast<std::size_t>(last - first);
+  };
+  std::size_t events = at_that_instant(run.activity.unowned);
+  for (const auto& [host, times] : run.activity.events) events += at_that_instant(times);
+  return events <= 1;  // the event that reached it
 }
 
 }  // namespace

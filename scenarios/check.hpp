@@ -88,7 +88,7 @@ struct RunActivity {
     std::vector<Duration> sends, deliveries;
   };
   std::map<std::string, std::vector<Duration>> events;        // host: when its events ran
-  std::vector<Duration> every_event;                          // when any event ran (of a host or none), in order
+  std::vector<Duration> unowned;                              // when events of no host ran (faults), in order
   std::map<std::pair<std::string, std::string>, Link> links;  // (from, to)
   std::map<std::string, std::vector<Duration>> wall_reads;    // host: when its wall clock was read
   std::map<std::string, std::vector<Duration>> disk_checks;   // host: when an fsync started or ended

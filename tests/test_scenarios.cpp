@@ -1523,9 +1523,8 @@ TEST_CASE("a fault's trigger acts when its instant holds another event", "[scena
   run.reached[pause_a->point] = at;
   run.activity.recorded = true;
   run.activity.events["A"] = {at};  // the event that reached the trigger, then nothing in the window
-  run.activity.every_event = {at};
   CHECK_FALSE(acts_in_run(plan, *pause_a, run, {}));
-  run.activity.every_event = {at, at};  // another event at the trigger's instant
+  run.activity.unowned = {at};  // another event at the trigger's instant (of no host: a fault)
   CHECK(acts_in_run(plan, *pause_a, run, {}));
   const CheckFault same_trigger = *pause_a;  // another fault of the schedule yields there already
   CHECK_FALSE(acts_in_run(plan, *pause_a, run, {&same_trigger}));
