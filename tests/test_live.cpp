@@ -585,7 +585,7 @@ TEST_CASE("a segmented sale runs live: each segment's lock key recorded on its o
 
 TEST_CASE("an observed power loss of a busy node loses the lock entry as the simulation does", "[live]") {
   tests::skip_without_redis_server();
-  // At the scenario's [live] time_scale, 0.1 (`live` without --time-scale):
+  // At the scenario's [live] time_scale, 0.3 (`live` without --time-scale):
   // a redis-server restart takes tens of real milliseconds, seconds of
   // scenario time at 0.01 (docs/live.md, "Why rows differ").
   const auto s = catalog_scenario("aof-everysec-power-loss");
@@ -597,7 +597,7 @@ TEST_CASE("an observed power loss of a busy node loses the lock entry as the sim
     const auto [out, code] = run_cli("live aof-everysec-power-loss --lock token --format json");
     const auto j = nlohmann::json::parse(out, nullptr, false);
     REQUIRE(j.is_object());
-    CHECK(j["live"]["time_scale"] == 0.1);
+    CHECK(j["live"]["time_scale"] == 0.3);
     notes = j["live"]["notes"];
     mechanisms = j["live"]["fault_mechanisms"];
     live.clear();
