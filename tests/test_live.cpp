@@ -628,6 +628,43 @@ TEST_CASE("the idle node keeps the lock entry through an observed power loss, as
   CHECK(redis_children() == 0);
 }
 
+// When the run's first grant came, in scenario time since the start.
+Duration first_grant(const scenarios::RunResult& run) {
+  for (const auto& p : run.history.points)
+    if (p.event == "acquired") return p.at - true_epoch;
+  return Duration::max();
+}
+
+// appendfsync always fsyncs in redis-server's main thread: with the disk
+// held (the preload holds the real fdatasync), A's SET at 2.3 s freezes the
+// node until 5 s, A's call times out, and the key it set anyway keeps
+// everyone out until it expires at 12.3 s. A model that fsynced at once
+// would grant A the lock at 2.3 s.
+TEST_CASE("appendfsync always: a held fsync freezes the real server, and the unanswered SET blocks the lock, as simulated",
+          "[live]") {
+  tests::skip_without_redis_server();
+  const auto s = catalog_scenario("aof-always-fsync-stall");
+  scenarios::RunOptions sim_options;
+  sim_options.lock_kind = "token";
+  const auto simulated = scenarios::run_scenario(s, sim_options);
+  REQUIRE(simulated);
+  CHECK(simulated->violation_kinds().empty());
+  CHECK(first_grant(*simulated) >= 12300ms);
+  CHECK(first_grant(*simulated) < 12400ms);
+
+  live::LiveOptions options;
+  options.lock_kind = "token";
+  options.time_scale_ppm = 500'000;  // its [live] time_scale
+  const auto live = live::run_live(s, options);
+  REQUIRE(live);
+  CHECK(live->run.violation_kinds().empty());
+  // Real time is coarser than simulated (0.5 s of scenario a real 250 ms):
+  // the grant comes with the key's expiry, seconds after the stall's end.
+  CHECK(first_grant(live->run) >= 11s);
+  CHECK(first_grant(live->run) < 14s);
+  CHECK(redis_children() == 0);
+}
+
 TEST_CASE("a server that dies mid-run fails the live run with exit 3 and leaves no process behind", "[live]") {
   tests::skip_without_redis_server();
   // A "redis-server" that serves for 0.1 s, then exits: an unexpected death.

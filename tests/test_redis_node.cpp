@@ -214,6 +214,56 @@ TEST_CASE("appendfsync always loses no acknowledged write in a power loss", "[re
   CHECK(rw.call(node, {"GET", "lock"}) == Reply::bulk("A"));
 }
 
+// Always fsyncs in the main thread (aof.c flushAppendOnlyFile): a stalled
+// disk stops the node — the write's reply and every other command wait for
+// the fsync, and a power loss before it returns loses the write nobody was
+// told of.
+TEST_CASE("appendfsync always under a disk stall freezes the node until the fsync returns", "[redis]") {
+  auto always = config([](NodeConfig& c) { c.appendonly = true; c.appendfsync = Fsync::Always; });
+  SECTION("the reply and a second client's command wait for the held fsync") {
+    RedisWorld rw;
+    RedisNode& node = rw.add_node("redis-1", always);
+    run_to(rw, 1s);
+    node.stall_fsync(3s);  // until 4 s
+    const Reply timed_out = rw.call(node, {"SET", "a", "1"}, 500ms);
+    CHECK(timed_out.is_error());  // the call gave up; the SET ran and waits in its fsync
+    CHECK(node.blocked_in_fsync());
+    CHECK(node.aof_written() == 1);
+    CHECK(node.aof_fsynced() == 0);
+    CHECK(rw.call(node, {"GET", "a"}) == Reply::bulk("1"));
+    CHECK(rw.w.now() >= TrueInstant{} + 4s);  // answered only once the stall ended
+    CHECK_FALSE(node.blocked_in_fsync());
+    CHECK(node.aof_fsynced() == 1);
+  }
+  SECTION("a power loss inside the stall loses the unanswered write; after it, nothing") {
+    RedisWorld rw;
+    RedisNode& node = rw.add_node("redis-1", always);
+    run_to(rw, 1s);
+    node.stall_fsync(3s);
+    CHECK(rw.call(node, {"SET", "a", "1"}, 500ms).is_error());
+    run_to(rw, 3s);
+    node.power_loss();
+    node.host().restart();
+    rw.advance(10ms);
+    CHECK_FALSE(node.blocked_in_fsync());
+    CHECK(rw.call(node, {"GET", "a"}).is_nil());
+    REQUIRE(rw.call(node, {"SET", "b", "1"}).is_ok());  // the stall ended at 4 s
+    node.power_loss();
+    node.host().restart();
+    rw.advance(10ms);
+    CHECK(rw.call(node, {"GET", "b"}) == Reply::bulk("1"));
+  }
+  SECTION("without a write in the stall the node never waits") {
+    RedisWorld rw;
+    RedisNode& node = rw.add_node("redis-1", always);
+    run_to(rw, 1s);
+    node.stall_fsync(3s);
+    const TrueInstant asked = rw.w.now();
+    CHECK(rw.call(node, {"GET", "a"}).is_nil());
+    CHECK(rw.w.now() - asked < 10ms);
+  }
+}
+
 TEST_CASE("a node without persistence restarts empty", "[redis]") {
   RedisWorld rw;
   RedisNode& node = rw.add_node("redis-1", config([](NodeConfig& c) { c.appendonly = false; }));

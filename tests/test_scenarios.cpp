@@ -947,7 +947,7 @@ TEST_CASE("the catalog is sorted and holds the scenarios of the source articles"
   for (const char* wanted :
        {"baseline", "daily-report-cron", "gc-pause", "delayed-packet", "redlock-clock-jump-bare-majority",
         "redlock-clock-jump-four-held", "aof-everysec-power-loss", "aof-everysec-process-crash",
-        "aof-everysec-idle-power-loss", "aof-everysec-fsync-stall", "replica-failover",
+        "aof-everysec-idle-power-loss", "aof-everysec-fsync-stall", "aof-always-fsync-stall", "replica-failover",
         "flash-sale-gate", "setnx-expire-crash", "get-then-del-pause", "thread-id-collision", "fencing-gc-pause",
         "redlock-pause-after-acquire", "random-nemesis", "inventory-race", "inventory-one-lock",
         "inventory-lock-gc-pause", "inventory-decr-failover", "inventory-lua-double-click", "inventory-segmented",

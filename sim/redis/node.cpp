@@ -22,8 +22,14 @@
 //    (no aof_last_write_status error path), and fsync never fails;
 //  - the fsync covers exactly what was written when it started, and a power
 //    loss while it runs keeps none of it (a disk might keep part);
-//  - every fsync takes `fsync_duration` (longer only under a stall); a stall
-//    holds every fsync until it ends, a real slow disk varies;
+//  - every background fsync takes `fsync_duration` (longer only under a
+//    stall); a stall holds every fsync until it ends, a real slow disk varies;
+//  - appendfsync always fsyncs in the main thread (flushAppendOnlyFile's
+//    AOF_FSYNC_ALWAYS branch calls redis_fsync, i.e. fdatasync, itself):
+//    instantly, unless a stall holds it — then the whole event loop waits in
+//    it (fsync_in_main_thread): the command's reply, other clients'
+//    commands, cron ticks and the replication stream all wait, and a power
+//    loss meanwhile loses the write nobody was told of;
 //  - serverCron ticks every 100 ms on the monotonic clock from 1 ms after
 //    boot (initServer's first timer) without its own processing time, and
 //    only while a catch-up or a postponed flush is pending (an idle tick
@@ -137,6 +143,9 @@ void RedisNode::on_crash() {
   aof_buf_.clear();  // acknowledged but postponed writes die with the process
   aof_flush_postponed_start_.reset();
   fsync_in_flight_ = false;
+  main_fsync_target_.reset();  // the process is gone: nothing is owed
+  held_replies_.clear();
+  held_ack_ = false;
   aof_cron_running_ = false;
   if (!config_.appendonly) aof_.clear();
 }
@@ -195,7 +204,7 @@ void RedisNode::flush_aof() {
 
 void RedisNode::try_fsync(bool sync_in_progress) {
   if (config_.appendfsync == Fsync::Always) {
-    aof_fsynced_ = aof_.size();  // redis_fsync before the replies go out
+    fsync_in_main_thread();  // redis_fsync before the replies go out
     aof_fsync_offset_ = aof_.size();
     aof_last_fsync_ = wall_second();
   } else if (config_.appendfsync == Fsync::Everysec && wall_second() > aof_last_fsync_) {
@@ -227,6 +236,44 @@ void RedisNode::on_fsync_done(void* ctx, std::uint64_t generation) {
   }
   self.fsync_in_flight_ = false;
   self.aof_fsynced_ = std::max(self.aof_fsynced_, std::min(self.fsync_target_, self.aof_.size()));
+}
+
+// appendfsync always: flushAppendOnlyFile (beforeSleep, before
+// handleClientsWithPendingWrites) fsyncs in the main thread. Unstalled it
+// is instant; held by a stall, the node is paused until the stall ends (its
+// deliveries, timers and replication wait, in order), and what it ran is
+// durable and answered only then (on_main_fsync_done).
+void RedisNode::fsync_in_main_thread() {
+  Scheduler& sched = host_.world().scheduler();
+  if (Activity* a = sched.activity()) a->note_disk_check(host_.id(), sched.now());  // the stall is read here
+  if (sched.now() >= fsync_stall_until_) {
+    aof_fsynced_ = aof_.size();
+    return;
+  }
+  main_fsync_target_ = aof_.size();
+  // Host-bound (a crash drops it), and due before the pause's own resume
+  // event (scheduled next): the held replies go out before the deliveries
+  // that waited behind them.
+  sched.schedule(fsync_stall_until_, &RedisNode::on_main_fsync_done, this, 0, host_.id());
+  host_.pause(fsync_stall_until_ - sched.now());
+}
+
+void RedisNode::on_main_fsync_done(void* ctx, std::uint64_t) {
+  auto& self = *static_cast<RedisNode*>(ctx);
+  if (!self.main_fsync_target_) return;
+  Scheduler& sched = self.host_.world().scheduler();
+  if (sched.now() < self.fsync_stall_until_) {  // the stall was extended while the fsync waited
+    sched.schedule(self.fsync_stall_until_, &RedisNode::on_main_fsync_done, ctx, 0, self.host_.id());
+    self.host_.pause(self.fsync_stall_until_ - sched.now());
+    return;
+  }
+  if (Activity* a = sched.activity()) a->note_disk_check(self.host_.id(), sched.now());  // and here
+  self.aof_fsynced_ = std::max(self.aof_fsynced_, std::min(*self.main_fsync_target_, self.aof_.size()));
+  self.main_fsync_target_.reset();
+  Network& net = self.host_.world().network();
+  for (auto& [request, reply] : std::exchange(self.held_replies_, {})) net.respond(request, std::move(reply));
+  if (std::exchange(self.held_ack_, false) && self.master_)
+    net.send_message(self.host_.id(), self.master_->id(), {"ACK", std::to_string(self.offset_)});
 }
 
 // serverCron has work only when a postponed flush or a catch-up fsync waits.
@@ -290,6 +337,10 @@ Task<void> RedisNode::replica_ack_loop() {
 std::optional<Reply> RedisNode::on_request(const Request& request) {
   if (is_command(request.argv, "wait")) return wait_command(request);
   Reply reply = execute(request);
+  if (blocked_in_fsync()) {  // its fsync holds the event loop: answered when it returns
+    held_replies_.emplace_back(request, std::move(reply));
+    return std::nullopt;
+  }
   return reply;
 }
 
@@ -388,7 +439,8 @@ void RedisNode::apply_stream(const Argv& message) {
   flush_aof();  // a replica feeds its own AOF the same way
   offset_ = offset;
   notify(origin, true, argv, Reply::ok());
-  host_.world().network().send_message(host_.id(), master_->id(), {"ACK", std::to_string(offset_)});
+  if (blocked_in_fsync()) held_ack_ = true;  // sent when the fsync returns
+  else host_.world().network().send_message(host_.id(), master_->id(), {"ACK", std::to_string(offset_)});
 }
 
 void RedisNode::on_ack(HostId from, std::uint64_t offset) {

@@ -102,9 +102,14 @@ class RedisNode : public Service {
   void power_loss();
 
   // A slow disk: every fsync that runs before now + d ends no earlier than
-  // then (one in flight is held too). Writes meanwhile are postponed up to
-  // 2 s, then written without waiting (Redis's aof_delayed_fsync).
+  // then (one in flight is held too). With everysec, writes meanwhile are
+  // postponed up to 2 s, then written without waiting (Redis's
+  // aof_delayed_fsync); with always, the fsync is the main thread's own, so
+  // the node stops — no command, reply, cron tick or replication — until
+  // the stall ends.
   void stall_fsync(Duration d);
+  // appendfsync always, an fsync held by a stall: the event loop waits in it.
+  bool blocked_in_fsync() const { return main_fsync_target_.has_value(); }
 
   // AOF state, for tests and timelines: effects acknowledged but still in
   // aof_buf, written with write(2), made durable by a completed fsync.
@@ -139,6 +144,8 @@ class RedisNode : public Service {
   void try_fsync(bool sync_in_progress);
   void start_background_fsync();
   static void on_fsync_done(void* ctx, std::uint64_t generation);
+  void fsync_in_main_thread();
+  static void on_main_fsync_done(void* ctx, std::uint64_t unused);
   bool aof_catch_up_pending() const;
   void ensure_aof_cron();
   Task<void> replica_ack_loop();
@@ -186,6 +193,12 @@ class RedisNode : public Service {
   std::size_t fsync_target_ = 0;
   std::uint64_t fsync_generation_ = 0;
   TrueInstant fsync_stall_until_{};
+  // appendfsync always: the main thread's fsync held by a stall (what it
+  // covers), and what the event loop owes once it returns — replies to the
+  // commands it ran, a replica's ACK.
+  std::optional<std::size_t> main_fsync_target_;
+  std::vector<std::pair<Request, Reply>> held_replies_;
+  bool held_ack_ = false;
   bool aof_cron_running_ = false;
   LocalInstant boot_monotonic_{};
   std::uint64_t background_writes_ = 0;
