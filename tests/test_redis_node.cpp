@@ -253,6 +253,31 @@ TEST_CASE("appendfsync always under a disk stall freezes the node until the fsyn
     rw.advance(10ms);
     CHECK(rw.call(node, {"GET", "b"}) == Reply::bulk("1"));
   }
+  SECTION("a stall extended while the fsync waits holds the node to its new end") {
+    RedisWorld rw;
+    RedisNode& node = rw.add_node("redis-1", always);
+    run_to(rw, 1s);
+    node.stall_fsync(3s);  // until 4 s
+    CHECK(rw.call(node, {"SET", "a", "1"}, 500ms).is_error());
+    run_to(rw, 2s);
+    node.stall_fsync(5s);  // now until 7 s
+    CHECK(rw.call(node, {"GET", "a"}, 10s) == Reply::bulk("1"));
+    CHECK(rw.w.now() >= TrueInstant{} + 7s);
+    CHECK(node.aof_fsynced() == 1);
+  }
+  SECTION("a replica held in its fsync acknowledges the stream only when it returns") {
+    RedisWorld rw;
+    RedisNode& master = rw.add_node("redis-1");
+    RedisNode& replica = rw.add_node("redis-1-replica-1", always);
+    master.attach_replica(replica);
+    run_to(rw, 1s);
+    replica.stall_fsync(3s);  // until 4 s
+    REQUIRE(rw.call(master, {"SET", "k", "v"}).is_ok());
+    CHECK(rw.call(master, {"WAIT", "1", "2000"}) == Reply::integer_of(0));  // 3 s: no ACK yet
+    CHECK(replica.blocked_in_fsync());
+    CHECK(rw.call(master, {"WAIT", "1", "2000"}) == Reply::integer_of(1));  // the ACK came at 4 s
+    CHECK(rw.w.now() >= TrueInstant{} + 4s);
+  }
   SECTION("without a write in the stall the node never waits") {
     RedisWorld rw;
     RedisNode& node = rw.add_node("redis-1", always);

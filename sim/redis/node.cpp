@@ -251,9 +251,15 @@ void RedisNode::fsync_in_main_thread() {
     return;
   }
   main_fsync_target_ = aof_.size();
-  // Host-bound (a crash drops it), and due before the pause's own resume
-  // event (scheduled next): the held replies go out before the deliveries
-  // that waited behind them.
+  wait_out_stall();
+}
+
+// The event loop stays in the fsync until the stall ends. The done event is
+// host-bound (a crash drops it) and due before the pause's own resume event
+// (scheduled next): the held replies go out before the deliveries that
+// waited behind them.
+void RedisNode::wait_out_stall() {
+  Scheduler& sched = host_.world().scheduler();
   sched.schedule(fsync_stall_until_, &RedisNode::on_main_fsync_done, this, 0, host_.id());
   host_.pause(fsync_stall_until_ - sched.now());
 }
@@ -263,8 +269,7 @@ void RedisNode::on_main_fsync_done(void* ctx, std::uint64_t) {
   if (!self.main_fsync_target_) return;
   Scheduler& sched = self.host_.world().scheduler();
   if (sched.now() < self.fsync_stall_until_) {  // the stall was extended while the fsync waited
-    sched.schedule(self.fsync_stall_until_, &RedisNode::on_main_fsync_done, ctx, 0, self.host_.id());
-    self.host_.pause(self.fsync_stall_until_ - sched.now());
+    self.wait_out_stall();
     return;
   }
   if (Activity* a = sched.activity()) a->note_disk_check(self.host_.id(), sched.now());  // and here

@@ -145,6 +145,7 @@ class RedisNode : public Service {
   void start_background_fsync();
   static void on_fsync_done(void* ctx, std::uint64_t generation);
   void fsync_in_main_thread();
+  void wait_out_stall();
   static void on_main_fsync_done(void* ctx, std::uint64_t unused);
   bool aof_catch_up_pending() const;
   void ensure_aof_cron();
