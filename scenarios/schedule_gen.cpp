@@ -368,19 +368,34 @@ bool mentions(const FaultSpec& f, const std::string& host) {
   return f.after && f.after->host == host;
 }
 
-// A scenario without client `i`: its faults and triggers go, it leaves the
-// partition groups and nemesis targets.
-Scenario without_client(const Scenario& s, std::size_t i) {
-  Scenario out = s;
-  const std::string name = s.clients[i].name;
-  out.clients.erase(out.clients.begin() + static_cast<std::ptrdiff_t>(i));
-  std::erase_if(out.faults, [&](const FaultSpec& f) { return mentions(f, name); });
-  for (FaultSpec& f : out.faults) {
-    for (auto& g : f.groups) std::erase(g, name);
+// `s` with hosts `gone` forgotten: the faults that target or trigger on
+// them go, and they leave the partition groups and nemesis targets.
+void forget_hosts(Scenario& s, const std::vector<std::string>& gone) {
+  const auto is_gone = [&gone](const std::string& host) {
+    return std::find(gone.begin(), gone.end(), host) != gone.end();
+  };
+  std::erase_if(s.faults, [&](const FaultSpec& f) {
+    return std::any_of(gone.begin(), gone.end(), [&f](const std::string& h) { return mentions(f, h); });
+  });
+  for (FaultSpec& f : s.faults) {
+    for (auto& g : f.groups) std::erase_if(g, is_gone);
     std::erase_if(f.groups, [](const auto& g) { return g.empty(); });
   }
-  std::erase_if(out.faults, [](const FaultSpec& f) { return f.kind == FaultKind::Partition && f.groups.size() < 2; });
-  if (out.nemesis) std::erase(out.nemesis->targets, name);
+  std::erase_if(s.faults, [](const FaultSpec& f) { return f.kind == FaultKind::Partition && f.groups.size() < 2; });
+  if (s.nemesis) std::erase_if(s.nemesis->targets, is_gone);
+}
+
+// Master `master` (1-based) and its replicas.
+std::vector<std::string> shard_hosts(int master, int replicas) {
+  std::vector<std::string> hosts;
+  for (int r = 0; r <= replicas; ++r) hosts.push_back(redis_host_name(master, r));
+  return hosts;
+}
+
+Scenario without_client(const Scenario& s, std::size_t i) {
+  Scenario out = s;
+  out.clients.erase(out.clients.begin() + static_cast<std::ptrdiff_t>(i));
+  forget_hosts(out, {s.clients[i].name});
   return out;
 }
 
@@ -610,6 +625,8 @@ class Shrinker {
     if (s.topology != locks::Topology::Redis && s.cp.members > 1) {  // one member: no elections to follow
       Scenario c = s;
       c.cp.members = 1;
+      const auto members = cp_member_hosts(s.topology, s.cp.members);
+      forget_hosts(c, {members.begin() + 1, members.end()});
       changed |= accept(s, std::move(c));
     }
     if (s.redis.replicas > 0) {
@@ -617,6 +634,7 @@ class Shrinker {
       c.redis.replicas = 0;
       c.redis.min_replicas_to_write = 0;
       c.redis.failover_after = ms(0);
+      forget_hosts(c, redis_hosts(s.redis.masters, s.redis.replicas).replicas);
       changed |= accept(s, std::move(c));
     }
     const auto info = locks::find_lock(s.lock_kind);
@@ -624,6 +642,7 @@ class Shrinker {
     while (s.redis.masters > floor) {
       Scenario c = s;
       c.redis.masters -= 1;
+      forget_hosts(c, shard_hosts(s.redis.masters, s.redis.replicas));
       if (!accept(s, std::move(c))) break;
       changed = true;
     }

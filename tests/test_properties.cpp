@@ -410,6 +410,38 @@ TEST_CASE("the shrinker reduces gc-pause for naive-del to its pause and fewer cl
   CHECK(shows_violation("naive-del", 1, "mutual-exclusion")(minimal));
 }
 
+TEST_CASE("the shrinker drops the replicas and masters that a partition names", "[property]") {
+  // A dropped node leaves the partition's groups with it; left there, the
+  // file format refuses its name and the smaller topology is never taken.
+  const auto loaded = load_scenario_text(R"(
+name = "partition-names-every-node"
+duration = "10s"
+[lock]
+ttl = "1s"
+[redis]
+masters = 2
+replicas = 1
+[[client]]
+name = "A"
+[[fault]]
+kind = "partition"
+groups = [["A"], ["redis-1", "redis-1-replica-1", "redis-2", "redis-2-replica-1"]]
+at = "2s"
+duration = "1s"
+)",
+                                         "inline");
+  REQUIRE(loaded.ok());
+  const ScenarioPredicate has_partition = [](const Scenario& s) {
+    return !s.faults.empty() && s.faults.front().kind == FaultKind::Partition;
+  };
+  const Scenario minimal = shrink_scenario(loaded.value(), has_partition);
+  INFO(scenario_to_toml(minimal));
+  CHECK(minimal.redis.replicas == 0);
+  CHECK(minimal.redis.masters == 1);
+  REQUIRE(has_partition(minimal));
+  CHECK(minimal.faults.front().groups == std::vector<std::vector<std::string>>{{"A"}, {"redis-1"}});
+}
+
 TEST_CASE("the same hunt seed and budget find the same minimal scenario", "[property]") {
   HuntOptions o;
   o.lock_kind = "naive-del";
