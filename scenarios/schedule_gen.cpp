@@ -407,20 +407,25 @@ int min_writes(const Scenario& s, const std::string& client) {
   return n;
 }
 
+// When the shrinker checks that its scenario survives the TOML round trip:
+// after every accepted step, or once on the result (a round trip costs
+// about two of a small scenario's runs, and a step almost never breaks it).
+enum class RoundTrip { EveryStep, AtEnd };
+
 class Shrinker {
  public:
-  Shrinker(const ScenarioPredicate& fails, std::size_t max_runs, ShrinkStats& stats)
-      : fails_(fails), max_runs_(max_runs), stats_(stats) {}
+  Shrinker(const ScenarioPredicate& fails, std::size_t max_runs, ShrinkStats& stats, RoundTrip round_trip)
+      : fails_(fails), max_runs_(max_runs), stats_(stats), round_trip_(round_trip) {}
 
   bool out_of_runs() const { return stats_.runs >= max_runs_; }
 
   // Takes `candidate` as the new current scenario if it still fails.
   // The run comes before the TOML round trip: most candidates stop failing,
-  // and those need no round trip (it cost a quarter of a cold hunt).
+  // and those need no round trip.
   bool accept(Scenario& current, Scenario candidate) {
     if (out_of_runs()) return false;
     ++stats_.runs;
-    if (!fails_(candidate) || !loads_back(candidate)) return false;
+    if (!fails_(candidate) || (round_trip_ == RoundTrip::EveryStep && !loads_back(candidate))) return false;
     current = std::move(candidate);
     ++stats_.steps;
     return true;
@@ -658,6 +663,7 @@ class Shrinker {
   const ScenarioPredicate& fails_;
   std::size_t max_runs_;
   ShrinkStats& stats_;
+  RoundTrip round_trip_;
 };
 
 }  // namespace
@@ -666,8 +672,13 @@ Scenario shrink_scenario(Scenario failing, const ScenarioPredicate& still_fails,
                          ShrinkStats* stats) {
   ShrinkStats local;
   ShrinkStats& st = stats ? *stats : local;
-  Shrinker shrinker(still_fails, max_runs, st);
-  shrinker.shrink(failing);
+  Scenario shrunk = failing;
+  Shrinker(still_fails, max_runs, st, RoundTrip::AtEnd).shrink(shrunk);
+  if (loads_back(shrunk)) return shrunk;
+  // A step broke the round trip: shrink again, keeping only steps that
+  // survive it (the same runs count against max_runs).
+  st.steps = 0;
+  Shrinker(still_fails, max_runs, st, RoundTrip::EveryStep).shrink(failing);
   return failing;
 }
 
