@@ -26,9 +26,17 @@ RedisHosts redis_hosts(int masters, int replicas_per_master) {
   for (int m = 1; m <= masters; ++m) h.masters.push_back(redis_host_name(m));
   for (int m = 1; m <= masters; ++m)
     for (int r = 1; r <= replicas_per_master; ++r) h.replicas.push_back(redis_host_name(m, r));
-  for (int m = 1; m <= masters; ++m)
-    for (int r = 0; r <= replicas_per_master; ++r) h.by_shard.push_back(redis_host_name(m, r));
+  for (int m = 1; m <= masters; ++m) {
+    const auto shard = shard_hosts(m, replicas_per_master);
+    h.by_shard.insert(h.by_shard.end(), shard.begin(), shard.end());
+  }
   return h;
+}
+
+std::vector<std::string> shard_hosts(int master, int replicas_per_master) {
+  std::vector<std::string> hosts;
+  for (int r = 0; r <= replicas_per_master; ++r) hosts.push_back(redis_host_name(master, r));
+  return hosts;
 }
 
 std::string cp_member_host_name(locks::Topology topology, int member) {

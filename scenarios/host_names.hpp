@@ -29,6 +29,8 @@ struct RedisHosts {
   std::vector<std::string> by_shard;  // each master followed by its replicas
 };
 RedisHosts redis_hosts(int masters, int replicas_per_master);
+// Master `master` (1-based) followed by its replicas: one shard of by_shard.
+std::vector<std::string> shard_hosts(int master, int replicas_per_master);
 
 // The member-th (1-based) member of an [etcd] or [zookeeper] topology:
 // "etcd-2", "zk-1".

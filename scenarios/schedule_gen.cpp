@@ -385,13 +385,6 @@ void forget_hosts(Scenario& s, const std::vector<std::string>& gone) {
   if (s.nemesis) std::erase_if(s.nemesis->targets, is_gone);
 }
 
-// Master `master` (1-based) and its replicas.
-std::vector<std::string> shard_hosts(int master, int replicas) {
-  std::vector<std::string> hosts;
-  for (int r = 0; r <= replicas; ++r) hosts.push_back(redis_host_name(master, r));
-  return hosts;
-}
-
 Scenario without_client(const Scenario& s, std::size_t i) {
   Scenario out = s;
   out.clients.erase(out.clients.begin() + static_cast<std::ptrdiff_t>(i));
@@ -472,7 +465,7 @@ class Shrinker {
     const Duration step = std::max(ms(1), hi / 32);
     if (hi - lo <= step) return false;
     const Duration near = ms(whole_ms(hi - step));
-    if (near <= lo || near >= hi || !accept(s, make(s, near))) return false;
+    if (near <= lo || !accept(s, make(s, near))) return false;  // near < hi: whole_ms rounds down
     hi = near;
     bool changed = true;
     Duration pass = lo;

@@ -414,6 +414,8 @@ TEST_CASE("the shrinker reduces gc-pause for naive-del to its pause and fewer cl
   CHECK(stats.runs <= 36);
 }
 
+namespace {
+
 // A 10 s scenario of one client, A, with this [redis] table and one fault.
 Scenario one_client_scenario(const std::string& redis, const std::string& fault) {
   const auto loaded = load_scenario_text("name = \"inline\"\nduration = \"10s\"\n[lock]\nttl = \"1s\"\n[redis]\n" +
@@ -422,6 +424,8 @@ Scenario one_client_scenario(const std::string& redis, const std::string& fault)
   REQUIRE(loaded.ok());
   return loaded.value();
 }
+
+}  // namespace
 
 TEST_CASE("a shrunk scenario always survives its TOML round trip", "[property]") {
   // Dropping the replica keeps the predicate true but leaves a failover
