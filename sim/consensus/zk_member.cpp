@@ -62,20 +62,24 @@ std::optional<Reply> ZkMember::handle_request(const Request& request) {
 
 std::optional<Reply> ZkMember::connect(const Request& request) {
   const Argv& a = request.argv;
-  const auto session = a.size() == 3 ? parse_i64(a[1]) : std::nullopt;
-  const auto wanted = a.size() == 3 ? parse_i64(a[2]) : std::nullopt;
-  if (!session || !wanted) return Reply::error("BadArguments CONNECT session timeout_ms");
-  if (*session == 0) {
+  const auto parsed_session = a.size() == 3 ? parse_i64(a[1]) : std::nullopt;
+  const auto parsed_timeout = a.size() == 3 ? parse_i64(a[2]) : std::nullopt;
+  if (!parsed_session || !parsed_timeout) return Reply::error("BadArguments CONNECT session timeout_ms");
+  // Plain values from here: reading the optionals' payloads inside the
+  // inlined map lookup below made GCC 12 warn (-Wmaybe-uninitialized)
+  // when compiled with a profile (cmake/Pgo.cmake).
+  const std::int64_t session = *parsed_session, wanted = *parsed_timeout;
+  if (session == 0) {
     // processConnectRequest: the timeout is clamped to [min, max].
     const std::int64_t lo = to_ms(config_.min_session_timeout());
     const std::int64_t hi = to_ms(config_.max_session_timeout());
-    return propose_request(request, {"CREATESESSION", std::to_string(std::clamp(*wanted, lo, hi))});
+    return propose_request(request, {"CREATESESSION", std::to_string(std::clamp(wanted, lo, hi))});
   }
-  auto it = tree_.sessions().find(*session);
-  if (it == tree_.sessions().end() || closing_.contains(*session))
-    return Reply::array({Reply::integer_of(*session), Reply::integer_of(0)});  // expired
-  touch(*session);
-  return Reply::array({Reply::integer_of(*session), Reply::integer_of(it->second.timeout_ms)});
+  auto it = tree_.sessions().find(session);
+  if (it == tree_.sessions().end() || closing_.contains(session))
+    return Reply::array({Reply::integer_of(session), Reply::integer_of(0)});  // expired
+  touch(session);
+  return Reply::array({Reply::integer_of(session), Reply::integer_of(it->second.timeout_ms)});
 }
 
 Reply ZkMember::apply_command(std::uint64_t index, const LogEntry& entry) {
