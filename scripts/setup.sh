@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages locksim needs (only the missing ones) and
-# builds it (Release) into build/ (all targets, or those given as arguments). Idempotent: a second run installs nothing
-# and rebuilds incrementally. Used by run-main.sh and run-tests.sh.
+# builds it (Release, profile-guided: scripts/pgo-profile.sh) into build/ (all
+# targets, or those given as arguments). Idempotent: a second run installs
+# nothing and rebuilds incrementally. Used by run-main.sh and run-tests.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +26,14 @@ fi
 
 werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSIM_WERROR="$werror" >/dev/null
+# Profile-guided (cmake/Pgo.cmake): build/ is compiled with the profile an
+# instrumented build took of the simulation's own work. LOCKSIM_PGO=0 skips it.
+pgo=(-DLOCKSIM_PGO= -DLOCKSIM_PGO_PROFILE=)
+if [[ ${LOCKSIM_PGO:-1} != 0 ]]; then
+  profile=$(scripts/pgo-profile.sh)
+  pgo=(-DLOCKSIM_PGO=use -DLOCKSIM_PGO_PROFILE="$profile")
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSIM_WERROR="$werror" "${pgo[@]}" >/dev/null
 # Arguments are build targets (run-main.sh builds only `locksim`, so the first
 # report does not wait for the test build); none = everything.
 targets=()
