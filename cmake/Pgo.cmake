@@ -24,8 +24,10 @@ if(LOCKSIM_PGO)
   elseif(LOCKSIM_PGO STREQUAL "use")
     # Code the training never ran is optimised as without a profile
     # (partial training), not as cold. A file without a profile (tests,
-    # benchmarks) or changed since it was taken is compiled without one:
-    # a stale profile costs speed, never correctness, so neither warns.
+    # benchmarks) is compiled as without one, silently; a function changed
+    # since the training loses its profile (speed, never correctness), and
+    # GCC may still say "Missing counts for called function", which no flag
+    # silences: an error under LOCKSIM_WERROR. setup.sh retrains first.
     add_compile_options(-fprofile-use=${LOCKSIM_PGO_PROFILE} ${pgo_prefix} -fprofile-partial-training
                         -Wno-missing-profile -Wno-coverage-mismatch)
   else()
