@@ -10,7 +10,10 @@
 // writes one run record per explored schedule in enumeration order;
 // `--shard K/N` runs every N-th explored schedule, so shard files together
 // hold exactly the unsharded file's lines. Exit 0 clean, 1 a violation, 2
-// bad input, 3 internal error.
+// bad input, 3 internal error. A long check draws its progress on a
+// terminal's stderr; Ctrl-C or SIGTERM ends the runs in flight, keeps every
+// finished line of --out, prints the counts and the violating schedules
+// found so far with "interrupted", and exits 130 (a second signal: at once).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,6 +23,8 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <tuple>
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/parallel.hpp"
@@ -31,6 +36,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
 #include "scenarios/scenario_writer.hpp"
+#include "sim/scheduler.hpp"
 
 namespace locksim::cli {
 
@@ -41,6 +47,10 @@ using scenarios::FaultKind;
 // Violating schedules shown in full (TOML, repro, timeline); the rest are
 // listed one line each (and all are in --out).
 constexpr std::size_t kShownInFull = 3;
+
+// Set by the first Ctrl-C or SIGTERM (handle_stop_signals), or by a failed run.
+std::atomic<bool> g_stop{false};
+void request_check_stop() { g_stop.store(true); }
 
 struct CheckArgs {
   std::string scenario;
@@ -108,7 +118,10 @@ class ShardCursor {
     for (;;) {
       if (aborted_) return std::nullopt;
       auto next = cursor_.next();
-      if (next.step == scenarios::ScheduleCursor::Step::End) return std::nullopt;
+      if (next.step == scenarios::ScheduleCursor::Step::End) {
+        ended_ = true;
+        return std::nullopt;
+      }
       if (next.step == scenarios::ScheduleCursor::Step::Wait) {
         learned_.wait(lock);
         continue;
@@ -116,13 +129,23 @@ class ShardCursor {
       const std::uint64_t number = cursor_.explored();
       const bool mine = (number - 1) % count_ == index_ - 1;
       if (!mine && next.schedule.size() == max_faults_) continue;
+      ++handed_;
       return Work{mine, mine ? taken_++ : 0, number, std::move(next.schedule)};
     }
   }
   void learn(const Work& work, scenarios::ScheduleOutcome summary) {
     std::lock_guard<std::mutex> lock(mutex_);
     cursor_.learn(work.schedule, std::move(summary));
+    ++runs_learned_;
     learned_.notify_all();
+  }
+  // Every schedule walked and every one handed out learned.
+  bool complete() const { return ended_ && runs_learned_ == handed_; }
+  // The explored schedules that ran to the end (an interrupt drops those in flight).
+  std::uint64_t explored_and_run() const { return cursor_.explored() - (handed_ - runs_learned_); }
+  std::pair<std::uint64_t, std::uint64_t> walked_of_candidates() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {cursor_.walked(), cursor_.candidates()};
   }
   void abort() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -137,16 +160,55 @@ class ShardCursor {
   std::size_t max_faults_;
   unsigned index_, count_;
   std::size_t taken_ = 0;
-  bool aborted_ = false;
+  std::uint64_t handed_ = 0, runs_learned_ = 0;
+  bool aborted_ = false, ended_ = false;
   std::mutex mutex_;
   std::condition_variable learned_;
 };
 
 struct Outcome {
   std::vector<Violating> violating;
+  bool interrupted = false;  // stopped by a signal before the bound was covered
+  std::uint64_t walked = 0, candidates = 0;  // candidate schedules walked (explored or removed), of all
   std::size_t ran = 0;
   std::uint64_t explored_total = 0;
   std::map<scenarios::RemovalReason, std::uint64_t> removed;
+};
+
+// "check: walked 34% of 1902225 candidate schedules, ran 81234 (2704/s), 12
+// violating", redrawn on a terminal's stderr at most every 200 ms.
+class Progress {
+ public:
+  explicit Progress(bool on) : on_(on), started_(Clock::now()) {}
+  ~Progress() {
+    if (drawn_) std::cerr << "\n";
+  }
+  void ran(ShardCursor& cursor, bool violating) {
+    if (!on_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++ran_;
+    violating_ += violating ? 1 : 0;
+    const auto now = Clock::now();
+    if (drawn_ && now - last_ < std::chrono::milliseconds(200)) return;
+    drawn_ = true;
+    last_ = now;
+    const auto [walked, candidates] = cursor.walked_of_candidates();
+    const double secs = std::chrono::duration<double>(now - started_).count();
+    char line[200];
+    std::snprintf(line, sizeof line, "\rcheck: walked %.0f%% of %llu candidate schedules, ran %llu (%.0f/s), %llu violating ",
+                  candidates ? 100.0 * static_cast<double>(walked) / static_cast<double>(candidates) : 100.0,
+                  static_cast<unsigned long long>(candidates), static_cast<unsigned long long>(ran_),
+                  secs > 0 ? static_cast<double>(ran_) / secs : 0.0, static_cast<unsigned long long>(violating_));
+    std::cerr << line << std::flush;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool on_;
+  Clock::time_point started_, last_{};
+  bool drawn_ = false;
+  std::uint64_t ran_ = 0, violating_ = 0;
+  std::mutex mutex_;
 };
 
 Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std::ostream* out) {
@@ -158,9 +220,9 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
   Outcome outcome;
   std::mutex mutex;
   std::exception_ptr error;
-  std::atomic<bool> stop{false};
+  Progress progress(::isatty(STDERR_FILENO) == 1);
   auto worker = [&] {
-    while (!stop.load()) {
+    while (!g_stop.load()) {
       auto work = cursor.take();
       if (!work) break;
       try {
@@ -168,31 +230,37 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
         // The runs that larger schedules read (a single fault's) record where their events went.
         sim::Activity activity;
         auto options = schedule_run_options(s, plan.lock_kind);
+        options.stop = &g_stop;  // a signal ends even a run in flight (it throws sim::Scheduler::Stopped)
         if (work->schedule.size() == 1 && plan.max_faults > 1) options.activity = &activity;
         auto run = scenarios::run_scenario(s, options);
         if (!run) throw std::runtime_error("schedule " + std::to_string(work->number) + " does not run: " + run.error());
         cursor.learn(*work, scenarios::summarize(plan, *run, options.activity));
+        auto kinds = work->mine ? scenarios::counted_violations(plan, *run) : std::vector<std::string>{};
+        progress.ran(cursor, !kinds.empty());
         if (!work->mine) continue;
-        auto kinds = scenarios::counted_violations(plan, *run);
         if (out) writer.deliver(work->position, reports::to_line(reports::record_of(*run)), kinds.empty());
         if (kinds.empty()) continue;
         std::lock_guard<std::mutex> lock(mutex);
         outcome.violating.push_back({work->number, std::move(work->schedule), std::move(kinds)});
+      } catch (const sim::Scheduler::Stopped&) {
+        break;  // interrupted: the run in flight is dropped
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!error) error = std::current_exception();
-        stop.store(true);
-        cursor.abort();
+        g_stop.store(true);
       }
     }
+    if (g_stop.load()) cursor.abort();  // a worker waiting for this one's run would wait for ever
   };
   std::vector<std::thread> threads = start_workers("check", jobs - 1, worker, std::cerr);
   worker();
   for (auto& t : threads) t.join();
   if (error) std::rethrow_exception(error);
   if (out && writer.failed()) throw InputError(a.out + ": write failed (disk full?)");
+  outcome.interrupted = !cursor.complete();
+  std::tie(outcome.walked, outcome.candidates) = cursor.walked_of_candidates();
   outcome.ran = cursor.taken();
-  outcome.explored_total = cursor.walk().explored();
+  outcome.explored_total = cursor.explored_and_run();
   outcome.removed = cursor.walk().removed();
   return outcome;
 }
@@ -242,29 +310,38 @@ void print_in_full(const scenarios::CheckPlan& plan, const Violating& v) {
 }
 
 int report(const scenarios::CheckPlan& plan, Outcome& o) {
-  if (o.violating.empty()) {
+  if (o.interrupted)
+    std::cout << "result    interrupted after walking " << o.walked << " of " << o.candidates
+              << " candidate schedules: the bound is not covered\n";
+  else if (o.violating.empty()) {
     std::cout << "result    no violation within this bound\n";
     return kMatched;
   }
-  rank(plan, o.violating);
-  std::cout << "result    " << o.violating.size() << " violating schedule(s), smallest first:\n";
-  for (const Violating& v : o.violating)
-    std::cout << "  " << v.number << ". " << faults_text(plan, v.schedule) << " -> " << joined(v.kinds) << "\n";
-  for (std::size_t i = 0; i < o.violating.size() && i < kShownInFull; ++i) print_in_full(plan, o.violating[i]);
-  if (o.violating.size() > kShownInFull)
-    std::cout << "\n(" << o.violating.size() - kShownInFull << " more listed above; --out has every run record)\n";
-  return kUnmatched;
+  if (!o.violating.empty()) {
+    rank(plan, o.violating);
+    std::cout << (o.interrupted ? "found     " : "result    ") << o.violating.size() << " violating schedule(s)"
+              << (o.interrupted ? " so far" : "") << ", smallest first:\n";
+    for (const Violating& v : o.violating)
+      std::cout << "  " << v.number << ". " << faults_text(plan, v.schedule) << " -> " << joined(v.kinds) << "\n";
+    for (std::size_t i = 0; i < o.violating.size() && i < kShownInFull; ++i) print_in_full(plan, o.violating[i]);
+    if (o.violating.size() > kShownInFull)
+      std::cout << "\n(" << o.violating.size() - kShownInFull << " more listed above; --out has every run record)\n";
+  }
+  return o.interrupted ? kInterrupted : kUnmatched;
 }
 
 int run_check(const CheckArgs& a) {
   const auto started = std::chrono::steady_clock::now();
+  g_stop.store(false);  // a signal from here on, even while planning, ends the walk
+  handle_stop_signals(&request_check_stop, "\ncheck: second signal: stopped at once\n");
   const scenarios::CheckPlan plan = make_plan(a);
   std::ofstream file;
   if (!a.out.empty()) {
     file.open(a.out, std::ios::binary | std::ios::trunc);
     if (!file) throw InputError(a.out + ": cannot write");
   }
-  std::cout << "check     " << plan.base.name << " --lock " << plan.lock_kind << "\nbound\n" << scenarios::bound_text(plan);
+  std::cout << "check     " << plan.base.name << " --lock " << plan.lock_kind << "\nbound\n" << scenarios::bound_text(plan)
+            << std::flush;
   Outcome outcome = run_schedules(plan, a, a.out.empty() ? nullptr : &file);
   print_counts(outcome, a, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return report(plan, outcome);

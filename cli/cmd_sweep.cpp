@@ -8,8 +8,6 @@
 // redis-server processes, one at a time, one run per cell unless --seeds
 // says otherwise; `--time-scale` and `--redis-server` are `live`'s options.
 #include <algorithm>
-#include <atomic>
-#include <csignal>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -24,19 +22,6 @@
 namespace locksim::cli {
 
 namespace {
-
-std::atomic<int> g_stop_signals{0};
-
-// Async-signal-safe: an atomic, write(2) and _exit(2) only.
-void on_stop_signal(int) {
-  if (g_stop_signals.fetch_add(1) == 0) {
-    request_sweep_stop();
-    return;
-  }
-  static const char kMessage[] = "\nsweep: second signal: stopped at once; continue with --resume\n";
-  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-  ::_exit(130);
-}
 
 // The integer options, read as text by the one number layer; an option not
 // given keeps SweepOptions' value (and --live's defaults).
@@ -104,9 +89,7 @@ Handler add_sweep_command(CLI::App& app) {
     if (o->live) o->seeds = 1, o->jobs = 1;  // --live defaults: one run per cell, one at a time
     read_numbers(*numbers, *o);
     o->progress = !*quiet && isatty(STDERR_FILENO) && o->out != "-";
-    g_stop_signals.store(0);
-    std::signal(SIGINT, on_stop_signal);
-    std::signal(SIGTERM, on_stop_signal);
+    handle_stop_signals(&request_sweep_stop, "\nsweep: second signal: stopped at once; continue with --resume\n");
     const SweepSummary s = run_sweep(*o, std::cerr);
     print_skip_counts(s.skipped_pairs, std::cerr);
     for (const auto& skipped : s.live_skipped) std::cerr << "sweep: not run live: " << skipped << "\n";
@@ -116,7 +99,7 @@ Handler add_sweep_command(CLI::App& app) {
     std::cerr << ")\n";
     if (s.interrupted) {
       std::cerr << "sweep: interrupted; continue with the same command plus --resume\n";
-      return 130;
+      return kInterrupted;
     }
     return s.unmatched ? kUnmatched : kMatched;
   };

@@ -14,7 +14,8 @@
 
 namespace locksim::cli {
 
-enum ExitCode : int { kMatched = 0, kUnmatched = 1, kBadInput = 2, kInternal = 3 };
+// kInterrupted: stopped by Ctrl-C or SIGTERM (128 + SIGINT, as a shell reports it).
+enum ExitCode : int { kMatched = 0, kUnmatched = 1, kBadInput = 2, kInternal = 3, kInterrupted = 130 };
 
 // Bad input found while handling a command: printed as one line, exit 2.
 struct InputError : std::runtime_error {

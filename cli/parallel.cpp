@@ -3,9 +3,12 @@
 
 #include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <limits>
 #include <memory>
@@ -19,6 +22,32 @@
 #include "vocab/task.hpp"
 
 namespace locksim::cli {
+
+namespace {
+
+std::atomic<int> g_stop_signals{0};
+void (*g_on_first_signal)() = nullptr;
+const char* g_second_signal_message = "";
+
+// Async-signal-safe: an atomic, the command's flag setter, write(2) and _exit(2) only.
+void on_stop_signal(int) {
+  if (g_stop_signals.fetch_add(1) == 0) {
+    g_on_first_signal();
+    return;
+  }
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, g_second_signal_message, std::strlen(g_second_signal_message));
+  ::_exit(kInterrupted);
+}
+
+}  // namespace
+
+void handle_stop_signals(void (*first)(), const char* second) {
+  g_on_first_signal = first;
+  g_second_signal_message = second;
+  g_stop_signals.store(0);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
 
 std::pair<unsigned, unsigned> parse_shard(const std::string& command, const std::string& text) {
   const auto slash = text.find('/');

@@ -1,5 +1,5 @@
 // What the commands that run many worlds at once share (sweep, check):
-// `--shard K/N` parsing, the worker threads, and the writer that puts each
+// `--shard K/N` parsing, Ctrl-C handling, the worker threads, and the writer that puts each
 // result line into the output in work-list order whatever thread finished
 // it first, so an output file is the same for any --jobs.
 #pragma once
@@ -21,6 +21,13 @@ namespace locksim::cli {
 // "K/N": two plain integers around one slash (the number layer reads each:
 // no blanks, no signs, N at most 2^32-1), 1 <= K <= N. Errors name `command`.
 std::pair<unsigned, unsigned> parse_shard(const std::string& command, const std::string& text);
+
+// Ctrl-C and SIGTERM for a long command: the first signal calls `first`
+// (async-signal-safe work only: it sets the command's stop flag, and the
+// command ends its runs in flight, keeps what finished and exits 130); a
+// second writes `second` to stderr and exits 130 at once. Installed anew
+// (the count reset) by each call.
+void handle_stop_signals(void (*first)(), const char* second);
 
 // Starts up to `extra` more workers; a thread that cannot start (out of
 // memory or threads: --jobs 2000 in a container) ends the spawning, and the

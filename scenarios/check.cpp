@@ -634,6 +634,22 @@ ScheduleCursor::Next ScheduleCursor::next() {
   }
 }
 
+std::uint64_t ScheduleCursor::walked() const {
+  std::uint64_t n = explored_;
+  for (const auto& [reason, count] : removed_) n += count;
+  return n;
+}
+
+std::uint64_t ScheduleCursor::candidates() const {
+  const std::uint64_t n = plan_.singles.size();
+  std::uint64_t total = 0, choose = 1;  // choose: n over k
+  for (std::uint64_t k = 1; k <= static_cast<std::uint64_t>(plan_.max_faults) && k <= n; ++k) {
+    choose = choose * (n - k + 1) / k;
+    total += choose;
+  }
+  return total;
+}
+
 void ScheduleCursor::learn(const std::vector<std::size_t>& schedule, ScheduleOutcome summary) {
   if (schedule.size() == current_.size()) ++learned_at_size_;
   if (summary.violates && schedule.size() == 1) single_violates_[schedule.front()] = true;

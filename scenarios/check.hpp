@@ -181,6 +181,10 @@ class ScheduleCursor {
   void learn(const std::vector<std::size_t>& schedule, ScheduleOutcome summary);
   const std::map<RemovalReason, std::uint64_t>& removed() const { return removed_; }
   std::uint64_t explored() const { return explored_; }
+  // Progress: the candidate schedules walked so far (explored or removed),
+  // of all there are (every set of 1..max_faults singles).
+  std::uint64_t walked() const;
+  std::uint64_t candidates() const;
 
  private:
   bool advance();  // to the next set of the current size
