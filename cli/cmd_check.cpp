@@ -319,8 +319,8 @@ int report(const scenarios::CheckPlan& plan, Outcome& o) {
   }
   if (!o.violating.empty()) {
     rank(plan, o.violating);
-    std::cout << (o.interrupted ? "found     " : "result    ") << o.violating.size() << " violating schedule(s)"
-              << (o.interrupted ? " so far" : "") << ", smallest first:\n";
+    std::cout << (o.interrupted ? "so far    " : "result    ") << o.violating.size()
+              << " violating schedule(s), smallest first:\n";
     for (const Violating& v : o.violating)
       std::cout << "  " << v.number << ". " << faults_text(plan, v.schedule) << " -> " << joined(v.kinds) << "\n";
     for (std::size_t i = 0; i < o.violating.size() && i < kShownInFull; ++i) print_in_full(plan, o.violating[i]);

@@ -676,7 +676,8 @@ TEST_CASE("an interrupted check keeps its finished lines in order, lists what it
   CHECK(out.find("\nresult    interrupted after walking ") != std::string::npos);
   CHECK(out.find(" candidate schedules: the bound is not covered\n") != std::string::npos);
   CHECK(out.find("no violation within this bound") == std::string::npos);
-  CHECK(out.find("\nfound     ") != std::string::npos);  // single pauses of A violate early in the walk
+  CHECK(out.find("\nso far    ") != std::string::npos);  // single faults on A violate early in the walk
+  CHECK(out.find("violating schedule(s), smallest first:\n  ") != std::string::npos);
   // Every line a whole record, numbered 1, 2, 3 ... in the walk's order: nothing torn, nothing skipped.
   std::ifstream in(file);
   std::size_t n = 0;
