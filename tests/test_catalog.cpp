@@ -694,6 +694,19 @@ TEST_CASE("an interrupted check keeps its finished lines in order, lists what it
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("check draws its progress on a terminal's stderr, and only there", "[catalog]") {
+  const std::string args = " check gc-pause --lock token --property wrong-owner-release --faults 1 --kinds pause";
+  // script(1) gives the command a terminal; its output is what the terminal showed.
+  const auto [shown, code] = tests::run_shell("script -qec '" + std::string(LOCKSIM_BINARY) + args + "' /dev/null");
+  INFO(shown);
+  CHECK(code == 0);
+  CHECK(shown.find("\rcheck: walked ") != std::string::npos);
+  CHECK(shown.find(" candidate schedules, ran ") != std::string::npos);
+  const auto [piped, piped_code] = run_cli(args.substr(1) + " 2>&1");
+  CHECK(piped_code == 0);
+  CHECK(piped.find("check: walked") == std::string::npos);  // not in a pipe or a CI log
+}
+
 TEST_CASE("check: bad input is one line and exit 2", "[catalog]") {
   for (const std::string args : {"gc-pause --lock token --kinds nap", "gc-pause --lock token --property two-holders",
                                  "gc-pause --lock no-such-lock", "gc-pause --lock token --faults 0",
