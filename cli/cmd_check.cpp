@@ -332,6 +332,8 @@ int report(const scenarios::CheckPlan& plan, Outcome& o) {
 
 int run_check(const CheckArgs& a) {
   const auto started = std::chrono::steady_clock::now();
+  if (a.out == "-")  // sweep's "-" is stdout; here stdout carries the report
+    throw InputError("check: --out -: stdout carries check's report; name a file for the run records");
   g_stop.store(false);  // a signal from here on, even while planning, ends the walk
   handle_stop_signals(&request_check_stop, "\ncheck: second signal: stopped at once\n");
   const scenarios::CheckPlan plan = make_plan(a);

@@ -712,7 +712,8 @@ TEST_CASE("check: bad input is one line and exit 2", "[catalog]") {
                                  "gc-pause --lock no-such-lock", "gc-pause --lock token --faults 0",
                                  "gc-pause --lock token --faults 4", "gc-pause --lock etcd-mutex",
                                  "gc-pause --lock token --kinds failover", "no-such-scenario --lock token",
-                                 "etcd-gc-pause --lock etcd-mutex --kinds fsync-stall", "etcd-gc-pause --lock token"}) {
+                                 "etcd-gc-pause --lock etcd-mutex --kinds fsync-stall", "etcd-gc-pause --lock token",
+                                 "gc-pause --lock token --out -"}) {
     const auto [out, code] = run_cli("check " + args + " 2>&1");
     INFO(args << ": " << out);
     CHECK(code == 2);
