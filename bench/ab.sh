@@ -31,8 +31,14 @@ for b in "$new/locksim" "$new/bench/locksim_bench"; do
   [[ -x $b ]] || { echo "ab.sh: $b is missing: build this tree first (scripts/setup.sh)" >&2; exit 2; }
 done
 if [[ ! -x $old/locksim || ! -x $old/bench/locksim_bench ]]; then
+  # Only a directory this script made (its marker inside) is ever emptied:
+  # AB_DIR may name a directory of the user's.
+  if [[ -e $old_tree && ! -e $old_tree/.locksim-ab ]] && [[ -n $(ls -A "$old_tree") ]]; then
+    echo "ab.sh: $old_tree exists and was not made by ab.sh; set AB_DIR to a new directory" >&2
+    exit 2
+  fi
   echo "building $short in $old_tree (once; a few minutes)" >&2
-  rm -rf "$old_tree" && mkdir -p "$old_tree"
+  rm -rf "$old_tree" && mkdir -p "$old_tree" && touch "$old_tree/.locksim-ab"
   git -C "$here" archive "$short" | tar -x -C "$old_tree"
   cmake -S "$old_tree" -B "$old" -DCMAKE_BUILD_TYPE=Release > "$old_tree/cmake.log"
   cmake --build "$old" --parallel "$(nproc)" --target locksim locksim_bench > "$old_tree/build.log"
