@@ -33,7 +33,7 @@ class DelexLock final : public LockBase {
   }
 
  protected:
-  Task<std::optional<Lease>> attempt() override { return set_nx_px(rt_.random_token()); }
+  Task<std::optional<Lease>> attempt() override { return set_nx_px(fresh_token()); }
 };
 
 }  // namespace

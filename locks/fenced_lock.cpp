@@ -36,12 +36,15 @@ class FencedLock final : public LockBase {
 
  protected:
   Task<std::optional<Lease>> attempt() override {
-    std::string token = rt_.random_token();
-    Reply r = co_await cmd(0, "EVAL", kFencedAcquireScript, "2", config_.key, config_.fence_key(),
+    const std::string& token = fresh_token();
+    Reply r = co_await cmd(0, "EVAL", kFencedAcquireScript, "2", config_.key, fence_key_,
                            token, ms_arg(config_.ttl));
     if (r.type != Reply::Type::Integer) co_return std::nullopt;
-    co_return Lease{config_.key, std::move(token), r.integer, std::nullopt, 0};
+    co_return Lease{config_.key, token, r.integer, std::nullopt, 0};
   }
+
+ private:
+  const std::string fence_key_ = config_.fence_key();  // built once, not per attempt
 };
 
 }  // namespace

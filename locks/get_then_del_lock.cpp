@@ -34,7 +34,7 @@ class GetThenDelLock final : public LockBase {
   }
 
  protected:
-  Task<std::optional<Lease>> attempt() override { return set_nx_px(rt_.random_token()); }
+  Task<std::optional<Lease>> attempt() override { return set_nx_px(fresh_token()); }
 
  private:
   Task<bool> still_ours(const Lease& lease) {

@@ -46,10 +46,16 @@ void LockBase::renew_validity(Lease& lease, LocalInstant t1) const {
   if (config_.track_validity) lease.valid_until = t1 + config_.ttl;
 }
 
-Task<std::optional<Lease>> LockBase::set_nx_px(std::string token) {
+const std::string& LockBase::fresh_token(const char* prefix) {
+  attempt_token_.assign(prefix);
+  rt_.append_random_token(attempt_token_);
+  return attempt_token_;
+}
+
+Task<std::optional<Lease>> LockBase::set_nx_px(const std::string& token) {
   Reply r = co_await cmd(0, "SET", config_.key, token, "NX", "PX", ms_arg(config_.ttl));
   if (!r.is_ok()) co_return std::nullopt;
-  co_return Lease{config_.key, std::move(token), std::nullopt, std::nullopt, 0};
+  co_return Lease{config_.key, token, std::nullopt, std::nullopt, 0};
 }
 
 Task<bool> LockBase::extend_if_owner(Lease& lease) {

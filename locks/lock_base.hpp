@@ -66,9 +66,17 @@ class LockBase : public Lock {
     (argv[i++].assign(std::forward<Args>(args)), ...);
     return argv;
   }
+  // This attempt's token (`prefix` then a fresh random token), written into
+  // a buffer the next attempt reuses, so a retry allocates nothing. It stays
+  // valid until the next call: attempts run one at a time (try_acquire's
+  // loop). Copy it into the Lease only when the attempt wins.
+  const std::string& fresh_token(const char* prefix = "");
   // The single-node acquire the SET-based locks share: `SET key token NX PX
-  // ttl` on node 0; a lease on OK, nullopt otherwise.
-  Task<std::optional<Lease>> set_nx_px(std::string token);
+  // ttl` on node 0; a lease on OK, nullopt otherwise. The coroutine starts
+  // lazily and keeps the reference, so the token must outlive the attempt:
+  // fresh_token() or a member; a temporary is refused at compile time.
+  Task<std::optional<Lease>> set_nx_px(const std::string& token);
+  Task<std::optional<Lease>> set_nx_px(std::string&& token) = delete;
   // The owner-checked extend (compare-and-pexpire script on node 0): renews
   // the entry only while it still holds this lease's token.
   Task<bool> extend_if_owner(Lease& lease);
@@ -81,6 +89,9 @@ class LockBase : public Lock {
   LockConfig config_;
   // Atomic: on RealRuntime a spawned renewal task sends from its own thread.
   std::atomic<std::uint64_t> round_trips_{0};
+
+ private:
+  std::string attempt_token_;  // fresh_token()'s buffer
 };
 
 }  // namespace locksim::locks

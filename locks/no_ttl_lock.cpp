@@ -29,10 +29,10 @@ class NoTtlLock final : public LockBase {
 
  protected:
   Task<std::optional<Lease>> attempt() override {
-    std::string token = rt_.random_token();
+    const std::string& token = fresh_token();
     Reply r = co_await cmd(0, "SETNX", config_.key, token);
     if (!r.is_integer(1)) co_return std::nullopt;
-    co_return Lease{config_.key, std::move(token), std::nullopt, std::nullopt, 0};
+    co_return Lease{config_.key, token, std::nullopt, std::nullopt, 0};
   }
 };
 

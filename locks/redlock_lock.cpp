@@ -36,22 +36,25 @@ Duration RedlockLock::retry_delay() {
 Task<bool> RedlockLock::after_grant(Lease&) { co_return true; }
 
 Task<std::optional<Lease>> RedlockLock::attempt() {
-  Lease lease{config_.key, rt_.random_token(), std::nullopt, std::nullopt, 0};
+  const std::string& token = fresh_token();
   const LocalInstant t1 = clock_now();
   std::size_t granted = 0;
   for (std::size_t node : nodes_) {
-    Reply r = co_await cmd_within(node_timeout(), node, "SET", config_.key, lease.token, "NX", "PX",
+    Reply r = co_await cmd_within(node_timeout(), node, "SET", config_.key, token, "NX", "PX",
                                   ms_arg(config_.ttl));
     if (r.is_ok()) ++granted;
   }
-  bool ok = granted >= quorum() && co_await after_grant(lease);
+  // The lease is built only for a quorum: a refused retry allocates nothing.
+  std::optional<Lease> lease;
+  if (granted >= quorum()) lease = Lease{config_.key, token, std::nullopt, std::nullopt, 0};
+  bool ok = lease && co_await after_grant(*lease);
   const Duration validity = validity_after(clock_now() - t1);
   if (ok && config_.check_validity_after_acquire && validity <= Duration::zero()) ok = false;
   if (!ok) {
-    (void)co_await unlock_all(lease.key, lease.token);
+    (void)co_await unlock_all(config_.key, token);
     co_return std::nullopt;
   }
-  lease.valid_until = rt_.monotonic_now() + validity;
+  lease->valid_until = rt_.monotonic_now() + validity;
   co_return lease;
 }
 

@@ -50,6 +50,9 @@ class Runtime {
   virtual LocalInstant wall_now() = 0;       // drift and steps apply
   virtual Task<void> sleep(Duration d) = 0;  // on the monotonic clock
   virtual std::string random_token() = 0;    // unique per call (a UUID-like string)
+  // Appends the next random_token() to `out`. The simulator writes it in
+  // place, so a retry loop that reuses `out` allocates nothing per attempt.
+  virtual void append_random_token(std::string& out) { out += random_token(); }
   virtual std::uint64_t random_below(std::uint64_t n) = 0;  // jitter, n > 0
   virtual RedisConn& conn(std::size_t node) = 0;
   virtual std::size_t node_count() const = 0;

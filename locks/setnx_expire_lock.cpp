@@ -34,12 +34,12 @@ class SetnxExpireLock final : public LockBase {
 
  protected:
   Task<std::optional<Lease>> attempt() override {
-    std::string token = rt_.random_token();
+    const std::string& token = fresh_token();
     Reply r = co_await cmd(0, "SETNX", config_.key, token);
     if (!r.is_integer(1)) co_return std::nullopt;
     // The lock is ours from here on, whatever EXPIRE answers.
     (void)co_await cmd(0, "EXPIRE", config_.key, ttl_seconds());
-    co_return Lease{config_.key, std::move(token), std::nullopt, std::nullopt, 0};
+    co_return Lease{config_.key, token, std::nullopt, std::nullopt, 0};
   }
 
  private:

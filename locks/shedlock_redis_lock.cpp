@@ -55,7 +55,7 @@ class ShedLockRedisLock final : public LockBase {
   }
 
  protected:
-  Task<std::optional<Lease>> attempt() override { return set_nx_px("ADDED:" + rt_.random_token()); }
+  Task<std::optional<Lease>> attempt() override { return set_nx_px(fresh_token("ADDED:")); }
 
  private:
   bool safe_update_;

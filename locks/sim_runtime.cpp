@@ -32,11 +32,18 @@ char* put_hex(char* out, std::uint64_t& w, int pairs) {
 }  // namespace
 
 std::string SimRuntime::random_token() {
+  std::string out;
+  append_random_token(out);
+  return out;
+}
+
+void SimRuntime::append_random_token(std::string& out) {
   // UUID-shaped (8-4-4-4-12 hex digits): 32 digits from two 64-bit draws,
   // deterministic per client and seed. On the hot path of every run (a
   // token per acquire attempt), so written in place.
-  std::string out(36, '-');
-  char* p = out.data();
+  const std::size_t at = out.size();
+  out.resize(at + 36, '-');
+  char* p = out.data() + at;
   std::uint64_t w = tokens_.next();
   p = put_hex(p, w, 4) + 1;
   p = put_hex(p, w, 2) + 1;
@@ -44,7 +51,6 @@ std::string SimRuntime::random_token() {
   w = tokens_.next();
   p = put_hex(p, w, 2) + 1;
   put_hex(p, w, 6);
-  return out;
 }
 
 Task<Reply> SimRuntime::Conn::command(Argv argv, Duration timeout) {

@@ -27,6 +27,7 @@ class SimRuntime final : public Runtime {
   LocalInstant wall_now() override { return client_.wall_now(); }
   Task<void> sleep(Duration d) override;
   std::string random_token() override;
+  void append_random_token(std::string& out) override;
   std::uint64_t random_below(std::uint64_t n) override { return jitter_.below(n); }
   RedisConn& conn(std::size_t node) override { return conns_[node]; }
   std::size_t node_count() const override { return conns_.size(); }

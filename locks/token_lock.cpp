@@ -27,7 +27,7 @@ class TokenLock final : public LockBase {
   Task<bool> extend(Lease& lease) override { return extend_if_owner(lease); }
 
  protected:
-  Task<std::optional<Lease>> attempt() override { return set_nx_px(rt_.random_token()); }
+  Task<std::optional<Lease>> attempt() override { return set_nx_px(fresh_token()); }
 };
 
 }  // namespace

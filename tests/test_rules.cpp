@@ -42,9 +42,11 @@ std::string code_only(const std::string& text) {
   return std::regex_replace(text, comments, " ");
 }
 
-// A random draw: sim::Rng's methods and the lock runtime's random_* calls.
+// A random draw: sim::Rng's methods, the lock runtime's random_* calls and
+// LockBase's fresh_token (an unqualified member call).
 const std::regex& draw_call() {
-  static const std::regex re(R"((\.|->)\s*(below|between|chance|next|hex_token|random_below|random_token)\s*\()");
+  static const std::regex re(
+      R"(((\.|->)\s*(below|between|chance|next|hex_token|random_below|random_token|append_random_token)|\bfresh_token)\s*\()");
   return re;
 }
 
@@ -264,6 +266,8 @@ TEST_CASE("the two-draws rule catches direct and lambda draws, and allows one pe
   // The line that made GCC and Clang builds disagree (issue 15).
   CHECK(statements_with_two_draws(code_only(lambda + "f.by = span(m) * (rng.chance(1, 2) ? 1 : -1);")).size() == 1);
   CHECK(statements_with_two_draws("g(rt_.random_below(3), tokens_.next());").size() == 1);
+  CHECK(statements_with_two_draws("cmd(0, \"SET\", fresh_token(), rt_.random_below(9));").size() == 1);
+  CHECK(statements_with_two_draws("rt_.append_random_token(a); rt_->append_random_token(b);").empty());
   CHECK(statements_with_two_draws(lambda + "const bool forward = rng.chance(1, 2);\nf.by = span(m) * (forward ? 1 : -1);").empty());
   CHECK(statements_with_two_draws("if (a && rng.chance(1, 2)) { d *= 1 << rng.below(4); }").empty());
   CHECK(statements_with_two_draws(code_only("x = rng.next(); // then rng.next() again")).empty());

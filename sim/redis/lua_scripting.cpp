@@ -330,10 +330,18 @@ struct LuaCallbacks {
 
   // luaArgsToRedisArgv: strings as they are, numbers as %.17g, else an error.
   // Fills argv in place (assign keeps each string's buffer from the last
-  // call: redis.call runs on every script's hot path).
-  static bool collect_argv(lua_State* L, Argv& argv) {
+  // call: redis.call runs on every script's hot path). A shorter call sets
+  // the surplus strings aside in `spare` rather than free them, and a
+  // longer one takes them back: EXISTS k then HEXISTS k field, attempt after
+  // attempt, allocates nothing.
+  static bool collect_argv(lua_State* L, Argv& argv, Argv& spare) {
     const int argc = lua_gettop(L);
-    argv.resize(static_cast<std::size_t>(argc));
+    const auto count = static_cast<std::size_t>(argc);
+    for (; argv.size() > count; argv.pop_back()) spare.push_back(std::move(argv.back()));
+    for (; argv.size() < count; spare.pop_back()) {
+      if (spare.empty()) spare.emplace_back();
+      argv.push_back(std::move(spare.back()));
+    }
     for (int j = 1; j <= argc; ++j) {
       std::string& arg = argv[static_cast<std::size_t>(j - 1)];
       if (lua_type(L, j) == LUA_TNUMBER) {
@@ -368,7 +376,7 @@ struct LuaCallbacks {
       if (lua_gettop(L) == 0) {
         failed = true;
         push_error_table(L, "ERR Please specify at least one argument for this redis lib call");
-      } else if (!collect_argv(L, argv)) {
+      } else if (!collect_argv(L, argv, s.spare_argv_)) {
         failed = true;
         push_error_table(L, "ERR Lua redis lib command arguments must be strings or integers");
       } else if (s.host_ == nullptr) {

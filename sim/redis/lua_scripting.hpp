@@ -84,6 +84,7 @@ class LuaScripting {
   std::map<std::string, std::string, std::less<>> sha_by_body_;
   ScriptHost* host_ = nullptr;  // while a script runs
   Argv call_argv_;              // redis.call's arguments, reused call to call
+  Argv spare_argv_;             // strings a shorter call set aside (collect_argv)
   std::uint64_t budget_ = 0;
   std::uint64_t executed_ = 0;  // instructions of the running script
   bool over_budget_ = false;
