@@ -556,18 +556,11 @@ TEST_CASE("catalog runs keep their pinned digests and stay within their recorded
 // A waiting client's retry (the lock's attempt, a refusal, a sleep)
 // allocates nothing (issue 20: no heap allocation per command on the hot
 // path). The gc-pause story runs twice per Redis lock, B waiting 25 s and
-// 10 s (about 1,800 and 700 attempts at a 10 ms retry), on as many masters
-// as the lock needs; the two runs' allocations may differ only by the few
-// growths of the history's vectors, never by one per attempt.
-//
-// Left: a Redlock that is refused unlocks every node with compare-and-delete
-// (or a GET), whose GET returns the holder's token as a bulk reply, a string
-// the engine allocates (vocab/reply.hpp). Those locks are listed, and must
-// still allocate: when one stops, take it off the list.
+// 10 s (about 1,800 and 700 attempts at a 10 ms retry; a Redlock's attempt,
+// over three masters, takes longer), on as many masters as the lock needs.
+// The two runs' allocations may differ only by the few growths of the
+// history's vectors (up to ~30), never by one per attempt (300 and more).
 TEST_CASE("a waiting client's retries allocate nothing, for every Redis lock", "[perf]") {
-  const std::set<std::string> refused_attempt_reads_the_holder = {
-      "node-redlock-169", "node-redlock-fixed", "redlock",      "redlock-fenced",
-      "redlock-net-48",   "redlock-net-fixed",  "redlock-rb-36"};
   const auto& all = catalog();
   const auto entry = std::find_if(all.begin(), all.end(), [](const CatalogEntry& e) { return e.name == "gc-pause"; });
   REQUIRE(entry != all.end());
@@ -599,8 +592,7 @@ TEST_CASE("a waiting client's retries allocate nothing, for every Redis lock", "
     const auto long_wait = allocations(story(masters, "5s"), info.name);
     const auto short_wait = allocations(story(masters, "20s"), info.name);
     INFO("allocations: B waiting 25 s " << long_wait << ", 10 s " << short_wait);
-    const bool per_attempt = long_wait > short_wait + 16;
-    CHECK(per_attempt == refused_attempt_reads_the_holder.contains(info.name));
+    CHECK(long_wait <= short_wait + 64);
     ++locks_run;
   }
   CHECK(locks_run >= 20);

@@ -166,6 +166,7 @@ struct Engine::Impl final : ScriptHost {
   bool applying = false;  // replication stream or AOF: no READONLY, no expiry by our clock
   std::int64_t now_ms = 0;
   LuaScripting lua;
+  std::string spare_bulk;  // stored_bulk's buffer, back from a script (recycle)
 
   // ---- dispatch ---------------------------------------------------------------
 
@@ -210,6 +211,20 @@ struct Engine::Impl final : ScriptHost {
       return Reply::error("ERR Write commands are not allowed from read-only scripts.");
     if ((cmd->flags & kWrite) && role == Role::Replica) return readonly();
     return (this->*cmd->handler)(argv);
+  }
+
+  // A bulk reply of a stored value, built in the buffer of the last bulk reply
+  // a script read (recycle): a compare-and-delete's GET of another client's
+  // token, refused attempt after refused attempt, allocates nothing. A reply
+  // that leaves for the network takes the buffer with it.
+  Reply stored_bulk(const std::string& value) {
+    Reply r = Reply::bulk(std::move(spare_bulk));
+    spare_bulk.clear();
+    r.str.assign(value);
+    return r;
+  }
+  void recycle(Reply&& reply) override {
+    if (reply.str.capacity() > spare_bulk.capacity()) spare_bulk = std::move(reply.str);
   }
 
   // ---- keyspace helpers -----------------------------------------------------
@@ -370,7 +385,7 @@ struct Engine::Impl final : ScriptHost {
     Entry* e = lookup(a[1]);
     if (!e) return Reply::nil();
     if (e->is_hash) return wrong_type();
-    return Reply::bulk(e->str);
+    return stored_bulk(e->str);
   }
 
   Reply incr_by(const Argv& a, std::int64_t incr) {
@@ -594,7 +609,7 @@ struct Engine::Impl final : ScriptHost {
     if (!e) return Reply::nil();
     if (!e->is_hash) return wrong_type();
     std::string* v = field_of(*e, a[2]);
-    return v ? Reply::bulk(*v) : Reply::nil();
+    return v ? stored_bulk(*v) : Reply::nil();
   }
 
   Reply cmd_hincrby(const Argv& a) {

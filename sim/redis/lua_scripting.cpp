@@ -386,6 +386,7 @@ struct LuaCallbacks {
         Reply reply = call_host(*s.host_, argv);
         failed = reply.is_error();
         push_reply(L, reply);
+        s.host_->recycle(std::move(reply));
       }
     }
     if (failed && raise) return lua_error(L);

@@ -30,6 +30,9 @@ namespace locksim::sim::redis {
 class ScriptHost {
  public:
   virtual Reply call_from_script(const Argv& argv) = 0;
+  // Takes back a reply the script has read (its payload is now a Lua
+  // string), so its buffer can carry the next one.
+  virtual void recycle(Reply&& reply) = 0;
 
  protected:
   ~ScriptHost() = default;
