@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -49,19 +51,47 @@ std::string log_tail(const fs::path& dir) {
   return last.empty() ? "(empty log)" : last;
 }
 
-}  // namespace
+// The kernel's ephemeral range (net.ipv4.ip_local_port_range); Linux's
+// default if it cannot be read.
+std::pair<int, int> ephemeral_port_range() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0, high = 0;
+  if (in >> low >> high && 1024 < low && low <= high) return {low, high};
+  return {32768, 60999};
+}
 
-int free_loopback_port() {
+bool loopback_port_bindable(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
+  if (fd < 0) return false;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
   ::close(fd);
-  return ok ? ntohs(addr.sin_port) : 0;
+  return ok;
+}
+
+}  // namespace
+
+// Never a port of the ephemeral range: every outgoing connection on the
+// machine (a ZooKeeper peer dialling its quorum, a test's client) takes its
+// local port from there, so a port picked there can be taken between this
+// call and the server's bind, or while a member is down for a restart
+// (ZooKeeper then exits with code 14, "unable to bind quorum port"). Below
+// the range only another listener can take it. A random start per process
+// and a cursor that never hands out a port twice keep parallel suites and
+// one cluster's members apart.
+int free_loopback_port() {
+  static const auto [low, high] = ephemeral_port_range();
+  const int first = low / 2;  // [low/2, low): 16384 ports below Linux's default range
+  const int span = low - first;
+  static std::atomic<int> cursor{static_cast<int>(std::random_device{}() % static_cast<unsigned>(span))};
+  for (int tries = 0; tries < span; ++tries) {
+    const int port = first + cursor.fetch_add(1) % span;
+    if (loopback_port_bindable(port)) return port;
+  }
+  return 0;
 }
 
 Result<fs::path, LiveError> locate_redis_server(const fs::path& requested) {

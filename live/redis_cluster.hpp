@@ -91,8 +91,10 @@ Result<std::filesystem::path, LiveError> locate_redis_server(const std::filesyst
 // none is there.
 Result<std::filesystem::path, LiveError> locate_preload_library(const std::filesystem::path& requested);
 
-// A loopback port the kernel says is free right now (bind to port 0, then
-// release it; another process may still win it: callers retry), or 0.
+// A loopback port free right now (a bind succeeds), below the kernel's
+// ephemeral range so that no outgoing connection can take it; never the
+// same port twice in one process. Another listener may still win it:
+// callers retry. 0 when none is free.
 int free_loopback_port();
 
 class RedisCluster final : public LiveServers {

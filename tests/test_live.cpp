@@ -12,9 +12,12 @@
 // 0.01: gc-pause's 120 s take 1.2 s.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -1689,4 +1692,28 @@ TEST_CASE("real redis-server and the simulated node keep the same writes after a
     for (int attempt = 0; attempt < 2 && real != simulated; ++attempt) real = real_keeps(fault);  // a loaded machine may slip past a cron tick once
     CHECK(real == simulated);
   }
+}
+
+TEST_CASE("a server's port is picked below the ephemeral range, bindable, and never twice", "[live]") {
+  // An outgoing connection takes its local port from the ephemeral range;
+  // a ZooKeeper member whose quorum port one took exits with code 14.
+  int low = 32768, high = 60999;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
+  std::set<int> seen;
+  for (int i = 0; i < 200; ++i) {
+    const int port = live::free_loopback_port();
+    REQUIRE(port > 1024);
+    CHECK(port < low);
+    CHECK(seen.insert(port).second);
+  }
+  // It was free: a server can listen there.
+  const int port = live::free_loopback_port();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  CHECK(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  CHECK(::listen(fd, 1) == 0);
+  ::close(fd);
 }
