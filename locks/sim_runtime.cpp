@@ -1,6 +1,9 @@
 // SimRuntime: a lock's view of the simulated world.
 #include "locks/sim_runtime.hpp"
 
+#include <array>
+#include <cstring>
+
 #include "sim/world.hpp"
 
 namespace locksim::locks {
@@ -19,13 +22,18 @@ Task<void> SimRuntime::sleep(Duration d) { co_await client_.sleep(d); }
 
 namespace {
 
+// Each byte's two hex digits, lowest nibble first: one table read and one
+// two-byte store per byte (a token is written on every acquire attempt).
+constexpr auto kHexPairs = [] {
+  constexpr char digits[] = "0123456789abcdef";
+  std::array<std::array<char, 2>, 256> pairs{};
+  for (std::size_t b = 0; b < pairs.size(); ++b) pairs[b] = {digits[b & 0xf], digits[b >> 4]};
+  return pairs;
+}();
+
 // Writes 2·pairs hex digits of w, lowest nibble first, consuming w.
 char* put_hex(char* out, std::uint64_t& w, int pairs) {
-  static constexpr char digits[] = "0123456789abcdef";
-  for (int i = 0; i < pairs; ++i, w >>= 8) {
-    *out++ = digits[w & 0xf];
-    *out++ = digits[(w >> 4) & 0xf];
-  }
+  for (int i = 0; i < pairs; ++i, w >>= 8, out += 2) std::memcpy(out, kHexPairs[w & 0xff].data(), 2);
   return out;
 }
 
