@@ -51,13 +51,13 @@ std::string log_tail(const fs::path& dir) {
   return last.empty() ? "(empty log)" : last;
 }
 
-// The kernel's ephemeral range (net.ipv4.ip_local_port_range); Linux's
-// default if it cannot be read.
-std::pair<int, int> ephemeral_port_range() {
+// Where the kernel's ephemeral range starts (net.ipv4.ip_local_port_range);
+// Linux's default if it cannot be read.
+int ephemeral_ports_start() {
   std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
   int low = 0, high = 0;
-  if (in >> low >> high && 1024 < low && low <= high) return {low, high};
-  return {32768, 60999};
+  if (in >> low >> high && 1024 < low && low <= high) return low;
+  return 32768;
 }
 
 bool loopback_port_bindable(int port) {
@@ -83,8 +83,8 @@ bool loopback_port_bindable(int port) {
 // and a cursor that never hands out a port twice keep parallel suites and
 // one cluster's members apart.
 int free_loopback_port() {
-  static const auto [low, high] = ephemeral_port_range();
-  const int first = low / 2;  // [low/2, low): 16384 ports below Linux's default range
+  static const int low = ephemeral_ports_start();
+  const int first = std::max(low / 2, 1024);  // [low/2, low): 16384 ports below Linux's default range
   const int span = low - first;
   static std::atomic<int> cursor{static_cast<int>(std::random_device{}() % static_cast<unsigned>(span))};
   for (int tries = 0; tries < span; ++tries) {
