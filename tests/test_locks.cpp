@@ -441,8 +441,8 @@ LockConfig redlock_config() {
 }
 
 TEST_CASE("a simulated token is a lowercase UUID, the same for the same seed and client, drawn either way", "[locks]") {
-  // Tokens reach the engine, so every digest depends on how they are written:
-  // pinned here too, where a failure names the token rather than a digest.
+  // No digest covers a token's characters (a run with upper-case tokens keeps
+  // every digest), so how a token is written is pinned here.
   auto draw = [] {
     sim::World world(1);
     locks::SimRuntime rt(world.add_host("A"), 1, [](std::size_t) { return sim::HostId{0}; }, 1s);
