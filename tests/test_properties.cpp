@@ -532,7 +532,7 @@ int total_buys(const Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("a drawn sale is a valid inventory scenario for every method and loads back equal", "[hunt]") {
+TEST_CASE("a drawn sale is a valid inventory scenario for every method and loads back equal", "[hunt][property]") {
   for (const std::string& name : inventory_method_names()) {
     const InventoryMethod method = *inventory_method_of(name);
     const GenLimits limits = sale_limits({method}, default_hunt_kinds());
@@ -565,7 +565,7 @@ TEST_CASE("a drawn sale is a valid inventory scenario for every method and loads
   }
 }
 
-TEST_CASE("drawing a sale leaves the rest of a seed's draw as it was", "[hunt]") {
+TEST_CASE("drawing a sale leaves the rest of a seed's draw as it was", "[hunt][property]") {
   const GenLimits plain = limits_of(default_hunt_kinds(), 4, 3);
   GenLimits with_sale = plain;
   with_sale.inventory_methods = hunted_inventory_methods();
@@ -587,7 +587,7 @@ TEST_CASE("drawing a sale leaves the rest of a seed's draw as it was", "[hunt]")
 // The generator makes no violation by construction: without faults and with
 // work shorter than the TTL, a sale through a lock (or decr, or lua) shows
 // none. (read-check-write races without any fault: that is the method.)
-TEST_CASE("a drawn sale without faults shows no violation by any method but read-check-write", "[hunt]") {
+TEST_CASE("a drawn sale without faults shows no violation by any method but read-check-write", "[hunt][property]") {
   HuntOptions o = sale_hunt("token", {InventoryMethod::Lock, InventoryMethod::Segmented, InventoryMethod::Decr,
                                       InventoryMethod::Lua},
                             "", 120);
@@ -599,7 +599,7 @@ TEST_CASE("a drawn sale without faults shows no violation by any method but read
 }
 
 TEST_CASE("a sale hunt finds naive-del's oversell under a pause and shrinks it to one pause, one item, two buys",
-          "[hunt]") {
+          "[hunt][property]") {
   const HuntOptions o = sale_hunt("naive-del", hunted_inventory_methods(), "oversell", 500);
   const HuntResult r = hunt(o);
   REQUIRE(r.found);
@@ -623,7 +623,7 @@ TEST_CASE("a sale hunt finds naive-del's oversell under a pause and shrinks it t
   CHECK(scenario_to_toml(again.minimal) == scenario_to_toml(r.minimal));
 }
 
-TEST_CASE("the shrinker takes a hand-written sale to fewer buys, less stock and fewer buyers", "[hunt]") {
+TEST_CASE("the shrinker takes a hand-written sale to fewer buys, less stock and fewer buyers", "[hunt][property]") {
   const auto sale = load_catalog_scenario("inventory-lock-gc-pause");
   REQUIRE(sale);
   const auto oversells = shows_violation("token", 1, "oversell");

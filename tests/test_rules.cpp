@@ -7,6 +7,7 @@
 // different digests for the same seed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -271,4 +272,30 @@ TEST_CASE("the two-draws rule catches direct and lambda draws, and allows one pe
   CHECK(statements_with_two_draws(lambda + "const bool forward = rng.chance(1, 2);\nf.by = span(m) * (forward ? 1 : -1);").empty());
   CHECK(statements_with_two_draws("if (a && rng.chance(1, 2)) { d *= 1 << rng.below(4); }").empty());
   CHECK(statements_with_two_draws(code_only("x = rng.next(); // then rng.next() again")).empty());
+}
+
+TEST_CASE("every test case carries a tag that a ctest suite runs", "[rules]") {
+  // A suite reaches ctest (and CI) as locksim_test(NAME "[tag]" ...) in tests/CMakeLists.txt. A test
+  // case with none of those tags is compiled and never run: five [hunt] cases were, and one of them
+  // broke unseen when the shrinker changed.
+  std::ifstream in(fs::path(LOCKSIM_SOURCE_DIR) / "tests" / "CMakeLists.txt");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string cmake = text.str();
+  std::set<std::string> run;
+  const std::regex suite(R"re(locksim_test\(\s*\w+\s+"\[([^\]"]+)\]")re");
+  for (auto it = std::sregex_iterator(cmake.begin(), cmake.end(), suite); it != std::sregex_iterator(); ++it)
+    run.insert((*it)[1].str());
+  REQUIRE(run.count("rules") == 1);  // this very test's suite: the pattern reads the file
+  std::vector<std::string> never_run;
+  for (const Catch::TestCase& test : Catch::getRegistryHub().getTestCaseRegistry().getAllTests()) {
+    const bool runs = std::any_of(test.lcaseTags.begin(), test.lcaseTags.end(),
+                                  [&run](const std::string& tag) { return run.count(tag) == 1; });
+    if (!runs) never_run.push_back(test.name + " " + test.tagsAsString());
+  }
+  std::string listed;
+  for (const auto& name : never_run) listed += "\n  " + name;
+  INFO("never run by ctest:" << listed);
+  CHECK(never_run.empty());
 }
