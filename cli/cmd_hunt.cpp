@@ -121,9 +121,6 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
     if (!base) throw InputError(base.error().to_string());
     if (auto why = locks::topology_mismatch(*lock, base->topology))
       throw InputError("hunt: --scenario: " + base->name + ": " + *why);
-    if (static_cast<std::size_t>(base->redis.masters) < lock->min_nodes)
-      throw InputError("hunt: " + a.lock + " needs at least " + std::to_string(lock->min_nodes) +
-                       " Redis masters; scenario " + base->name + " has " + std::to_string(base->redis.masters));
     o.base = std::move(base.value());
   }
   return o;
@@ -204,17 +201,23 @@ int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
 }
 
 // The environment every case gives the lock, as its file states it needs
-// (scenarios/lock_assumptions.hpp): a finding is then the lock's own.
-void print_assumptions(const std::string& lock_name) {
-  const auto lock = locks::find_lock(lock_name);
+// (scenarios/lock_assumptions.hpp): a finding is then the lock's own. On a
+// --scenario base, what the base had where it fell short.
+void print_assumptions(const scenarios::HuntOptions& options) {
+  const auto lock = locks::find_lock(options.lock_kind);
   if (!lock) return;
+  if (options.base) {
+    for (const auto& assumption : scenarios::assumptions_given_to(*options.base, *lock))
+      std::cout << "assumes   " << lock->name << ": " << assumption << "\n";
+    return;
+  }
   for (const auto& assumption : scenarios::stated_assumptions(*lock))
-    std::cout << "assumes   " << lock_name << ": " << assumption << " (given to every case)\n";
+    std::cout << "assumes   " << lock->name << ": " << assumption << " (given to every case)\n";
 }
 
 int run_hunt(const HuntArgs& a, bool budget_given) {
-  print_assumptions(a.lock);
   scenarios::HuntOptions options = hunt_options(a, budget_given);
+  print_assumptions(options);
   Progress progress(time_limit(a.time));
   options.keep_going = [&progress](std::uint64_t cases, bool found) { return progress.update(cases, found); };
   const scenarios::HuntResult result = scenarios::hunt(options);

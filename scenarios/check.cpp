@@ -198,9 +198,6 @@ bool redis_only(const FaultKindInfo& k, const Scenario& s) {
 
 std::string validate(const Scenario& s, const CheckOptions& o, const locks::LockInfo& lock) {
   if (auto why = locks::topology_mismatch(lock, s.topology)) return "check: --lock: " + *why;
-  if (s.topology == locks::Topology::Redis && static_cast<std::size_t>(s.redis.masters) < lock.min_nodes)
-    return "check: " + lock.name + " needs at least " + std::to_string(lock.min_nodes) + " Redis masters; scenario " +
-           s.name + " has " + std::to_string(s.redis.masters);
   if (o.max_faults < 1 || o.max_faults > kMaxCheckFaults)
     return "check: --faults must be from 1 to " + std::to_string(kMaxCheckFaults) + " (the schedules grow as singles^K), got " +
            std::to_string(o.max_faults);
@@ -395,7 +392,7 @@ Result<CheckPlan, std::string> plan_check(const Scenario& base, const CheckOptio
   plan.property = o.property;
   plan.max_faults = o.max_faults;
   plan.kinds = o.kinds.empty() ? kinds_that_apply(plan.base) : o.kinds;
-  plan.assumptions = stated_assumptions(*lock);
+  plan.assumptions = assumptions_given_to(base, *lock);
 
   RunOptions run_options;
   run_options.lock_kind = plan.lock_kind;
@@ -704,7 +701,7 @@ std::string bound_text(const CheckPlan& plan) {
   text += "  sizes       " + list(sizes) + "\n";
   text += "  seed        " + std::to_string(kBaselineSeed) + " (one seed of network jitter)\n";
   text += "  property    " + (plan.property.empty() ? std::string("any violation") : plan.property) + "\n";
-  for (const auto& a : plan.assumptions) text += "  assumes     " + a + " (given)\n";
+  for (const auto& a : plan.assumptions) text += "  assumes     " + a + "\n";
   return text;
 }
 

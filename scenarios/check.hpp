@@ -115,7 +115,7 @@ struct CheckPlan {
   std::vector<BoundaryValue> offsets;
   std::vector<BoundaryValue> sizes;          // every boundary size in use
   std::vector<CheckFault> singles;
-  std::vector<std::string> assumptions;      // given to the lock (lock_assumptions.hpp)
+  std::vector<std::string> assumptions;      // given to the lock, with what the scenario had (lock_assumptions.hpp)
   ScheduleOutcome baseline;                  // the fault-free run, its activity recorded
   bool sentinel = false;                     // the topology has one (it reads partitions)
 };

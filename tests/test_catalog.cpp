@@ -22,6 +22,7 @@
 #include "locks/registry.hpp"
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/lock_assumptions.hpp"
 #include "scenarios/runner.hpp"
 #include "vocab/task.hpp"
 #include "sim/trace.hpp"
@@ -199,6 +200,36 @@ TEST_CASE("hunt gives a fenced lock fencing storage in every case and says so", 
   CHECK(out.find("stale-write after") == std::string::npos);
   auto [token, token_code] = run_cli("hunt --lock token --budget 1 --faults pause");
   CHECK(token.find("assumes") == std::string::npos);
+}
+
+TEST_CASE("check and hunt give Redlock the masters it needs on a one-master scenario, and say what it had",
+          "[catalog]") {
+  // gc-pause has [redis] masters = 1; a file that says so is refused by `run`, but a search on it
+  // gives the lock what it assumes, as it gives a fenced lock fencing storage.
+  auto [out, code] = run_cli("check gc-pause --lock redlock-fenced --faults 1 --kinds pause");
+  INFO(out);
+  CHECK((code == 0 || code == 1));
+  CHECK(out.find("\n  assumes     at least 4 Redis masters (given; the scenario has [redis] masters = 1)\n") !=
+        std::string::npos);
+  CHECK(out.find("\n  assumes     the storage checks fencing tokens (given; the scenario has [storage] fencing = false)\n") !=
+        std::string::npos);
+  CHECK(out.find("\n  targets     A, B, C, redis-1, redis-2, redis-3, redis-4\n") != std::string::npos);  // given masters are targets
+  auto [fenced, fenced_code] = run_cli("check fencing-gc-pause --lock fenced --faults 1 --kinds pause");
+  CHECK(fenced.find("\n  assumes     the storage checks fencing tokens (given)\n") != std::string::npos);
+  CHECK(fenced.find("Redis masters") == std::string::npos);  // one master is all a fenced lock needs
+
+  scenarios::Scenario one_master = scenarios::load_catalog_scenario("gc-pause").value();
+  const locks::LockInfo redlock = locks::find_lock("redlock").value();
+  CHECK(scenarios::unmet_assumptions(one_master, redlock) ==
+        std::vector<std::string>{"[redis] masters = 1: redlock assumes at least 3 Redis masters"});
+  scenarios::give_assumed_environment(one_master, redlock);
+  CHECK(one_master.redis.masters == 3);
+  CHECK(scenarios::unmet_assumptions(one_master, redlock).empty());
+
+  auto [hunt, hunt_code] = run_cli("hunt --lock redlock --scenario gc-pause --budget 3 --faults pause");
+  INFO(hunt);
+  CHECK(hunt.rfind("assumes   redlock: at least 3 Redis masters (given; the scenario has [redis] masters = 1)\n", 0) == 0);
+  CHECK(hunt.find("needs at least") == std::string::npos);
 }
 
 TEST_CASE("hunt --workload inventory searches sales and prints a minimal sale that reruns", "[catalog][hunt]") {
