@@ -457,11 +457,11 @@ class Shrinker {
 
   // Lowers a value from `hi` to `lo`, else bisects (whole ms, to within
   // 1/32 or 1 ms) between the highest passing and the lowest failing value.
-  // One step below `hi` and then halfway are tried before the rest: most
-  // values cannot be lowered at all, and that answers them in three runs
-  // instead of six. Halfway is asked even when the step fails, because a
-  // fault's time is not monotone: a pause that misses its purchase a step
-  // earlier may land in an earlier purchase at half the time.
+  // One step below `hi` is tried first, and halfway only if that step does
+  // not fail: most values cannot be lowered at all, and that answers them in
+  // three runs instead of six. Halfway is still asked because a fault's time
+  // is not monotone: a pause that misses its purchase a step earlier may
+  // land in an earlier purchase at half the time.
   bool bisect_with(Scenario& s, Duration hi, Duration lo, const Make& make) {
     if (hi <= lo) return false;
     if (accept(s, make(s, lo))) return true;
