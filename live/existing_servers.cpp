@@ -99,7 +99,20 @@ void prefix_keys(scenarios::Scenario& s, const std::string& prefix) {
 }
 
 std::vector<std::string> touched_keys(const scenarios::Scenario& prefixed, const std::string& order_key) {
-  std::vector<std::string> keys = {prefixed.lock.key, prefixed.lock.fence_key()};
+  // Every lock key the workload takes (one per segment of a segmented sale:
+  // scenarios::lock_keys) and each one's fence counter, as the workload
+  // builds each segment's lock (inventory_buyer: the scenario's lock with
+  // the segment's key); a shared counter_key is listed once.
+  std::vector<std::string> keys;
+  const auto add = [&keys](const std::string& key) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  };
+  for (const std::string& key : scenarios::lock_keys(prefixed)) {
+    locks::LockConfig segment = prefixed.lock;
+    segment.key = key;
+    add(key);
+    add(segment.fence_key());
+  }
   if (prefixed.workload == scenarios::WorkloadKind::Inventory)
     for (const std::string& key :
          {scenarios::stock_key(prefixed), scenarios::buyers_key(prefixed)})

@@ -3,7 +3,8 @@
 //  - only loopback addresses unless --allow-remote (a typo must not point a
 //    fault injector at production);
 //  - every key it touches carries a prefix (default `locksim:<random>:`):
-//    the lock key, its fencing counter, the probes' order counter; none of
+//    the lock key (one per segment of a segmented sale), each one's fencing
+//    counter, a sale's stock and buyers, the probes' order counter; none of
 //    them may exist before the run (exit 2), and exactly those are deleted
 //    at the end — never a SCAN-and-delete of what others wrote;
 //  - faults that need process control of a server (pause, crash,
