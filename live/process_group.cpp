@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
+#include <mutex>
 #include <thread>
 
 extern char** environ;
@@ -30,6 +32,86 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+long max_fd() { return std::min(::sysconf(_SC_OPEN_MAX), 65536L); }
+
+// In a forked child (async-signal-safe): the parent's handlers back to their
+// defaults, SIGINT ignored (Ctrl-C is locksim's to handle), a process group
+// of its own, and the signal mask cleared (the forking thread blocked all).
+void child_signals_and_group() {
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+  ::signal(SIGINT, SIG_IGN);
+  ::setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+// A group's watchdog (process_group.hpp): its pid and the write end of the
+// pipe it reads, the only copy of which this process holds.
+struct Watchdog {
+  pid_t pid = -1;
+  int pipe = -1;
+};
+std::mutex g_watchdogs_mutex;
+std::map<pid_t, Watchdog> g_watchdogs;  // by the group it guards
+
+// Forks the watchdog of group `group`: in a process group of its own (no
+// Ctrl-C from the terminal), without PR_SET_PDEATHSIG (it must outlive
+// locksim), it waits until its pipe reads end-of-file — locksim closed it,
+// or died however it died — then SIGKILLs the whole group and exits.
+Watchdog start_watchdog(pid_t group) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  const long fd_limit = max_fd();
+  sigset_t all, parent_mask;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &parent_mask);
+  const pid_t pid = ::fork();
+  if (pid == 0) {  // only async-signal-safe calls from here on
+    child_signals_and_group();
+    ::signal(SIGHUP, SIG_IGN);  // a closed terminal is no reason to leave the group running
+    for (long fd = 0; fd < fd_limit; ++fd)  // another group's pipe too: its watchdog must see its EOF
+      if (fd != fds[0]) ::close(static_cast<int>(fd));
+    char byte = 0;
+    for (ssize_t n; (n = ::read(fds[0], &byte, 1)) != 0;)
+      if (n < 0 && errno != EINTR) break;
+    ::kill(-group, SIGKILL);
+    ::_exit(0);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &parent_mask, nullptr);
+  ::close(fds[0]);
+  if (pid < 0) {
+    ::close(fds[1]);
+    return {};
+  }
+  return {pid, fds[1]};
+}
+
+// Ends the watchdog of group `group`, if it has one: it SIGKILLs the group
+// (what is left of it) and exits; reaped here. Called before the group's
+// leader is reaped, so its id cannot have been reused for another group.
+void release_watchdog(pid_t group) {
+  Watchdog w;
+  {
+    std::lock_guard<std::mutex> lock(g_watchdogs_mutex);
+    const auto it = g_watchdogs.find(group);
+    if (it == g_watchdogs.end()) return;
+    w = it->second;
+    g_watchdogs.erase(it);
+  }
+  ::close(w.pipe);
+  while (::waitpid(w.pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// Whether the child has exited, leaving it unreaped (its group id stays ours).
+bool exited(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;
+  return info.si_pid == pid;
+}
+
 }  // namespace
 
 pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::vector<std::string>* env_in,
@@ -41,7 +123,7 @@ pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::ve
   char** const child_env = env_in ? envp.data() : environ;
   const std::string out_path = log.string();
   const pid_t parent = ::getpid();
-  const long max_fd = std::min(::sysconf(_SC_OPEN_MAX), 65536L);
+  const long fd_limit = max_fd();
   // Every signal is blocked across the fork: a stop (SIGTERM to the new
   // group) that lands before the child has reset the parent's handlers
   // stays pending until they are reset, instead of running the parent's
@@ -56,37 +138,41 @@ pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::ve
     return -1;
   }
   if (pid == 0) {  // only async-signal-safe calls from here on
-    for (int sig = 1; sig < NSIG; ++sig)
-      if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
-    ::signal(SIGINT, SIG_IGN);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    ::setpgid(0, 0);
     if (::getppid() != parent) ::_exit(127);
-    sigset_t none;  // the forking thread's mask is inherited (all blocked here): clear it
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    child_signals_and_group();  // the mask last: a pending stop acts only once the handlers are reset
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     int in = ::open("/dev/null", O_RDONLY);
     if (out >= 0) ::dup2(out, 1), ::dup2(out, 2);
     if (in >= 0) ::dup2(in, 0);
-    for (long fd = 3; fd < max_fd; ++fd) ::close(static_cast<int>(fd));
+    for (long fd = 3; fd < fd_limit; ++fd) ::close(static_cast<int>(fd));
     ::execve(argv[0], argv.data(), child_env);
     ::_exit(127);
   }
   ::pthread_sigmask(SIG_SETMASK, &parent_mask, nullptr);
   ::setpgid(pid, pid);  // also here: no race with the first signal
+  const Watchdog watchdog = start_watchdog(pid);
+  if (watchdog.pid < 0) {  // no process to spare: no server without its watchdog
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return -1;
+  }
+  std::lock_guard<std::mutex> lock(g_watchdogs_mutex);
+  g_watchdogs[pid] = watchdog;
   return pid;
 }
 
 bool reaped(pid_t pid) {
-  int status = 0;
-  const pid_t r = ::waitpid(pid, &status, WNOHANG);
-  return r == pid || (r < 0 && errno == ECHILD);
+  if (!exited(pid)) return false;
+  release_watchdog(pid);  // also kills what a wrapper script left in the group
+  ::waitpid(pid, nullptr, WNOHANG);
+  return true;
 }
 
 void kill_process_group(pid_t& pid) {
   if (pid <= 0) return;
   ::kill(-pid, SIGKILL);
+  release_watchdog(pid);
   ::waitpid(pid, nullptr, 0);
   pid = -1;
 }
@@ -97,8 +183,7 @@ void stop_process_group(pid_t& pid, std::chrono::milliseconds grace) {
   ::kill(-pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (reaped(pid)) {
-      ::kill(-pid, SIGKILL);  // what a wrapper script left in its group
+    if (reaped(pid)) {  // the watchdog killed what a wrapper script left in the group
       pid = -1;
       return;
     }

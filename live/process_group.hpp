@@ -6,7 +6,11 @@
 // ignored (Ctrl-C is locksim's to handle; it tears the children down),
 // stdin from /dev/null, stdout and stderr into a log file and no other
 // inherited descriptor. Signals go to the whole group, so a wrapper script
-// cannot leave its server behind.
+// cannot leave its server behind. PR_SET_PDEATHSIG reaches only the child
+// itself (a wrapper script's own children do not inherit it), so each group
+// also has a watchdog: a small forked process that waits on a pipe only
+// locksim holds and SIGKILLs the whole group when it reads end-of-file —
+// when locksim stops the group, or dies, even by SIGKILL.
 #pragma once
 
 #include <sys/types.h>
@@ -23,8 +27,8 @@ namespace locksim::live {
 pid_t spawn_process_group(const std::vector<std::string>& argv, const std::vector<std::string>* env,
                           const std::filesystem::path& log);
 
-// Whether the child has exited (and is reaped now); true for a pid that is
-// not our child.
+// Whether the child has exited (and is reaped now, the rest of its group
+// killed by its watchdog); true for a pid that is not our child.
 bool reaped(pid_t pid);
 
 // SIGCONT (a stopped process cannot act on SIGTERM), SIGTERM, then SIGKILL

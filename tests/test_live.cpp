@@ -1717,3 +1717,83 @@ TEST_CASE("a server's port is picked below the ephemeral range, bindable, and ne
   CHECK(::listen(fd, 1) == 0);
   ::close(fd);
 }
+
+TEST_CASE("live --redis: every segment of a segmented sale and its fence key are refused if there, deleted after "
+          "(issue 35)",
+          "[live]") {
+  tests::skip_without_redis_server();
+  tests::RedisServerProcess server;
+  locks::HiredisConn admin(locks::parse_endpoint(server.endpoint()));
+  REQUIRE(admin.execute({"SET", "unrelated:key", "keep"}).is_ok());
+  live::LiveOptions options;
+  options.redis_endpoints = {server.endpoint()};
+  options.key_prefix = "mine:";
+  options.lock_kind = "fenced";  // INCRs each segment's fence key: mine:sale:42:N:fence
+  const auto sale = catalog_scenario("inventory-segmented");
+  auto run = live::run_live(sale, options);
+  INFO((run ? std::string() : run.error().message));
+  REQUIRE(run);
+  const auto left = admin.execute({"KEYS", "mine:*"});
+  std::string names;
+  for (const auto& k : left.elements) names += k.str + " ";
+  INFO("left on the server: " << names);
+  CHECK(left.elements.empty());  // it used to leave mine:sale:42:1:fence .. :5:fence
+  CHECK(admin.execute({"GET", "unrelated:key"}).str == "keep");
+  for (const std::string key : {"mine:sale:42:3", "mine:sale:42:5:fence"}) {
+    INFO(key);
+    REQUIRE(admin.execute({"SET", key, "theirs"}).is_ok());
+    auto refused = live::run_live(sale, options);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().exit_code == 2);
+    CHECK_THAT(refused.error().message, Catch::Contains("key " + key + " already exists"));
+    CHECK(admin.execute({"GET", key}).str == "theirs");
+    REQUIRE(admin.execute({"DEL", key}).integer == 1);
+  }
+}
+
+namespace {
+
+// Whether a process is gone (or a zombie nobody has reaped yet: it runs nothing).
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!stat || !std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("a server started through a wrapper script dies with locksim, even when locksim is SIGKILLed (issue 35)",
+          "[live]") {
+  tests::skip_without_redis_server();
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-orphan-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The wrapper keeps redis-server as its child (no exec), as many wrappers
+  // do; PR_SET_PDEATHSIG reaches the wrapper only.
+  const fs::path wrapper = dir / "wrapped-redis-server", server_pid = dir / "server.pid";
+  std::ofstream(wrapper) << "#!/bin/sh\n" << tests::find_redis_server()->string() << " \"$@\" &\necho $! > "
+                         << server_pid.string() << "\nwait\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  const auto [pid_text, spawned] = run_shell(std::string(LOCKSIM_BINARY) + " live gc-pause --lock token --time-scale 1 "
+                                             "--redis-server " + wrapper.string() + " >/dev/null 2>&1 & echo $!");
+  REQUIRE(spawned == 0);
+  const pid_t locksim = static_cast<pid_t>(std::stol(pid_text));
+  pid_t server = -1;
+  for (int i = 0; i < 3000 && server < 0; ++i) {  // up to 30 s for the server to start
+    std::ifstream in(server_pid);
+    long pid = 0;
+    if (in >> pid && pid > 0) server = static_cast<pid_t>(pid);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(server > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the run get going
+  REQUIRE_FALSE(process_gone(server));
+  ::kill(locksim, SIGKILL);
+  for (int i = 0; i < 2000 && !process_gone(server); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const bool gone = process_gone(server);
+  if (!gone) ::kill(server, SIGKILL);  // it used to be left running, orphaned
+  CHECK(gone);
+  fs::remove_all(dir);
+}
