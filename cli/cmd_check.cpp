@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_files.hpp"
 #include "cli/parallel.hpp"
 #include "cli/sweep.hpp"
 #include "cli/terminal.hpp"
@@ -37,6 +38,7 @@
 #include "scenarios/check.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "sim/scheduler.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::cli {
 
@@ -303,7 +305,7 @@ void print_counts(const Outcome& o, const CheckArgs& a, double seconds) {
 
 void print_in_full(const scenarios::CheckPlan& plan, const Violating& v) {
   const scenarios::Scenario s = scenarios::schedule_scenario(plan, v.schedule, v.number);
-  std::cout << "\n# schedule " << v.number << " (save as " << s.name << ".toml)\n" << scenarios::scenario_to_toml(s) << "\n";
+  std::cout << "\n# schedule " << v.number << " (save as " << printable(s.name) << ".toml)\n" << scenarios::scenario_to_toml(s) << "\n";
   const auto run = scenarios::run_scenario(s, schedule_run_options(s, plan.lock_kind));
   if (!run) throw std::runtime_error("schedule " + std::to_string(v.number) + " does not run: " + run.error());
   std::cout << reports::run_to_text(*run, s.description, stdout_style());
@@ -322,7 +324,7 @@ int report(const scenarios::CheckPlan& plan, Outcome& o) {
     std::cout << (o.interrupted ? "so far    " : "result    ") << o.violating.size()
               << " violating schedule(s), smallest first:\n";
     for (const Violating& v : o.violating)
-      std::cout << "  " << v.number << ". " << faults_text(plan, v.schedule) << " -> " << joined(v.kinds) << "\n";
+      std::cout << "  " << v.number << ". " << printable(faults_text(plan, v.schedule)) << " -> " << joined(v.kinds) << "\n";
     for (std::size_t i = 0; i < o.violating.size() && i < kShownInFull; ++i) print_in_full(plan, o.violating[i]);
     if (o.violating.size() > kShownInFull)
       std::cout << "\n(" << o.violating.size() - kShownInFull << " more listed above; --out has every run record)\n";
@@ -337,12 +339,14 @@ int run_check(const CheckArgs& a) {
   g_stop.store(false);  // a signal from here on, even while planning, ends the walk
   handle_stop_signals(&request_check_stop, "\ncheck: second signal: stopped at once\n");
   const scenarios::CheckPlan plan = make_plan(a);
+  refuse_output_over_input("check", "--out", a.out, {a.scenario});
+  const OutputLock out_lock("check", "--out", a.out);  // before the truncation: a second check's file is kept
   std::ofstream file;
   if (!a.out.empty()) {
     file.open(a.out, std::ios::binary | std::ios::trunc);
     if (!file) throw InputError(a.out + ": cannot write");
   }
-  std::cout << "check     " << plan.base.name << " --lock " << plan.lock_kind << "\nbound\n" << scenarios::bound_text(plan)
+  std::cout << "check     " << printable(plan.base.name) << " --lock " << plan.lock_kind << "\nbound\n" << scenarios::bound_text(plan)
             << std::flush;
   Outcome outcome = run_schedules(plan, a, a.out.empty() ? nullptr : &file);
   print_counts(outcome, a, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());

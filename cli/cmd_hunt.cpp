@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "cli/commands.hpp"
+#include "cli/output_files.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
 #include "locks/registry.hpp"
@@ -33,6 +34,7 @@
 #include "scenarios/repro.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "scenarios/schedule_gen.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::cli {
 
@@ -187,7 +189,7 @@ int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
   if (!a.out.empty()) write_file(a.out, toml);
   std::cout << "hunt      " << a.lock << ": " << r.violation << " after " << r.cases << " case(s) (seed " << a.seed
             << "); shrunk in " << r.shrink.runs << " runs (" << r.shrink.steps << " steps)\n\n"
-            << "# minimal counterexample" << (a.out.empty() ? " (save as FILE.toml, or use --out)" : ": " + a.out)
+            << "# minimal counterexample" << (a.out.empty() ? " (save as FILE.toml, or use --out)" : ": " + printable(a.out))
             << "\n" << toml << "\n";
   scenarios::RunOptions options;
   options.lock_kind = a.lock;
@@ -216,6 +218,7 @@ void print_assumptions(const scenarios::HuntOptions& options) {
 }
 
 int run_hunt(const HuntArgs& a, bool budget_given) {
+  refuse_output_over_input("hunt", "--out", a.out, {a.scenario});  // before the search, not after it
   scenarios::HuntOptions options = hunt_options(a, budget_given);
   print_assumptions(options);
   Progress progress(time_limit(a.time));

@@ -16,6 +16,7 @@
 #include "live/live_runner.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::cli {
 
@@ -38,7 +39,7 @@ int show(const LiveArgs& args, const live::LiveRun& live, std::int64_t time_scal
   if (args.format == "json") {
     std::cout << live_run_json(live, time_scale_ppm).dump() << "\n";
   } else {
-    for (const auto& n : live.notes) std::cout << "live      " << n << "\n";
+    for (const auto& n : live.notes) std::cout << "live      " << printable(n) << "\n";
     std::cout << reports::run_to_text(live.run, description, stdout_style());
   }
   return live.run.matched ? kMatched : kUnmatched;

@@ -6,9 +6,11 @@
 // format goes to --out PATH as a file (stdout without --out); several need
 // --out DIR and write DIR/report.html, DIR/report.md, ... Every file is
 // written to a temporary name beside it and renamed, so an interrupted
-// report never leaves half a file. Exit codes: 0 every run matched, 1 some
-// did not, 2 bad input (file:line: field: message), 3 a run recorded twice
-// with different digests (determinism broke) or an internal error.
+// report never leaves half a file; a device or FIFO is written in place
+// (never replaced), and an --out that is one of the input files is refused.
+// Exit codes: 0 every run matched, 1 some did not, 2 bad input (file:line:
+// field: message), 3 a run recorded twice with different digests
+// (determinism broke) or an internal error.
 //
 // Live lines (`live --format json`, `sweep --live`) may be in the same files
 // or extra ones: they add "confirmed on real Redis" per cell and never count
@@ -20,8 +22,10 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_files.hpp"
 #include "reports/comparison.hpp"
 #include "reports/report.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::cli {
 
@@ -50,8 +54,20 @@ std::vector<reports::ReportFormat> parse_formats(const std::string& text) {
   return formats;
 }
 
+// A device or FIFO (`--out /dev/null`, `--out >(gzip > r.gz)`) is written
+// in place: renaming a file over it would replace the device node itself.
+void write_in_place(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text) || !out.flush()) throw InputError(path.string() + ": cannot write the report");
+}
+
 // Writes beside the target, then renames over it (atomic on one filesystem).
-void write_atomically(const fs::path& path, const std::string& text) {
+// A symlink is followed: its target gets the report, the link stays.
+void write_atomically(const fs::path& given, const std::string& text) {
+  if (is_special_file(given.string())) return write_in_place(given, text);
+  std::error_code canonical_error;
+  const fs::path path = fs::is_symlink(given) ? fs::canonical(given, canonical_error) : given;
+  if (canonical_error) return write_in_place(given, text);  // a dangling link: its target is created
   fs::path tmp = path;
   tmp += ".tmp-" + std::to_string(::getpid());
   {
@@ -88,6 +104,25 @@ std::optional<int> read_inputs(const std::vector<std::string>& files, reports::C
   return std::nullopt;
 }
 
+// No report file may be one of `inputs`: the JSONL files (checked before
+// they are read), then also the scenario files their runs name as `source`
+// (the HTML report re-runs them for its timelines).
+void refuse_outputs_over_inputs(const ReportArgs& args, const std::vector<std::string>& inputs) {
+  if (args.out.empty()) return;
+  const auto formats = parse_formats(args.format);
+  if (formats.size() == 1 && !fs::is_directory(args.out))
+    return refuse_output_over_input("report", "--out", args.out, inputs);
+  for (auto format : formats)
+    refuse_output_over_input("report", "--out", (fs::path(args.out) / reports::report_file_name(format)).string(),
+                             inputs);
+}
+
+std::vector<std::string> files_and_sources(const ReportArgs& args, const reports::Comparison& comparison) {
+  std::vector<std::string> inputs = args.files;
+  for (const auto& [key, cell] : comparison.cells()) inputs.push_back(cell.source);
+  return inputs;
+}
+
 void write_reports(const ReportArgs& args, const reports::Comparison& comparison) {
   const auto formats = parse_formats(args.format);
   if (args.out.empty()) {
@@ -105,7 +140,7 @@ void write_reports(const ReportArgs& args, const reports::Comparison& comparison
   for (auto format : formats) {
     const fs::path path = fs::path(args.out) / reports::report_file_name(format);
     write_atomically(path, reports::render_report(comparison, format));
-    std::cerr << "wrote " << path.string() << "\n";
+    std::cerr << "wrote " << printable(path.string()) << "\n";
   }
 }
 
@@ -121,8 +156,10 @@ Handler add_report_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Output file (one format) or directory (several); default stdout");
   return [args]() -> int {
     parse_formats(args->format);  // a bad --format fails before reading input
+    refuse_outputs_over_inputs(*args, args->files);
     reports::Comparison comparison;
     if (auto code = read_inputs(args->files, comparison)) return *code;
+    refuse_outputs_over_inputs(*args, files_and_sources(*args, comparison));
     reports::annotate_faults(comparison);
     write_reports(*args, comparison);
     return comparison.unmatched_runs() == 0 ? kMatched : kUnmatched;

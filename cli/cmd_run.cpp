@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/output_files.hpp"
 #include "cli/run_store.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
@@ -29,6 +30,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/input_file.hpp"
 #include "scenarios/runner.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::cli {
 
@@ -43,6 +45,7 @@ struct RunArgs {
   bool trace = false;
   std::string timeline;
   std::string store;  // --store DIR (cli/run_store.hpp)
+  std::vector<std::string> inputs;  // files read (the scenario, a replayed file): never written over
 };
 
 void add_run_options(CLI::App& cmd, RunArgs& args) {
@@ -55,6 +58,20 @@ void add_run_options(CLI::App& cmd, RunArgs& args) {
   cmd.add_option("--store", args.store,
                  "Keep the run's result, history (JSONL), timeline, trace and verdict under DIR/<scenario>/<lock>/"
                  "seed-<N>, with DIR/latest pointing at it");
+}
+
+// The options above that write a file: a repro string given to `replay`
+// must not hold one (it would write wherever the string says).
+const std::vector<std::string>& file_writing_options() {
+  static const std::vector<std::string> names = {"--timeline", "--store"};
+  return names;
+}
+
+// Refuses, before the run, an output that is one of the files it reads.
+void refuse_outputs_over_inputs(const std::string& command, RunArgs& args) {
+  args.inputs.push_back(args.scenario);
+  refuse_output_over_input(command, "--timeline", args.timeline, args.inputs);
+  refuse_output_over_input(command, "--store", args.store, args.inputs);
 }
 
 scenarios::RunResult execute(const RunArgs& args, std::string* description) {
@@ -101,11 +118,11 @@ int show(const RunArgs& args, const scenarios::RunResult& run, const std::string
   }
   if (!args.timeline.empty()) {
     write_timeline(run, args.timeline);
-    if (args.format != "json") std::cout << "timeline  " << args.timeline << "\n";
+    if (args.format != "json") std::cout << "timeline  " << printable(args.timeline) << "\n";
   }
   if (!args.store.empty()) {
-    const std::string folder = store_run(args.store, run, description);
-    if (args.format != "json") std::cout << "stored    " << folder << "\n";
+    const std::string folder = store_run(args.store, run, description, args.inputs);
+    if (args.format != "json") std::cout << "stored    " << printable(folder) << "\n";
   }
   return run.matched ? kMatched : kUnmatched;
 }
@@ -123,6 +140,7 @@ int replay_json(const std::string& text, const RunArgs& base) {
   args.scenario = record->source;  // the catalog name or file it came from (the name when the line has none)
   args.lock = record->lock;
   args.seed = record->seed;
+  refuse_outputs_over_inputs("replay", args);
   std::string description;
   const auto run = execute(args, &description);
   const int code = show(args, run, description);
@@ -182,7 +200,13 @@ int replay_command(const std::string& text, const RunArgs& base) {
   } catch (const CLI::ParseError& e) {
     throw InputError("replay: cannot read the repro command: " + std::string(e.what()));
   }
+  for (const auto& name : file_writing_options())
+    if (parser.get_option(name)->count() > 0)
+      throw InputError("replay: the repro command holds " + name +
+                       ", which writes a file; a repro string only names a run (give " +
+                       (name == "--timeline" ? "--timeline to replay itself" : name + " to `locksim run`") + ")");
   args.seed = option_number("replay", "--seed", args.seed_text);
+  refuse_outputs_over_inputs("replay", args);
   std::string description;
   const auto run = execute(args, &description);
   return show(args, run, description);
@@ -220,6 +244,7 @@ Handler add_run_command(CLI::App& app) {
   add_run_options(*cmd, *args);
   return [args] {
     args->seed = option_number("run", "--seed", args->seed_text);
+    refuse_outputs_over_inputs("run", *args);
     std::string description;
     const auto run = execute(*args, &description);
     return show(*args, run, description);
@@ -244,6 +269,7 @@ Handler add_replay_command(CLI::App& app) {
     std::string text = *repro;
     std::error_code ec;
     if (!text.empty() && text.front() != '{' && std::filesystem::is_regular_file(text, ec)) {
+      base->inputs.push_back(text);
       text = line_of_file(text, wanted);
     } else if (wanted) {
       throw InputError("replay: --line is for a file of runs; \"" + *repro + "\" is not a file");

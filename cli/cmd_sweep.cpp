@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/parallel.hpp"
 #include "cli/sweep.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::cli {
 
@@ -92,8 +93,8 @@ Handler add_sweep_command(CLI::App& app) {
     handle_stop_signals(&request_sweep_stop, "\nsweep: second signal: stopped at once; continue with --resume\n");
     const SweepSummary s = run_sweep(*o, std::cerr);
     print_skip_counts(s.skipped_pairs, std::cerr);
-    for (const auto& skipped : s.live_skipped) std::cerr << "sweep: not run live: " << skipped << "\n";
-    std::cerr << "sweep: " << s.ran << " runs written to " << o->out << " (" << s.resumed << " resumed, "
+    for (const auto& skipped : s.live_skipped) std::cerr << "sweep: not run live: " << printable(skipped) << "\n";
+    std::cerr << "sweep: " << s.ran << " runs written to " << printable(o->out) << " (" << s.resumed << " resumed, "
               << s.unmatched << " did not match their expectation";
     if (o->live) std::cerr << ", " << s.live_skipped.size() << " not run live";
     std::cerr << ")\n";

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
+#include "vocab/printable.hpp"
 #include "vocab/spelling.hpp"
 
 // locksim_add_cli() (cmake/LocksimCli.cmake) builds this file into a user's
@@ -53,6 +54,13 @@ std::string did_you_mean_line(CLI::App& app) {
   return "";
 }
 
+// CLI11's usage error (it quotes the words it could not place) with control
+// characters escaped (vocab/printable.hpp), then its "Run with --help" line.
+std::string escaped_failure(const CLI::App* app, const CLI::Error& e) {
+  const std::string what = e.what();
+  return locksim::printable(what) + CLI::FailureMessage::simple(app, e).substr(what.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,6 +69,7 @@ int main(int argc, char** argv) {
   CLI::App app{std::string(LOCKSIM_PROGRAM_NAME) + ": deterministic simulation and fault injection for Redis distributed locks"};
   app.set_version_flag("--version", version_text(LOCKSIM_PROGRAM_NAME));
   app.require_subcommand(0, 1);
+  app.failure_message(escaped_failure);  // before the subcommands: they copy it
   std::map<CLI::App*, Handler> handlers;
   auto add = [&](Handler (*adder)(CLI::App&)) {
     Handler h = adder(app);
@@ -79,7 +88,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
       if (const std::string line = did_you_mean_line(app); !line.empty()) {
-        std::cerr << line << "\n";
+        std::cerr << locksim::printable(line) << "\n";
         return kBadInput;
       }
     }
@@ -91,14 +100,14 @@ int main(int argc, char** argv) {
       if (auto it = handlers.find(sub); it != handlers.end()) return it->second();
     std::cout << app.help();
     return kMatched;
-  } catch (const InputError& e) {
-    std::cerr << "locksim: " << e.what() << "\n";
+  } catch (const InputError& e) {  // one line each: a file or name in it is printable()
+    std::cerr << "locksim: " << locksim::printable(e.what()) << "\n";
     return kBadInput;
   } catch (const EnvironmentError& e) {
-    std::cerr << "locksim: " << e.what() << "\n";
+    std::cerr << "locksim: " << locksim::printable(e.what()) << "\n";
     return kInternal;
   } catch (const std::exception& e) {
-    std::cerr << "locksim: internal error: " << e.what() << "\n";
+    std::cerr << "locksim: internal error: " << locksim::printable(e.what()) << "\n";
     return kInternal;
   }
 }

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "cli/commands.hpp"
+#include "cli/output_files.hpp"
 #include "reports/history_jsonl.hpp"
 #include "reports/run_output.hpp"
 #include "reports/timeline_svg.hpp"
@@ -41,9 +42,12 @@ void point_latest(const fs::path& dir, const fs::path& relative) {
 
 }  // namespace
 
-std::string store_run(const std::string& dir, const scenarios::RunResult& run, const std::string& description) {
+std::string store_run(const std::string& dir, const scenarios::RunResult& run, const std::string& description,
+                      const std::vector<std::string>& inputs) {
   const fs::path relative = fs::path(component(run.scenario)) / component(run.lock) / ("seed-" + std::to_string(run.seed));
   const fs::path folder = fs::path(dir) / relative;
+  for (const char* name : {"result.json", "history.jsonl", "timeline.svg", "trace.txt", "verdict.txt"})
+    refuse_output_over_input("run", "--store", (folder / name).string(), inputs);
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw InputError(folder.string() + ": cannot create (--store): " + ec.message());

@@ -11,13 +11,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "scenarios/runner.hpp"
 
 namespace locksim::cli {
 
 // Writes the run's files; returns the run's folder. Throws InputError when
-// DIR cannot be written.
-std::string store_run(const std::string& dir, const scenarios::RunResult& run, const std::string& description);
+// DIR cannot be written, or when a file it would write is one of `inputs`
+// (the files the command read), before writing any.
+std::string store_run(const std::string& dir, const scenarios::RunResult& run, const std::string& description,
+                      const std::vector<std::string>& inputs = {});
 
 }  // namespace locksim::cli

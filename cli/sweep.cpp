@@ -21,6 +21,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/live_result.hpp"
+#include "cli/output_files.hpp"
 #include "cli/parallel.hpp"
 #include "cli/version.hpp"
 #include "live/live_runner.hpp"
@@ -316,6 +317,12 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   const Plan plan = make_plan(o, summary);
   if (o.live) check_live_options(o, plan);
 
+  // Nothing is read or truncated before the lock: a second sweep on this
+  // --out is refused with the first one's file as it was.
+  std::vector<std::string> inputs = plan.refs;  // the scenario files read (catalog names are no files)
+  inputs.push_back(o.redis_server);
+  if (o.out != "-") refuse_output_over_input("sweep", "--out", o.out, inputs);
+  const OutputLock out_lock("sweep", "--out", o.out);
   std::set<std::string> done;
   if (o.resume && o.out != "-") done = read_done(o.out, o.live);
   WorkCursor cursor(plan, o, done);

@@ -8,6 +8,7 @@
 
 #include "reports/decision.hpp"
 #include "reports/report.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::reports {
 
@@ -21,7 +22,10 @@ const std::vector<std::string>& kind_order() {
   return order;
 }
 
-std::string md_escape(const std::string& text) {
+// Markdown's own characters escaped, and control characters (a report on
+// stdout reaches a terminal: vocab/printable.hpp).
+std::string md_escape(const std::string& raw) {
+  const std::string text = printable(raw);
   std::string out;
   for (char c : text) {
     if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') out += '\\';

@@ -7,6 +7,7 @@
 #include "reports/run_record.hpp"
 #include "scenarios/checkers.hpp"
 #include "sim/trace.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::reports {
 
@@ -40,8 +41,11 @@ nlohmann::ordered_json run_to_json(const scenarios::RunResult& run) { return to_
 std::string run_to_text(const scenarios::RunResult& run, const std::string& description, TextStyle style) {
   std::ostringstream out;
   out << "seed      " << run.seed << "\n";
-  out << "scenario  " << run.scenario << (description.empty() ? "" : " — " + description) << "\n";
-  out << "lock      " << run.lock << "\n\n";
+  // Every name and sentence below comes from what a user wrote (scenario,
+  // clients, lock, file): printable() keeps a control character in one from
+  // acting on the terminal (a newline printing a forged verdict line).
+  out << "scenario  " << printable(run.scenario) << (description.empty() ? "" : " — " + printable(description)) << "\n";
+  out << "lock      " << printable(run.lock) << "\n\n";
   const auto found = run.violation_kinds();
   for (const std::string& kind : scenarios::violation_names()) {
     if (!run.history.sale && scenarios::is_sale_violation(kind)) continue;  // a lock run sells nothing
@@ -54,8 +58,8 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
   if (!run.violations.empty()) out << "\nwhat went wrong:\n";
   int i = 0;
   for (const auto& v : run.violations) {
-    out << "  " << ++i << ". " << format_seconds(v.at.time_since_epoch()) << "  " << v.kind << ": " << v.detail << "\n";
-    for (const auto& e : v.evidence) out << "       - " << e << "\n";
+    out << "  " << ++i << ". " << format_seconds(v.at.time_since_epoch()) << "  " << v.kind << ": " << printable(v.detail) << "\n";
+    for (const auto& e : v.evidence) out << "       - " << printable(e) << "\n";
   }
   out << "\n";
   if (const auto& sale = run.summary.sale) {
@@ -72,16 +76,16 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
     out << "found     " << join(found) << "\n";
     out << "verdict   " << (run.matched ? std::string("as expected") : paint(style, "UNEXPECTED", kRed)) << "\n";
   } else if (!run.matched && !run.outside_assumptions.empty()) {
-    out << "verdict   violations found outside " << run.lock << "'s assumptions: they show what happens without "
-        << "them, not a fault of " << run.lock << "\n";
+    out << "verdict   violations found outside " << printable(run.lock) << "'s assumptions: they show what happens "
+        << "without them, not a fault of " << printable(run.lock) << "\n";
   } else {
     out << "verdict   "
         << (run.matched ? paint(style, "safe: no violation", kGreen)
                         : paint(style, "UNSAFE: violations found (none expected)", kRed))
         << "\n";
   }
-  for (const auto& why : run.outside_assumptions) out << "outside   " << why << "\n";
-  out << "repro     " << run.repro << "\n";
+  for (const auto& why : run.outside_assumptions) out << "outside   " << printable(why) << "\n";
+  out << "repro     " << printable(run.repro) << "\n";
   out << "digest    " << sim::Trace::hex(run.digest) << " (" << run.events << " events, "
       << format_seconds(std::chrono::milliseconds(run.sim_time_ms)) << " simulated)\n";
   return out.str();
@@ -91,8 +95,9 @@ std::string trace_to_text(const scenarios::RunResult& run) {
   std::ostringstream out;
   for (const auto& r : run.trace) {
     const std::string host = r.host < run.host_names.size() ? run.host_names[r.host] : "-";
-    out << "  " << format_seconds(r.at.time_since_epoch()) << "  #" << r.seq << "  " << host << "  " << r.kind;
-    if (!r.detail.empty()) out << "  " << r.detail;
+    out << "  " << format_seconds(r.at.time_since_epoch()) << "  #" << r.seq << "  " << printable(host) << "  "
+        << printable(r.kind);
+    if (!r.detail.empty()) out << "  " << printable(r.detail);
     out << "\n";
   }
   return out.str();

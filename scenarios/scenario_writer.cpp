@@ -198,8 +198,12 @@ std::string scenario_to_toml(const Scenario& s) {
   if (has_expectation(s)) root.insert("expect", expect_table(s));
   if (s.live_time_scale_ppm)
     root.insert("live", toml::table{{"time_scale", static_cast<double>(*s.live_time_scale_ppm) / 1e6}});
+  // One-line strings only: a newline in a name or description is written
+  // as \n, so a scenario printed on a terminal (hunt, check) shows each
+  // control character escaped, never a line of its own.
   std::ostringstream out;
-  out << root << "\n";
+  out << toml::toml_formatter{root, toml::toml_formatter::default_flags & ~toml::format_flags::allow_multi_line_strings}
+      << "\n";
   return out.str();
 }
 

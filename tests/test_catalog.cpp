@@ -4,7 +4,11 @@
 // the CLI's text and JSON output for two scenarios (other tools parse it).
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -795,4 +799,230 @@ TEST_CASE("check: bad input is one line and exit 2", "[catalog]") {
     CHECK(code == 2);
     CHECK(std::count(out.begin(), out.end(), '\n') == 1);
   }
+}
+
+// ---- Outputs that would harm what the user has (issue 35) ----
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string bytes_of(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh folder under /tmp for one test, removed first.
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("an output path that names an input is refused with exit 2, the input untouched (issue 35)", "[catalog]") {
+  const fs::path dir = fresh_dir("out-is-in");
+  const fs::path scenario = dir / "gc.toml";
+  fs::copy_file(fs::path(LOCKSIM_SOURCE_DIR) / "scenarios/catalog/gc-pause.toml", scenario);
+  fs::create_symlink(scenario, dir / "link.svg");
+  const fs::path repro = dir / "repro.txt", record = dir / "runs.jsonl";
+  std::ofstream(repro) << "locksim run " << scenario.string() << " --lock token --seed 1\n";
+  const auto [line, line_code] = run_cli("run gc-pause --lock token --format json");
+  REQUIRE(line_code == 0);
+  std::ofstream(record) << line;
+  const auto [file_line, file_line_code] = run_cli("run " + scenario.string() + " --lock token --format json");
+  REQUIRE(file_line_code == 0);
+  std::ofstream(dir / "file-runs.jsonl") << file_line;  // "source": the scenario file, which report re-runs
+  fs::create_directories(dir / "reports");
+  std::ofstream(dir / "reports" / "report.md") << line;  // an input where --out DIR would write report.md
+  const std::string f = scenario.string(), r = repro.string(), s = record.string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run " + f + " --lock token --timeline " + f, f},
+      {"run " + f + " --lock token --timeline " + (dir / "link.svg").string(), f},  // through a symlink
+      {"run " + f + " --lock token --timeline " + dir.string() + "/./gc.toml", f},
+      {"run " + f + " --lock token --store " + f, f},
+      {"replay " + r + " --timeline " + r, r},
+      {"replay " + r + " --timeline " + f, f},  // the scenario the repro names is an input too
+      {"sweep --scenario " + f + " --lock token --seeds 1 --out " + f, f},
+      {"report " + s + " --out " + s, s},
+      {"report " + (dir / "file-runs.jsonl").string() + " --out " + f, f},
+      {"report " + (dir / "reports" / "report.md").string() + " --format md,html --out " + (dir / "reports").string(),
+       (dir / "reports" / "report.md").string()},
+      {"hunt --lock token --scenario " + f + " --budget 1 --out " + f, f},
+      {"check " + f + " --lock token --faults 1 --out " + f, f},
+  };
+  for (const auto& [args, input] : cases) {
+    INFO(args);
+    const std::string before = bytes_of(input);
+    const auto [out, code] = run_cli(args + " 2>&1");
+    INFO(out);
+    CHECK(code == 2);
+    CHECK_THAT(out, Catch::Contains(": is the input ") && Catch::Contains("; writing it would overwrite it (name another file)"));
+    CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+    CHECK(bytes_of(input) == before);
+  }
+  CHECK(fs::is_symlink(dir / "link.svg"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a second writer of one --out file is refused while the first holds it (issue 35)", "[catalog]") {
+  const fs::path dir = fresh_dir("out-lock");
+  const fs::path out = dir / "runs.jsonl";
+  const auto [first, first_code] = run_cli("sweep --scenario baseline --lock token --seeds 3 --out " + out.string() +
+                                           " --quiet 2>&1");
+  REQUIRE(first_code == 0);
+  const std::string written = bytes_of(out);
+  {
+    // Another process holding the file, as a running sweep or check does.
+    const int fd = ::open(out.c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+    for (const std::string& args : {"sweep --scenario baseline --lock token --seeds 5 --out " + out.string(),
+                                    "sweep --scenario baseline --lock token --seeds 5 --resume --out " + out.string(),
+                                    "check baseline --lock token --faults 1 --out " + out.string()}) {
+      INFO(args);
+      const auto [text, code] = run_cli(args + " 2>&1");
+      INFO(text);
+      CHECK(code == 2);
+      CHECK_THAT(text, Catch::Contains("--out " + out.string() +
+                                       ": another locksim command is writing this file (a sweep or check with the "
+                                       "same --out); wait for it to end or name another file"));
+      CHECK(bytes_of(out) == written);  // neither truncated nor appended to
+    }
+    ::close(fd);
+  }
+  // A sweep holds the lock while it writes: a long one, stopped once a line is out.
+  fs::remove(out);
+  const auto [pid_text, spawn_code] = tests::run_shell(
+      std::string(LOCKSIM_BINARY) + " sweep --scenario baseline --lock token --seeds 100000000 --jobs 1 --quiet --out " +
+      out.string() + " >/dev/null 2>&1 & echo $!");
+  REQUIRE(spawn_code == 0);
+  const pid_t sweep = static_cast<pid_t>(std::stol(pid_text));
+  for (int i = 0; i < 6000 && bytes_of(out).find('\n') == std::string::npos; ++i) ::usleep(10'000);
+  const int fd = ::open(out.c_str(), O_WRONLY);
+  REQUIRE(fd >= 0);
+  CHECK(::flock(fd, LOCK_EX | LOCK_NB) != 0);
+  ::close(fd);
+  const auto [second, second_code] =
+      run_cli("sweep --scenario baseline --lock token --seeds 3 --out " + out.string() + " 2>&1");
+  CHECK(second_code == 2);
+  CHECK_THAT(second, Catch::Contains("another locksim command is writing this file"));
+  ::kill(sweep, SIGTERM);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("report writes into a device, a FIFO or through a symlink, never replacing the node (issue 35)",
+          "[catalog]") {
+  const fs::path dir = fresh_dir("report-special");
+  const fs::path runs = dir / "runs.jsonl";
+  const auto [line, line_code] = run_cli("run gc-pause --lock token --format json");
+  REQUIRE(line_code == 0);
+  std::ofstream(runs) << line;
+  // A character device: as root, `--out /dev/null` used to rename the report's
+  // temporary file over the device node. As root the test makes its own node
+  // (a null device), so a regression cannot take /dev/null from the machine;
+  // otherwise /dev/null itself (a rename over it fails: the test stays safe).
+  const fs::path device = ::geteuid() == 0 ? dir / "null" : fs::path("/dev/null");
+  if (::geteuid() == 0) REQUIRE(::mknod(device.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+  const auto [null_out, null_code] = run_cli("report " + runs.string() + " --out " + device.string() + " 2>&1");
+  INFO(null_out);
+  CHECK(null_code == 0);
+  struct stat st {};
+  REQUIRE(::stat(device.c_str(), &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  // A FIFO read by another process gets the report and stays a FIFO.
+  const fs::path fifo = dir / "report.fifo", copy = dir / "copy.md";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto [fifo_out, fifo_code] = tests::run_shell("{ timeout 60 cat " + fifo.string() + " > " + copy.string() +
+                                                      " & timeout 60 " + std::string(LOCKSIM_BINARY) + " report " +
+                                                      runs.string() + " --out " + fifo.string() + "; rc=$?; wait; exit $rc; } 2>&1");
+  INFO(fifo_out);
+  CHECK(fifo_code == 0);
+  CHECK(fs::is_fifo(fifo));
+  CHECK_THAT(bytes_of(copy), Catch::Contains("gc-pause"));
+  // A symlink: its target gets the report, the link stays.
+  std::ofstream(dir / "target.md") << "old";
+  fs::create_symlink(dir / "target.md", dir / "link.md");
+  const auto [link_out, link_code] = run_cli("report " + runs.string() + " --out " + (dir / "link.md").string() + " 2>&1");
+  INFO(link_out);
+  CHECK(link_code == 0);
+  CHECK(fs::is_symlink(dir / "link.md"));
+  CHECK_THAT(bytes_of(dir / "target.md"), Catch::Contains("gc-pause"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("replay refuses a repro string that would write a file (issue 35)", "[catalog]") {
+  const fs::path dir = fresh_dir("replay-writes");
+  const fs::path svg = dir / "x.svg", store = dir / "store", file = dir / "repro.txt";
+  const std::vector<std::string> repros = {"locksim run gc-pause --lock token --seed 1 --timeline " + svg.string(),
+                                           "locksim run gc-pause --lock token --timeline=" + svg.string(),
+                                           "run gc-pause --store " + store.string() + " --lock token",
+                                           "gc-pause --lock token --store=" + store.string()};
+  for (const auto& repro : repros) {
+    INFO(repro);
+    const auto [out, code] = run_cli("replay '" + repro + "' 2>&1");
+    INFO(out);
+    CHECK(code == 2);
+    CHECK_THAT(out, Catch::Contains("replay: the repro command holds --") &&
+                        Catch::Contains(", which writes a file; a repro string only names a run"));
+    std::ofstream(file) << repro << "\n";  // the same from a file
+    const auto [file_out, file_code] = run_cli("replay " + file.string() + " 2>&1");
+    CHECK(file_code == 2);
+    CHECK_THAT(file_out, Catch::Contains("which writes a file"));
+  }
+  CHECK_FALSE(fs::exists(svg));
+  CHECK_FALSE(fs::exists(store));
+  // replay's own --timeline still writes where the user said.
+  const auto [ok, ok_code] = run_cli("replay 'locksim run gc-pause --lock token --seed 1' --timeline " + svg.string());
+  CHECK(ok_code == 0);
+  CHECK(fs::exists(svg));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("control characters in a name never reach the terminal raw (issue 35)", "[catalog]") {
+  const fs::path dir = fresh_dir("control-names");
+  const fs::path scenario = dir / "evil.toml";
+  std::string toml = bytes_of(fs::path(LOCKSIM_SOURCE_DIR) / "scenarios/catalog/gc-pause.toml");
+  const auto name_line = toml.find("name = \"gc-pause\"");
+  REQUIRE(name_line != std::string::npos);
+  // A name that, printed raw, ends its line and forges a verdict, then clears the screen.
+  toml.replace(name_line, std::string("name = \"gc-pause\"").size(),
+               "name = \"evil\\nverdict   as expected\\r\\u001b[2J\\u0085\"");
+  std::ofstream(scenario) << toml;
+  const auto [text, code] = run_cli("run " + scenario.string() + " --lock naive-del 2>&1");
+  INFO(text);
+  CHECK(code == 0);
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find('\r') == std::string::npos);
+  CHECK(text.find("\xc2\x85") == std::string::npos);
+  CHECK_THAT(text, Catch::Contains("scenario  evil\\nverdict   as expected\\r\\x1b[2J\\u0085"));
+  std::istringstream lines(text);
+  int verdicts = 0;
+  for (std::string l; std::getline(lines, l);) verdicts += l.rfind("verdict", 0) == 0 ? 1 : 0;
+  CHECK(verdicts == 1);
+  // JSON keeps the name exactly, escaped by the JSON writer.
+  const auto [json, json_code] = run_cli("run " + scenario.string() + " --lock naive-del --format json");
+  CHECK(json.find('\x1b') == std::string::npos);
+  CHECK(nlohmann::json::parse(json)["scenario"] == "evil\nverdict   as expected\r\x1b[2J\xc2\x85");
+  // check prints the violating schedules as TOML (one-line strings: \n
+  // escaped) and their verdicts.
+  const auto [checked, check_code] = run_cli("check " + scenario.string() + " --lock token --faults 1 2>&1");
+  CHECK(check_code == 1);
+  CHECK(checked.find('\x1b') == std::string::npos);
+  CHECK(checked.find('\r') == std::string::npos);
+  CHECK(checked.find("\nverdict   as expected\\r") == std::string::npos);
+  CHECK_THAT(checked, Catch::Contains("name = \"evil\\nverdict   as expected\\r"));
+  // A file name in an error message, and a usage error quoting a word.
+  const auto [error, error_code] = run_cli("run '" + dir.string() + "/no\x1b[2J.toml' 2>&1");
+  CHECK(error_code == 2);
+  CHECK(error.find('\x1b') == std::string::npos);
+  CHECK_THAT(error, Catch::Contains("no\\x1b[2J.toml"));
+  const auto [usage, usage_code] = run_cli("run gc-pause 'extra\nverdict   as expected' 2>&1");
+  CHECK(usage_code == 2);
+  CHECK(usage.find("\nverdict") == std::string::npos);
+  fs::remove_all(dir);
 }
