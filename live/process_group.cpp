@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -47,22 +48,24 @@ void child_signals_and_group() {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-// A group's watchdog (process_group.hpp): its pid and the write end of the
-// pipe it reads, the only copy of which this process holds.
+// A group's watchdog (process_group.hpp): its pid and its end of the
+// socket pair whose other end it reads; only this process holds this end.
 struct Watchdog {
   pid_t pid = -1;
-  int pipe = -1;
+  int socket = -1;
 };
 std::mutex g_watchdogs_mutex;
 std::map<pid_t, Watchdog> g_watchdogs;  // by the group it guards
+std::vector<pid_t> g_released;          // watchdogs told to exit, not reaped yet
 
 // Forks the watchdog of group `group`: in a process group of its own (no
 // Ctrl-C from the terminal), without PR_SET_PDEATHSIG (it must outlive
-// locksim), it waits until its pipe reads end-of-file — locksim closed it,
-// or died however it died — then SIGKILLs the whole group and exits.
+// locksim), it blocks reading its socket. A byte is locksim releasing it (the
+// group is stopped: it exits); end-of-file without one is locksim gone,
+// however it died: it SIGKILLs the whole group, then exits.
 Watchdog start_watchdog(pid_t group) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  int fds[2];  // a socket pair, not a pipe: a send to a watchdog that is gone raises no SIGPIPE
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return {};
   const long fd_limit = max_fd();
   sigset_t all, parent_mask;
   sigfillset(&all);
@@ -71,12 +74,13 @@ Watchdog start_watchdog(pid_t group) {
   if (pid == 0) {  // only async-signal-safe calls from here on
     child_signals_and_group();
     ::signal(SIGHUP, SIG_IGN);  // a closed terminal is no reason to leave the group running
-    for (long fd = 0; fd < fd_limit; ++fd)  // another group's pipe too: its watchdog must see its EOF
+    for (long fd = 0; fd < fd_limit; ++fd)  // another group's socket too: its watchdog must see its EOF
       if (fd != fds[0]) ::close(static_cast<int>(fd));
     char byte = 0;
-    for (ssize_t n; (n = ::read(fds[0], &byte, 1)) != 0;)
-      if (n < 0 && errno != EINTR) break;
-    ::kill(-group, SIGKILL);
+    ssize_t n = 0;
+    while ((n = ::read(fds[0], &byte, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1) ::kill(-group, SIGKILL);
     ::_exit(0);
   }
   ::pthread_sigmask(SIG_SETMASK, &parent_mask, nullptr);
@@ -88,21 +92,25 @@ Watchdog start_watchdog(pid_t group) {
   return {pid, fds[1]};
 }
 
-// Ends the watchdog of group `group`, if it has one: it SIGKILLs the group
-// (what is left of it) and exits; reaped here. Called before the group's
-// leader is reaped, so its id cannot have been reused for another group.
+// Reaps the released watchdogs that have exited (never waits: a stop or a
+// crash fault must not wait for another process to be scheduled).
+void reap_released_watchdogs() {
+  std::erase_if(g_released, [](pid_t w) { return ::waitpid(w, nullptr, WNOHANG) != 0; });
+}
+
+// Tells the watchdog of group `group`, if it has one, to exit without
+// killing: the caller has killed the group itself.
 void release_watchdog(pid_t group) {
-  Watchdog w;
-  {
-    std::lock_guard<std::mutex> lock(g_watchdogs_mutex);
-    const auto it = g_watchdogs.find(group);
-    if (it == g_watchdogs.end()) return;
-    w = it->second;
-    g_watchdogs.erase(it);
+  std::lock_guard<std::mutex> lock(g_watchdogs_mutex);
+  const auto it = g_watchdogs.find(group);
+  if (it == g_watchdogs.end()) return;
+  const char byte = 'r';
+  while (::send(it->second.socket, &byte, 1, MSG_NOSIGNAL) < 0 && errno == EINTR) {
   }
-  ::close(w.pipe);
-  while (::waitpid(w.pid, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  ::close(it->second.socket);
+  g_released.push_back(it->second.pid);
+  g_watchdogs.erase(it);
+  reap_released_watchdogs();
 }
 
 // Whether the child has exited, leaving it unreaped (its group id stays ours).
@@ -164,7 +172,8 @@ pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::ve
 
 bool reaped(pid_t pid) {
   if (!exited(pid)) return false;
-  release_watchdog(pid);  // also kills what a wrapper script left in the group
+  ::kill(-pid, SIGKILL);  // what a wrapper script left in its group (the leader unreaped: the id is still ours)
+  release_watchdog(pid);
   ::waitpid(pid, nullptr, WNOHANG);
   return true;
 }
@@ -183,7 +192,7 @@ void stop_process_group(pid_t& pid, std::chrono::milliseconds grace) {
   ::kill(-pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (reaped(pid)) {  // the watchdog killed what a wrapper script left in the group
+    if (reaped(pid)) {
       pid = -1;
       return;
     }

@@ -8,9 +8,10 @@
 // inherited descriptor. Signals go to the whole group, so a wrapper script
 // cannot leave its server behind. PR_SET_PDEATHSIG reaches only the child
 // itself (a wrapper script's own children do not inherit it), so each group
-// also has a watchdog: a small forked process that waits on a pipe only
+// also has a watchdog: a small forked process that waits on a socket only
 // locksim holds and SIGKILLs the whole group when it reads end-of-file —
-// when locksim stops the group, or dies, even by SIGKILL.
+// when locksim dies, even by SIGKILL. Stopping a group kills it from here
+// and tells its watchdog to exit (a byte on the socket), without waiting.
 #pragma once
 
 #include <sys/types.h>
@@ -28,7 +29,7 @@ pid_t spawn_process_group(const std::vector<std::string>& argv, const std::vecto
                           const std::filesystem::path& log);
 
 // Whether the child has exited (and is reaped now, the rest of its group
-// killed by its watchdog); true for a pid that is not our child.
+// killed: what a wrapper script left); true for a pid that is not our child.
 bool reaped(pid_t pid);
 
 // SIGCONT (a stopped process cannot act on SIGTERM), SIGTERM, then SIGKILL
