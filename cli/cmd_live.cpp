@@ -89,7 +89,7 @@ Handler add_live_command(CLI::App& app) {
     auto live = live::run_live(*scenario, options);
     if (!live) {
       if (live.error().exit_code == kBadInput) throw InputError("live: " + live.error().message);
-      std::cerr << "locksim: live: " << live.error().message << "\n";
+      std::cerr << "locksim: live: " << printable(live.error().message) << "\n";
       return static_cast<int>(kInternal);
     }
     return show(*args, *live, options.time_scale_ppm, scenario->description);

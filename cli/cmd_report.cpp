@@ -94,7 +94,7 @@ std::optional<int> read_inputs(const std::vector<std::string>& files, reports::C
     auto read = reports::read_jsonl_file(file, comparison, std::cerr);
     if (read) continue;
     if (read.error().kind == reports::ReportError::Kind::BadInput) throw InputError(read.error().message);
-    std::cerr << "locksim: " << read.error().message << "\n";
+    std::cerr << "locksim: " << printable(read.error().message) << "\n";
     return kInternal;
   }
   if (comparison.runs() == 0)

@@ -151,7 +151,7 @@ int replay_json(const std::string& text, const RunArgs& base) {
     return code;
   }
   if (!recorded.empty() && recorded != sim::Trace::hex(run.digest)) {
-    std::cerr << "locksim: replay diverged: recorded digest " << recorded << ", replayed "
+    std::cerr << "locksim: replay diverged: recorded digest " << printable(recorded) << ", replayed "
               << sim::Trace::hex(run.digest) << "\n";
     return kUnmatched;
   }

@@ -18,6 +18,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
+#include "vocab/printable.hpp"
 
 namespace locksim::reports {
 
@@ -473,7 +474,8 @@ Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, 
     const std::string where = name + ":" + std::to_string(number) + ": ";
     if (j.is_discarded()) {
       if (classify_bad_line(line, terminated) == LineDamage::Garbage) return bad(where + "not valid JSON");
-      warnings << "locksim: warning: " << where << "skipped a truncated last line (a sweep stopped mid-write?)\n";
+      warnings << "locksim: warning: " << printable(where)
+               << "skipped a truncated last line (a sweep stopped mid-write?)\n";
       into.count_skipped_line();
     } else if (auto added = into.add_run(j); !added) {
       ReportError e = added.error();

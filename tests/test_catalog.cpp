@@ -1024,5 +1024,18 @@ TEST_CASE("control characters in a name never reach the terminal raw (issue 35)"
   const auto [usage, usage_code] = run_cli("run gc-pause 'extra\nverdict   as expected' 2>&1");
   CHECK(usage_code == 2);
   CHECK(usage.find("\nverdict") == std::string::npos);
+  // A recorded digest and a torn line's file name, each read from a file a user gave.
+  const auto [replayed, replay_code] =
+      run_cli("replay '{\"scenario\":\"gc-pause\",\"lock\":\"token\",\"seed\":1,\"digest\":\"\\u001b[2J\"}' 2>&1");
+  CHECK(replay_code != 0);
+  CHECK(replayed.find('\x1b') == std::string::npos);
+  const fs::path torn = dir / "torn\x1b[2J.jsonl";
+  const auto [line, line_code] = run_cli("run gc-pause --lock token --format json");
+  REQUIRE(line_code == 0);
+  std::ofstream(torn) << line << line.substr(0, 20);
+  const auto [reported, report_code] = run_cli("report '" + torn.string() + "' --out " + (dir / "r.md").string() + " 2>&1");
+  CHECK(report_code == 0);
+  CHECK_THAT(reported, Catch::Contains("skipped a truncated last line"));
+  CHECK(reported.find('\x1b') == std::string::npos);
   fs::remove_all(dir);
 }
