@@ -12,10 +12,19 @@
 // field: message), 3 a run recorded twice with different digests
 // (determinism broke) or an internal error.
 //
+// The header of every format says where the report comes from
+// (reports::Provenance): when (UTC, to the minute; SOURCE_DATE_EPOCH, the
+// reproducible-builds convention, fixes it), which locksim, the command
+// line, and each input with the runs it contributed.
+//
 // Live lines (`live --format json`, `sweep --live`) may be in the same files
 // or extra ones: they add "confirmed on real Redis" per cell and never count
 // in the rates, verdicts or exit code (reports/comparison.hpp).
 #include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -25,6 +34,8 @@
 #include "cli/output_files.hpp"
 #include "reports/comparison.hpp"
 #include "reports/report.hpp"
+#include "cli/version.hpp"
+#include "scenarios/repro.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::cli {
@@ -86,6 +97,38 @@ void write_atomically(const fs::path& given, const std::string& text) {
     fs::remove(tmp);
     throw InputError(path.string() + ": cannot write the report: " + ec.message());
   }
+}
+
+// Seconds since the epoch: SOURCE_DATE_EPOCH when set (a bad value is an
+// error, not a silent "now"), else the wall clock.
+std::int64_t report_time() {
+  if (const char* fixed = std::getenv("SOURCE_DATE_EPOCH")) {
+    std::int64_t t = 0;
+    const std::string_view text(fixed);
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), t);
+    if (ec != std::errc() || end != text.data() + text.size() || t < 0)
+      throw InputError("SOURCE_DATE_EPOCH: expected seconds since 1970 (digits only), got \"" + printable(text) + "\"");
+    return t;
+  }
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string utc_minute(std::int64_t seconds) {
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
+  return text;
+}
+
+// The command as given, shell-quoted, so it can be run again.
+std::string command_line(const ReportArgs& args) {
+  std::string out = program_name() + " report";
+  for (const auto& f : args.files) out += " " + scenarios::shell_quote(f);
+  out += " --format " + scenarios::shell_quote(args.format);
+  if (!args.out.empty()) out += " --out " + scenarios::shell_quote(args.out);
+  return out;
 }
 
 // nullopt when read; otherwise the exit code (the message is printed).
@@ -158,6 +201,7 @@ Handler add_report_command(CLI::App& app) {
     parse_formats(args->format);  // a bad --format fails before reading input
     refuse_outputs_over_inputs(*args, args->files);
     reports::Comparison comparison;
+    comparison.provenance = {utc_minute(report_time()), version_text(program_name()), command_line(*args)};
     if (auto code = read_inputs(args->files, comparison)) return *code;
     refuse_outputs_over_inputs(*args, files_and_sources(*args, comparison));
     reports::annotate_faults(comparison);

@@ -17,6 +17,7 @@
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/input_file.hpp"
+#include "scenarios/inventory_workload.hpp"
 #include "scenarios/scenario.hpp"
 #include "vocab/printable.hpp"
 
@@ -258,8 +259,10 @@ Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
       return failure(ReportError{ReportError::Kind::Nondeterminism, msg.str()});
     }
     ++duplicates_;
+    if (!input_files_.empty()) ++input_files_.back().duplicates;
     return false;
   }
+  if (!input_files_.empty()) ++input_files_.back().runs;
   Cell& cell = cells_[key];
   cell.scenario = r.scenario;
   cell.lock = r.lock;
@@ -275,6 +278,7 @@ Result<bool, ReportError> Comparison::add_live_run(const RunRecord& run) {
   cell.scenario = run.scenario;
   cell.lock = run.lock;
   ++live_lines_;
+  if (!input_files_.empty()) ++input_files_.back().live_lines;
   if (run.is_skip()) {
     cell.skipped = *run.live->skipped;
     return true;
@@ -309,6 +313,26 @@ Agreement Comparison::agreement(const std::string& scenario, const std::string& 
   for (const auto& [kinds, n] : live->outcomes)
     if (!simulated->outcomes.count(kinds)) return {Status::Differs, ""};
   return {Status::Yes, ""};
+}
+
+std::string no_lock_row_name(const std::string& method) {
+  if (method == "gate") return "SET NX gate";
+  if (method == "decr") return "DECR";
+  if (method == "lua") return "Lua";
+  return "no lock (" + method + ")";
+}
+
+bool method_takes_no_lock(const std::string& method) {
+  if (method == "gate") return true;
+  const auto m = scenarios::inventory_method_of(method);
+  return m && !scenarios::method_takes_lock(*m);
+}
+
+std::string Comparison::no_lock_method(const std::string& scenario) const {
+  if (auto it = scenario_faults.find(scenario); it != scenario_faults.end()) return it->second.no_lock_method;
+  for (auto it = cells_.lower_bound({scenario, ""}); it != cells_.end() && it->first.first == scenario; ++it)
+    if (method_takes_no_lock(it->second.perf.sale_method)) return it->second.perf.sale_method;
+  return "";
 }
 
 std::vector<Comparison::Key> Comparison::agreement_keys() const {
@@ -389,7 +413,7 @@ std::string Comparison::sources_label() const {
 CellPerf Comparison::lock_perf(const std::string& lock) const {
   CellPerf perf;
   for (const auto& [key, cell] : cells_)
-    if (key.second == lock) perf.merge(cell.perf);
+    if (key.second == lock && no_lock_method(key.first).empty()) perf.merge(cell.perf);
   return perf;
 }
 
@@ -411,7 +435,7 @@ LockVerdict Comparison::verdict(const std::string& lock) const {
   std::map<std::string, std::vector<std::string>> where;  // kind -> scenarios (sorted: map order)
   std::uint64_t runs = 0, scenario_count = 0;
   for (const auto& [key, cell] : cells_) {
-    if (key.second != lock) continue;
+    if (key.second != lock || !no_lock_method(key.first).empty()) continue;  // a story without the lock
     runs += cell.runs;
     ++scenario_count;
     for (const auto& [kind, n] : cell.runs_with_kind)

@@ -132,6 +132,13 @@ struct LiveCell {
   std::uint64_t runs_without_mechanisms = 0;
 };
 
+// A no-lock method's row in the tables: "no lock (read-check-write)",
+// "SET NX gate", "DECR", "Lua"; "no lock (<method>)" for another.
+std::string no_lock_row_name(const std::string& method);
+// Whether a sale method ("read-check-write", "lock", "decr", "lua",
+// "segmented", "gate") takes no lock.
+bool method_takes_no_lock(const std::string& method);
+
 // "confirmed on real Redis" for one (scenario, lock).
 struct Agreement {
   enum class Status { Yes, Differs, NotRunLive, NotSimulated };
@@ -146,6 +153,24 @@ struct LockVerdict {
   std::string text;  // "safe for efficiency, not correctness: stale writes (gc-pause, delayed-packet)"
 };
 std::string_view verdict_level_name(LockVerdict::Level level);  // "safe", "unsafe", ...
+
+// Where a report comes from, for its header ("when, which version, which
+// command, which inputs"): set by `locksim report`, empty when not said.
+// The renderers stay pure functions of the comparison: the same comparison,
+// provenance included, renders to the same bytes.
+struct Provenance {
+  std::string generated_at;  // "2026-12-04 16:58 UTC"
+  std::string version;       // "locksim 0.1.0 (git a1b2c3d4e5f6)"
+  std::string command;       // the command line, shell-quoted
+};
+
+// One input file and what it contributed.
+struct InputFile {
+  std::string name;
+  std::uint64_t runs = 0;        // simulated runs counted from it
+  std::uint64_t duplicates = 0;  // its runs already counted from an earlier line or file
+  std::uint64_t live_lines = 0;  // live runs and skip lines
+};
 
 struct ReportError {
   enum class Kind { BadInput, Nondeterminism };
@@ -197,8 +222,20 @@ class Comparison {
   Agreement agreement(const std::string& scenario, const std::string& lock) const;
   // Every (scenario, lock) with simulated or live results, sorted.
   std::vector<Key> agreement_keys() const;
-  void add_input(const std::string& name) { inputs_.push_back(name); }
+  void add_input(const std::string& name) {
+    inputs_.push_back(name);
+    input_files_.push_back(InputFile{name});
+  }
   const std::vector<std::string>& inputs() const { return inputs_; }
+  // The inputs with what each contributed (counted by add_run into the last added).
+  const std::vector<InputFile>& input_files() const { return input_files_; }
+  Provenance provenance;
+
+  // The method of a story that takes no lock ("read-check-write", "decr",
+  // "lua", "gate"; ScenarioFaults::no_lock_method), "" for one that takes
+  // the lock. From the loaded scenario (annotate_faults), else from its
+  // runs' sale method.
+  std::string no_lock_method(const std::string& scenario) const;
 
   // What each scenario injects ("process pauses", "delayed packets"), used
   // to say under which conditions a lock fails. Filled by annotate_faults.
@@ -208,7 +245,8 @@ class Comparison {
   // Filled by annotate_faults; a scenario missing here is "unclassified".
   std::map<std::string, ScenarioFaults> scenario_faults;
 
-  // Every cell of one lock merged (perf over all its runs).
+  // Every cell of one lock merged (perf over all its runs), stories that
+  // take no lock left out.
   CellPerf lock_perf(const std::string& lock) const;
   LockVerdict verdict(const std::string& lock) const;
 
@@ -221,6 +259,7 @@ class Comparison {
   std::uint64_t live_lines_ = 0;
   std::map<Key, SeedIndex> seen_;
   std::vector<std::string> inputs_;
+  std::vector<InputFile> input_files_;
   std::uint64_t runs_ = 0;
   std::uint64_t unmatched_runs_ = 0;
   std::uint64_t duplicates_ = 0;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,11 @@ std::string_view fault_class_id(FaultClass fault);    // "process-pause", "clock
 struct ScenarioFaults {
   std::set<FaultClass> classes;  // never empty: {None} without any fault
   bool fencing = false;          // the storage checks fencing tokens ([storage] fencing)
+  // A story that takes no lock (a sale by read-check-write, DECR or Lua, a
+  // SET NX gate): its method ("read-check-write", "decr", "lua", "gate"),
+  // so its runs never count against the lock the sweep named. "" = the
+  // story takes the lock.
+  std::string no_lock_method;
 };
 ScenarioFaults scenario_faults_of(const scenarios::Scenario& scenario);
 

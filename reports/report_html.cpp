@@ -1,16 +1,23 @@
 // The HTML report: one self-contained file (inline CSS and SVG, no scripts,
 // no network) written as XHTML, so it parses as HTML and as XML.
 //
-// It opens with the decision (reports/decision.hpp): a lock × fault-class
-// table coloured by severity — data corruption, two holders without
-// corruption, unavailability, safe — with one plain sentence per lock, then
-// plots (runs by severity, time to acquire), then the full matrix (a row per
-// scenario, a column per lock, coloured the same way; whether runs matched
-// their expectation is said in words beside it, never as a colour), the
-// runs not as expected, and folded (<details>) what is read on demand: the
-// "confirmed on real Redis" table, performance tables, and one timeline per
-// (lock, failure mode) — the minimal failing run of the first cell of that
-// mode, with the other cells of the same mode listed, not drawn again.
+// Its header says when, by which locksim, with which command and from which
+// inputs (Comparison::provenance). It opens with the decision
+// (reports/decision.hpp): the recommendation drawn from it, then a lock ×
+// fault-class table coloured by severity — data corruption, two holders
+// without corruption, unavailability, safe — each cell with what it rests
+// on (scenarios, runs) and a link to the timeline of the run behind its
+// colour, the stories that take no lock in rows of their own, and one plain
+// sentence per row under it. It is compact on purpose: at 1400 × 900 the
+// etcd and ZooKeeper rows are on the first screen
+// (tests/scripts/report_browser.sh checks). Then plots (runs by severity,
+// time to acquire, sales), the full matrix (a row per scenario, a column per
+// lock, coloured the same way, scrolling in its own box with its header and
+// first column sticky; whether runs matched their expectation is said in
+// words beside it, never as a colour), the runs not as expected, and folded
+// (<details>) what is read on demand: one timeline per violated cell, grouped
+// by (lock, failure mode) — the mode's first cell open, the others folded —
+// the "confirmed on real Redis" table, and performance tables.
 #include <optional>
 #include <algorithm>
 #include <cctype>
@@ -34,11 +41,10 @@ namespace {
 
 constexpr const char* kCss = R"(
 body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: #1d2329;
-       margin: 16px auto; max-width: 1320px; padding: 0 16px; line-height: 1.35; }
-h1 { font-size: 22px; margin: 0 0 4px; }
+       margin: 10px auto; max-width: 1320px; padding: 0 16px; line-height: 1.35; }
+h1 { font-size: 20px; margin: 0 0 2px; }
 h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
 h3 { font-size: 15px; margin: 14px 0 6px; }
-.summary { color: #444; margin: 2px 0 10px; font-size: 14px; }
 .bad { color: #b42318; font-weight: 600; }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #d0d7de; padding: 4px 7px; }
@@ -49,17 +55,20 @@ th { background: #f3f5f7; text-align: left; }
 .sev-safe { background: #d5f0da; color: #14532d; }
 .notrun { background: #ececec; color: #8a8a8a; }
 table.decision { width: 100%; table-layout: fixed; }
-tr.family th { text-align: left; font-size: 12px; font-weight: 600; background: #eef1f6; padding: 2px 6px; }
-table.decision th.lock, table.decision td.sentence { text-align: left; }
-table.decision th.lock { width: 112px; font-weight: 600; }
-table.decision th.fault { text-align: center; font-size: 12px; font-weight: 600; line-height: 1.15; }
-table.decision th.sentence-head { width: 40%; }
-table.decision td.dc { text-align: center; padding: 1px 3px; font-size: 11.5px; line-height: 1.1; }
-table.decision td.sentence { font-size: 12px; line-height: 1.2; padding: 2px 7px; }
-.sev { display: block; font-weight: 700; }
-.share { display: block; font-size: 11px; }
-.sevbar { display: flex; height: 5px; margin: 2px 2px 0; background: #fff; }
-.sevbar span { display: block; height: 5px; }
+tr.family th { text-align: left; font-size: 11.5px; font-weight: 600; background: #eef1f6; padding: 1px 6px;
+               line-height: 1.2; }
+table.decision th.lock { text-align: left; width: 180px; font-weight: 600; font-size: 12.5px; padding: 0 6px;
+                         white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+table.decision th.fault { text-align: center; font-size: 11.5px; font-weight: 600; line-height: 1.1; padding: 2px; }
+table.decision td.dc { text-align: center; padding: 0 2px 4px; font-size: 10.5px; line-height: 1;
+                        position: relative; }
+.sev { display: block; font-weight: 700; white-space: nowrap; }
+.sevbar { display: flex; height: 3px; position: absolute; left: 2px; right: 2px; bottom: 1px; background: #fff; }
+.sevbar span { display: block; height: 3px; }
+.sentences { columns: 2; column-gap: 28px; font-size: 12.5px; margin: 6px 0; }
+.sentences h3 { font-size: 12.5px; margin: 2px 0; break-after: avoid; }
+.sentences ul { margin: 0 0 6px; padding-left: 18px; }
+.sentences li { margin: 1px 0; break-inside: avoid; }
 .unexp { display: inline-block; background: #111; color: #fff; border-radius: 3px; font-size: 10.5px;
          padding: 0 4px; margin-top: 1px; font-weight: 700; white-space: nowrap; }
 .legend { font-size: 13px; color: #444; margin: 6px 0; }
@@ -76,6 +85,22 @@ td a { color: inherit; text-decoration: none; display: block; }
 .kind { display: block; white-space: nowrap; }
 .expect { display: block; font-size: 10.5px; color: #333; font-style: italic; white-space: nowrap; }
 .scroll { overflow-x: auto; }
+.matrix-box { max-height: 86vh; overflow: auto; border: 1px solid #d0d7de; }
+table.matrix { border-collapse: separate; border-spacing: 0; }
+table.matrix th, table.matrix td { border-width: 0 1px 1px 0; }
+table.matrix thead { position: sticky; top: 0; z-index: 3; }
+table.matrix th.scenario, table.matrix th.corner { position: sticky; left: 0; z-index: 2; background: #f3f5f7; }
+table.matrix thead th.corner { z-index: 4; }
+.provenance { color: #444; margin: 0 0 4px; font-size: 12px; line-height: 1.3; }
+.provenance code { font-size: 11px; padding: 0 4px; }
+ul.recommendation { margin: 4px 0 6px; padding: 4px 12px 4px 26px; background: #f6f8fa; border: 1px solid #d0d7de;
+                    border-radius: 4px; font-size: 12px; line-height: 1.25; }
+ul.recommendation li { margin: 1px 0; }
+.basis { display: block; font-size: 9px; line-height: 0.95; white-space: nowrap; }
+.cell-timeline { margin: 6px 0 10px; }
+.cell-timeline p { margin: 4px 0; font-size: 13.5px; }
+details.repeat { margin-left: 12px; }
+details.repeat > summary { font-weight: 400; font-size: 13px; }
 ul.unmatched li { margin: 4px 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { background: #f3f5f7; padding: 1px 5px; border-radius: 3px; font-size: 12.5px; overflow-wrap: anywhere; }
@@ -85,7 +110,6 @@ details.fold > summary { font-size: 16px; }
 details.mode { border-top: 1px solid #e3e6ea; padding-top: 4px; margin-left: 12px; }
 details.mode > summary { font-weight: 500; font-size: 14px; }
 .mode p { margin: 4px 0; font-size: 13.5px; }
-ul.repeats { margin: 2px 0 6px; font-size: 13px; }
 .timeline { overflow-x: auto; margin-top: 8px; }
 .note { color: #7a3b00; }
 .real { display: block; font-size: 10.5px; color: #333; white-space: nowrap; }
@@ -104,7 +128,6 @@ std::string html_id(const std::string& prefix, const std::string& text) {
   for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
   return out;
 }
-std::string cell_id(const Cell& cell) { return html_id("cx-", cell.scenario + "--" + cell.lock); }
 
 std::string plural(std::uint64_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -120,50 +143,88 @@ Severity cell_severity(const Cell& cell) {
 
 std::string severity_class(Severity s) { return "sev-" + std::string(severity_id(s)); }
 
-void html_head(std::ostringstream& out, const Comparison& c) {
-  out << "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-      << "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-      << "<title>locksim: which lock survives which fault</title>\n<style>" << kCss
-      << "</style>\n</head>\n<body>\n<h1>Which lock survives which fault</h1>\n<p class=\"summary\">" << c.runs()
-      << " simulated runs, " << c.scenarios().size() << " scenarios × " << c.locks().size() << " locks, from "
-      << esc(c.sources_label()) << ".";
+// Where the report comes from (when, which locksim, which command, which
+// inputs), then what the inputs hold, in two lines.
+void html_provenance(std::ostringstream& out, const Comparison& c) {
+  const Provenance& p = c.provenance;
+  out << "<p class=\"provenance\" id=\"provenance\">";
+  if (!p.generated_at.empty()) out << "Made " << esc(p.generated_at);
+  if (!p.version.empty()) out << (p.generated_at.empty() ? "Made" : "") << " by " << esc(p.version);
+  if (!p.command.empty()) out << ": <code>" << esc(p.command) << "</code>";
+  out << "<br/>Inputs: ";
+  std::size_t i = 0;
+  for (const InputFile& f : c.input_files()) {
+    out << (i++ ? "; " : "") << "<code>" << esc(f.name) << "</code> (" << plural(f.runs, "run");
+    if (f.duplicates) out << ", " << f.duplicates << " counted before";
+    if (f.live_lines) out << ", " << plural(f.live_lines, "live line");
+    out << ")";
+  }
+  out << ": " << c.runs() << " simulated runs, " << c.scenarios().size() << " scenarios × " << c.locks().size()
+      << " locks.";
   if (c.duplicates()) out << " " << c.duplicates() << " duplicate lines counted once.";
   if (c.skipped_lines()) out << " " << c.skipped_lines() << " truncated line(s) skipped.";
   // Matching is about the scenarios' documentation, not about safety: the
   // catalog expects the violations it demonstrates.
   if (c.unmatched_runs() == 0)
-    out << " Every run found what its scenario expects (known breakages included): the expectations hold, which "
-           "says nothing about safety.";
+    out << " Every run found what its scenario expects (known breakages included), which says nothing about "
+           "safety.";
   else
     out << " <span class=\"bad\">" << c.unmatched_runs() << " runs did not find what their scenario expects</span> "
         << "(<a href=\"#unmatched\">which</a>).";
   out << "</p>\n";
 }
 
+void html_head(std::ostringstream& out, const Comparison& c) {
+  out << "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+      << "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+      << "<title>locksim: which lock survives which fault</title>\n<style>" << kCss
+      << "</style>\n</head>\n<body>\n<h1>Which lock survives which fault</h1>\n";
+  html_provenance(out, c);
+}
+
 void severity_legend(std::ostringstream& out) {
-  out << "<span class=\"sw sev-corruption\"></span>corrupts data (stale write accepted, another's lock released)"
+  out << "<span class=\"sw sev-corruption\"></span>corrupts data (stale write accepted, another's lock released, "
+         "oversold)"
          "<span class=\"sw sev-overlap\"></span>two holders at once, no data corrupted"
          "<span class=\"sw sev-unavailable\"></span>lock unavailable"
          "<span class=\"sw sev-safe\"></span>survives"
-         "<span class=\"sw notrun\"></span>not tried";
+         "<span class=\"sw notrun\">·</span>not tried: no scenario with that kind of fault ran it";
 }
 
-void decision_cell(std::ostringstream& out, const std::string& lock, FaultClass fault, const DecisionCell* cell) {
+// The anchor of a matrix cell's own timeline.
+std::string timeline_id(const std::string& scenario, const std::string& lock) {
+  return html_id("tl-", scenario + "--" + lock);
+}
+
+std::string scenario_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// One cell of the decision table: the worst that happened and in what
+// share of runs, what it rests on (scenarios, runs), a bar of the runs by
+// severity, and a link to the timeline of the run behind its colour.
+void decision_cell(std::ostringstream& out, const std::string& row, FaultClass fault, const DecisionCell* cell) {
   if (!cell) {
-    out << "<td class=\"dc notrun\" title=\"" << esc(lock + " was not run under " + std::string(fault_class_name(fault)))
-        << "\">·</td>";
+    out << "<td class=\"dc notrun\" title=\""
+        << esc("not tried: no scenario with " + std::string(fault_class_name(fault)) + " ran " + row) << "\">·</td>";
     return;
   }
   const Severity s = cell->severity();
-  std::string scenarios;
-  for (const auto& name : cell->scenarios) scenarios += (scenarios.empty() ? "" : ", ") + name;
-  const std::string tip = lock + " under " + std::string(fault_class_name(fault)) + ": " + decision_cell_text(*cell) +
-                          " (" + plural(cell->runs, "run") + "; scenarios: " + scenarios + ")";
-  out << "<td class=\"dc " << severity_class(s) << "\" data-severity=\"" << severity_id(s) << "\" title=\""
-      << esc(tip) << "\"><span class=\"sev\">" << severity_words(s) << "</span><span class=\"share\">";
-  if (s != Severity::Safe) out << format_rate(cell->share(s)) << " of runs";
-  else out << plural(cell->runs, "run");
-  out << "</span><span class=\"sevbar\">";
+  const std::string tip = row + " under " + std::string(fault_class_name(fault)) + ": " + decision_cell_text(*cell) +
+                          " (" + plural(cell->runs, "run") + " in " + plural(cell->scenarios.size(), "scenario") +
+                          ": " + scenario_list(cell->scenarios) + ")";
+  out << "<td class=\"dc " << severity_class(s) << "\" data-severity=\"" << severity_id(s) << "\" data-scenarios=\""
+      << cell->scenarios.size() << "\" data-runs=\"" << cell->runs << "\" title=\"" << esc(tip) << "\">";
+  if (cell->worst_example)
+    out << "<a href=\"#" << timeline_id(cell->worst_example->first, cell->worst_example->second)
+        << "\" data-cell=\"" << esc(cell->worst_example->first + " × " + cell->worst_example->second) << "\">";
+  out << "<span class=\"sev\">" << severity_words(s);
+  if (s != Severity::Safe) out << " " << format_rate(cell->share(s));
+  out << "</span><span class=\"basis\">" << plural(cell->scenarios.size(), "scenario") << ", "
+      << plural(cell->runs, "run")
+      << "</span><span class=\"sevbar\">";
   for (Severity each : kSeveritiesWorstFirst) {
     const auto it = cell->runs_by_severity.find(each);
     if (it == cell->runs_by_severity.end() || it->second == 0 || cell->runs == 0) continue;
@@ -171,6 +232,7 @@ void decision_cell(std::ostringstream& out, const std::string& lock, FaultClass 
   }
   out << "</span>";
   if (cell->unmatched) out << "<span class=\"unexp\">✗ " << cell->unmatched << " not as expected</span>";
+  if (cell->worst_example) out << "</a>";
   out << "</td>";
 }
 
@@ -186,25 +248,57 @@ bool tried_only_without_faults(const Decision& d, const std::string& lock) {
                      [&](FaultClass f) { return f == FaultClass::None || d.cell(lock, f) == nullptr; });
 }
 
-// One decision table: the locks one would choose between, or (apart, after
-// the legend) the reproductions of shipped client bugs.
+void group_row(std::ostringstream& out, const Decision& d, const std::string& label) {
+  out << "<tr class=\"family\"><th colspan=\"" << d.classes.size() + 1 << "\">" << esc(label) << "</th></tr>\n";
+}
+
+// The sentence of each row, under its table, grouped as the rows are.
+void sentences(std::ostringstream& out, const Decision& d, bool reproductions) {
+  out << "<div class=\"sentences\" id=\"" << (reproductions ? "sentences-reproductions" : "sentences") << "\">";
+  std::optional<std::string> group;
+  for (const auto& lock : d.locks) {
+    if (is_reproduction(lock) != reproductions || tried_only_without_faults(d, lock)) continue;
+    if (group != lock_group_label(lock)) {
+      out << (group ? "</ul>\n" : "") << "<h3>" << esc(*(group = lock_group_label(lock))) << "</h3><ul>\n";
+    }
+    out << "<li data-lock=\"" << esc(lock) << "\">" << esc(d.sentences.at(lock)) << "</li>\n";
+  }
+  if (!reproductions && !d.no_lock_rows.empty()) {
+    out << (group ? "</ul>\n" : "") << "<h3>no lock taken</h3><ul>\n";
+    group = "no lock";
+    for (const auto& row : d.no_lock_rows) out << "<li>" << esc(d.no_lock_sentences.at(row)) << "</li>\n";
+  }
+  out << (group ? "</ul>" : "") << "</div>\n";
+}
+
+// One decision table: the locks one would choose between and the stories
+// that take no lock, or (apart, after the legend) the reproductions of
+// shipped client bugs.
 void decision_table(std::ostringstream& out, const Decision& d, bool reproductions, const char* id) {
   out << "<table class=\"decision\" id=\"" << id << "\">\n<tr><th class=\"lock\">"
       << (reproductions ? "reproduction" : "lock") << "</th>";
   for (FaultClass f : d.classes) out << "<th class=\"fault\">" << esc(fault_class_name(f)) << "</th>";
-  out << "<th class=\"sentence-head\">in one sentence</th></tr>\n";
+  out << "</tr>\n";
   std::optional<std::string> group;
   for (const auto& lock : d.locks) {
     if (is_reproduction(lock) != reproductions || tried_only_without_faults(d, lock)) continue;
-    if (group != lock_group_label(lock)) {  // a group row: single Redis, Redis multi-node, etcd, ZooKeeper
-      group = lock_group_label(lock);
-      out << "<tr class=\"family\"><th colspan=\"" << d.classes.size() + 2 << "\">" << esc(*group) << "</th></tr>\n";
-    }
-    out << "<tr><th class=\"lock\">" << esc(lock) << "</th>";
+    if (group != lock_group_label(lock)) group_row(out, d, *(group = lock_group_label(lock)));
+    out << "<tr data-family=\"" << esc(lock_family_name(lock_family(lock))) << "\" data-lock=\"" << esc(lock)
+        << "\"><th class=\"lock\" title=\"" << esc(d.sentences.at(lock)) << "\">" << esc(lock) << "</th>";
     for (FaultClass f : d.classes) decision_cell(out, lock, f, d.cell(lock, f));
-    out << "<td class=\"sentence\">" << esc(d.sentences.at(lock)) << "</td></tr>\n";
+    out << "</tr>\n";
+  }
+  if (!reproductions && !d.no_lock_rows.empty()) {
+    group_row(out, d, "no lock taken: the workload's own method (never counted against a lock above)");
+    for (const auto& row : d.no_lock_rows) {
+      out << "<tr data-family=\"no lock\"><th class=\"lock\" title=\"" << esc(d.no_lock_sentences.at(row)) << "\">"
+          << esc(row) << "</th>";
+      for (FaultClass f : d.classes) decision_cell(out, row, f, d.no_lock_cell(row, f));
+      out << "</tr>\n";
+    }
   }
   out << "</table>\n";
+  sentences(out, d, reproductions);
   std::string untried;
   for (const auto& lock : d.locks)
     if (is_reproduction(lock) == reproductions && tried_only_without_faults(d, lock))
@@ -214,13 +308,24 @@ void decision_table(std::ostringstream& out, const Decision& d, bool reproductio
         << ".</p>\n";
 }
 
+// What the table decides, above it.
+void html_recommendation(std::ostringstream& out, const Decision& d) {
+  if (d.recommendation.empty()) return;
+  out << "<ul class=\"recommendation\" id=\"recommendation\">\n";
+  for (const auto& line : d.recommendation) out << "<li>" << esc(line) << "</li>\n";
+  out << "</ul>\n";
+}
+
 void html_decision(std::ostringstream& out, const Comparison& c, const Decision& d) {
+  html_recommendation(out, d);
   decision_table(out, d, false, "decision");
   out << "<p class=\"legend\">";
   severity_legend(out);
-  out << "<br/>A cell: the worst that happened in any run of the scenarios with that kind of fault, and in how many "
-         "of their runs; the bar splits the runs by their worst violation. A scenario with several kinds of fault "
-         "counts under each. ✗: runs that did not find what their scenario expects.";
+  out << "<br/>A cell: the worst that happened in any run of the scenarios with that kind of fault, and in what "
+         "share of their runs; under it what it rests on (scenarios and runs); the bar "
+         "splits the runs by their worst violation; a click opens the timeline of the run behind the colour. A "
+         "scenario with several kinds of fault counts under each. A story that takes no lock counts only in its "
+         "method's row. ✗: runs that did not find what their scenario expects.";
   if (c.scenario_faults.empty()) out << " The scenarios could not be loaded to classify their faults.";
   out << "</p>\n";
   if (std::any_of(d.locks.begin(), d.locks.end(), is_reproduction)) {
@@ -231,11 +336,11 @@ void html_decision(std::ostringstream& out, const Comparison& c, const Decision&
 }
 
 void html_plots(std::ostringstream& out, const Comparison& c, const Decision& d) {
-  out << "<div class=\"plots\">\n<figure><figcaption>How often each lock broke, and how badly</figcaption>\n"
+  out << "<div class=\"plots\" id=\"plots\">\n<figure><figcaption>How often each lock broke, and how badly</figcaption>\n"
       << severity_share_svg(c, d) << "</figure>\n<figure><figcaption>Time to acquire (simulated time)</figcaption>\n"
       << acquire_latency_svg(c) << "</figure>\n";
   if (const std::string sales = sale_throughput_svg(c); !sales.empty())
-    out << "<figure><figcaption>Sales: orders per simulated second (bars, per method)</figcaption>\n" << sales
+    out << "<figure><figcaption>Sales: orders per simulated second, per lock and per method</figcaption>\n" << sales
         << "</figure>\n";
   out << "</div>\n";
 }
@@ -257,7 +362,7 @@ std::string expectation_mark(const Cell& cell) {
 
 void matrix_cell(std::ostringstream& out, const Comparison& c, const Cell* cell) {
   if (!cell) {
-    out << "<td class=\"notrun\" title=\"not run\">·</td>";
+    out << "<td class=\"notrun\" title=\"not run: the sweep did not run this scenario with this lock\">·</td>";
     return;
   }
   const Severity s = cell_severity(*cell);
@@ -267,7 +372,9 @@ void matrix_cell(std::ostringstream& out, const Comparison& c, const Cell* cell)
                             " runs; expected " + expected_text(*cell) + "; matched " +
                             std::to_string(cell->matched) + "/" + std::to_string(cell->runs);
   out << "<td class=\"" << cls << "\" title=\"" << esc(title) << "\">";
-  if (cell->violated()) out << "<a href=\"#" << cell_id(*cell) << "\">";
+  if (cell->minimal_failing)
+    out << "<a href=\"#" << timeline_id(cell->scenario, cell->lock) << "\" data-cell=\""
+        << esc(cell->scenario + " × " + cell->lock) << "\">";
   std::string summary = cell_summary(*cell);
   std::size_t start = 0;
   while (start <= summary.size()) {  // one kind per line
@@ -277,7 +384,7 @@ void matrix_cell(std::ostringstream& out, const Comparison& c, const Cell* cell)
     start = end + 2;
   }
   out << expectation_mark(*cell) << live_mark(c, *cell);
-  if (cell->violated()) out << "</a>";
+  if (cell->minimal_failing) out << "</a>";
   out << "</td>";
 }
 
@@ -287,24 +394,26 @@ void html_matrix(std::ostringstream& out, const Comparison& c) {
          "of seeds that found them, coloured by the worst. ME mutual-exclusion (two holders), WOR "
          "wrong-owner-release, SW stale-write, LU lock-unavailable, OS oversell, DP double-purchase, LO lost-order. "
          "\"as expected\": the scenario documents this "
-         "breakage; a violated cell links to its timeline.<br/>";
+         "breakage; a violated cell links to its own timeline. · not run: the sweep did not run that scenario "
+         "with that lock. The header and the scenario column stay in view while the table scrolls.<br/>";
   severity_legend(out);
-  out << "</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<tr class=\"family\"><th></th>";
+  out << "</p>\n<div class=\"scroll matrix-box\"><table class=\"matrix\">\n<thead><tr class=\"family\">"
+         "<th class=\"corner\"></th>";
   for (std::size_t i = 0; i < locks.size();) {  // one header cell per run of locks of a family
     std::size_t j = i;
     while (j < locks.size() && lock_group_label(locks[j]) == lock_group_label(locks[i])) ++j;
     out << "<th colspan=\"" << j - i << "\">" << esc(lock_group_label(locks[i])) << "</th>";
     i = j;
   }
-  out << "</tr>\n<tr><th>scenario</th>";
+  out << "</tr>\n<tr><th class=\"corner\">scenario</th>";
   for (const auto& l : locks) out << "<th class=\"lock\">" << esc(l) << "</th>";
-  out << "</tr>\n";
+  out << "</tr></thead>\n<tbody>\n";
   for (const auto& s : c.scenarios()) {
     out << "<tr><th class=\"scenario\">" << esc(s) << "</th>";
     for (const auto& l : locks) matrix_cell(out, c, c.cell(s, l));
     out << "</tr>\n";
   }
-  out << "</table></div>\n";
+  out << "</tbody></table></div>\n";
 }
 
 void perf_row(std::ostringstream& out, const std::string& label, const CellPerf& p) {
@@ -383,6 +492,20 @@ void timeline(std::ostringstream& out, const Cell& cell, const RunRef& ref, cons
   out << "<div class=\"timeline\">\n" << render_timeline_svg(*run) << "</div>\n";
 }
 
+// One matrix cell's minimal failing run: its anchor (what the matrix and
+// the decision table link to, data-cell naming the cell), the repro, and
+// its timeline.
+void cell_timeline(std::ostringstream& out, const Cell& cell, const HtmlOptions& options) {
+  const RunRef& r = *cell.minimal_failing;
+  out << "<div class=\"cell-timeline\" id=\"" << timeline_id(cell.scenario, cell.lock) << "\" data-cell=\""
+      << esc(cell.scenario + " × " + cell.lock) << "\">\n<p><strong>" << esc(cell.scenario) << " × "
+      << esc(cell.lock) << "</strong>, seed " << r.seed << " (" << r.events << " events), "
+      << (r.matched ? "as its scenario expects" : "<span class=\"bad\">not as its scenario expects</span>")
+      << " (expected: " << esc(expected_text(cell)) << "). Repro: <code>" << esc(r.repro) << "</code></p>\n";
+  if (options.timelines) timeline(out, cell, r, options);
+  out << "</div>\n";
+}
+
 // A failure mode: one lock and the violation kinds of a cell's minimal
 // failing run. Cells of one mode tell the same story (under whatever
 // faults), so the report draws it once and lists the others.
@@ -411,30 +534,28 @@ std::map<FailureMode, std::vector<const Cell*>> failure_modes(const Comparison& 
   return modes;
 }
 
+// A failure mode: its first cell (fewest events) drawn open; every other
+// cell of the mode has its own timeline too, folded, so a link from the
+// matrix or the decision table lands on the cell it came from.
 void html_mode(std::ostringstream& out, const Comparison& c, const FailureMode& mode,
                const std::vector<const Cell*>& cells, const HtmlOptions& options) {
-  const Cell& first = *cells.front();
-  const RunRef& r = *first.minimal_failing;
   std::set<FaultClass> classes;
   for (const Cell* cell : cells)
     for (FaultClass f : classes_of(c, cell->scenario)) classes.insert(f);
   out << "<details class=\"mode\" id=\"" << html_id("mode-", mode.lock + "--" + kinds_text(mode.kinds))
       << "\"><summary><strong>" << esc(mode.lock) << "</strong>: " << esc(kinds_text(mode.kinds)) << " under "
       << esc(classes_text(classes)) << " (" << plural(cells.size(), "scenario") << ")</summary>\n";
-  for (const Cell* cell : cells) out << "<span id=\"" << cell_id(*cell) << "\"></span>";
-  out << "\n<p>Drawn: " << esc(first.scenario) << ", seed " << r.seed << " (" << r.events << " events), "
-      << (r.matched ? "as its scenario expects" : "<span class=\"bad\">not as its scenario expects</span>")
-      << " (expected: " << esc(expected_text(first)) << "). Repro: <code>" << esc(r.repro) << "</code></p>\n";
+  cell_timeline(out, *cells.front(), options);
   if (cells.size() > 1) {
-    out << "<p>The same failure, not drawn again:</p>\n<ul class=\"repeats\">\n";
+    out << "<p>The same failure in other scenarios, each with its own timeline:</p>\n";
     for (std::size_t i = 1; i < cells.size(); ++i) {
       const RunRef& other = *cells[i]->minimal_failing;
-      out << "<li>" << esc(cells[i]->scenario) << ", seed " << other.seed << " (" << other.events
-          << " events): <code>" << esc(other.repro) << "</code></li>\n";
+      out << "<details class=\"repeat\"><summary>" << esc(cells[i]->scenario) << ", seed " << other.seed << " ("
+          << other.events << " events)</summary>\n";
+      cell_timeline(out, *cells[i], options);
+      out << "</details>\n";
     }
-    out << "</ul>\n";
   }
-  if (options.timelines) timeline(out, first, r, options);
   out << "</details>\n";
 }
 

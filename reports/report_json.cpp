@@ -116,6 +116,13 @@ ordered_json comparison_to_json(const Comparison& c) {
   j["live_runs"] = c.live_runs();
   j["live_only_cells"] = live_only_json(c);
   j["decision"] = decision_to_json(decide(c));  // added after the fields above, which keep their names
+  j["provenance"] = {{"generated_at", c.provenance.generated_at},
+                     {"locksim_version", c.provenance.version},
+                     {"command", c.provenance.command}};
+  j["input_files"] = ordered_json::array();
+  for (const InputFile& f : c.input_files())
+    j["input_files"].push_back(
+        {{"file", f.name}, {"runs", f.runs}, {"duplicates", f.duplicates}, {"live_lines", f.live_lines}});
   return j;
 }
 

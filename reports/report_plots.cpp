@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <set>
 
 #include "reports/xml_text.hpp"
 
@@ -48,7 +50,18 @@ std::string rect(int x, int y, int w, int h, const char* colour, const std::stri
 }
 
 // A lock name cut to fit the label column.
-std::string label_of(const std::string& lock) { return lock.size() > 19 ? lock.substr(0, 18) + "\xE2\x80\xA6" : lock; }
+std::string label_of(const std::string& lock, std::size_t fit = 19) {
+  return lock.size() > fit ? lock.substr(0, fit - 1) + "\xE2\x80\xA6" : lock;
+}
+
+// A decade of microseconds for an axis: "1 µs", "10 ms", "100 s".
+std::string decade_label(int decade) {
+  static const char* const units[] = {"\xC2\xB5s", "ms", "s"};
+  const int unit = std::clamp(decade / 3, 0, 2);
+  std::int64_t value = 1;
+  for (int i = unit * 3; i < decade; ++i) value *= 10;
+  return n(value) + " " + units[unit];
+}
 
 }  // namespace
 
@@ -63,7 +76,7 @@ std::string severity_share_svg(const Comparison& c, const Decision& d) {
     std::map<Severity, std::uint64_t> runs;
     std::uint64_t total = 0;
     for (const auto& [key, cell] : c.cells()) {
-      if (key.second != lock) continue;
+      if (key.second != lock || !c.no_lock_method(key.first).empty()) continue;  // a story without the lock
       for (const auto& [kinds, count] : cell.outcomes) runs[severity_of(kinds)] += count;
       total += cell.runs;
     }
@@ -106,16 +119,21 @@ std::string acquire_latency_svg(const Comparison& c) {
     return kLabel + static_cast<int>(std::lround((v - d0) / (d1 - d0) * bar));
   };
   std::string out = svg_open(height, "Time to acquire, per lock");
-  out += text(kLabel, 16, "each run's acquire p50: bar p10\xE2\x80\x93p90, tick median, \xE2\x97\x86 worst p99", 11,
+  out += text(8, 16, "each run's acquire p50: bar p10\xE2\x80\x93p90, tick median, \xE2\x97\x86 worst p99", 11,
               " fill-opacity=\"0.8\"");
   out += text(kWidth - kValue + 8, 16, "acq / sim s", 11);
   const int axis = kTop + static_cast<int>(locks.size()) * kRow;
+  // A label every `step` decades, so that labels ("100 ms": ~40 px at
+  // 10 px) never touch; every decade keeps its grid line.
+  const int per_decade = bar / std::max(d1 - d0, 1);
+  const int step = per_decade >= 48 ? 1 : per_decade >= 24 ? 2 : 3;
   for (int d = d0; d <= d1; ++d) {
     const std::int64_t us = static_cast<std::int64_t>(std::lround(std::pow(10.0, d)));
     const int x = x_of(us);
     out += "<line x1=\"" + n(x) + "\" y1=\"" + n(kTop) + "\" x2=\"" + n(x) + "\" y2=\"" + n(axis) +
            "\" stroke=\"#dddddd\"/>\n";
-    out += text(x, axis + 14, format_latency_us(us), 10, " text-anchor=\"middle\" fill-opacity=\"0.8\"");
+    if ((d - d0) % step == 0)
+      out += text(x, axis + 14, decade_label(d), 10, " text-anchor=\"middle\" fill-opacity=\"0.8\"");
   }
   int y = kTop;
   for (const auto& l : locks) {
@@ -142,37 +160,104 @@ std::string acquire_latency_svg(const Comparison& c) {
   return out + "</svg>\n";
 }
 
+namespace {
+
+// One sale's figures merged over cells (a no-lock story: every lock the
+// sweep named, since none is taken).
+struct SaleBar {
+  std::string scenario, method;
+  CellPerf perf;
+};
+
+std::string sale_value(double rate) { return format_fixed(rate, rate < 10 ? 2 : 0); }
+
+std::string sale_tip(const std::string& who, const SaleBar& b) {
+  const CellPerf& p = b.perf;
+  std::string tip = who + " (" + b.method + "): " + format_fixed(p.mean_orders_per_s(), 2) +
+                    " orders per simulated second over " + n(static_cast<std::int64_t>(p.sale_runs)) + " runs";
+  if (p.sale_sold_out_runs)
+    tip += "; sold out after " +
+           format_fixed(static_cast<double>(p.sale_sold_out_ms_sum) / static_cast<double>(p.sale_sold_out_runs) / 1000.0, 3) +
+           " s on average (" + n(static_cast<std::int64_t>(p.sale_sold_out_runs)) + " runs sold out)";
+  return tip;
+}
+
+}  // namespace
+
+// A column per sale that takes the lock (a row per lock, a bar per cell,
+// each labelled by its row's lock and its value), then a row per sale that
+// takes none (labelled by its method's row name: the lock the sweep named
+// does not matter there). Bars of one column share a linear scale, and so
+// do the no-lock rows; a value is printed at every bar.
 std::string sale_throughput_svg(const Comparison& c) {
-  std::vector<const Cell*> sales;
-  double top = 0;
-  for (const auto& [key, cell] : c.cells())
-    if (cell.perf.sale_runs) {
-      sales.push_back(&cell);
-      top = std::max(top, cell.perf.mean_orders_per_s());
-    }
-  if (sales.empty()) return "";
-  const int bar = kWidth - kLabel - kValue;
-  const int height = kTop + static_cast<int>(sales.size()) * kRow + 8;
-  std::string out = svg_open(height, "Orders per simulated second, per sale");
-  out += text(kLabel, 16, "mean orders stored per simulated second (method; mean time to sell out)", 11,
+  std::map<std::string, SaleBar> locked, unlocked;  // by scenario
+  std::set<std::string> sale_locks;
+  for (const auto& [key, cell] : c.cells()) {
+    if (!cell.perf.sale_runs) continue;
+    const bool no_lock = !c.no_lock_method(key.first).empty();
+    SaleBar& b = (no_lock ? unlocked : locked)[key.first];
+    b.scenario = key.first;
+    b.method = cell.perf.sale_method;
+    if (no_lock) b.perf.merge(cell.perf);
+    else sale_locks.insert(key.second);
+  }
+  if (locked.empty() && unlocked.empty()) return "";
+  std::vector<std::string> lock_rows;
+  for (const auto& l : c.locks())
+    if (sale_locks.count(l)) lock_rows.push_back(l);
+  const int cols = static_cast<int>(locked.size());
+  const int col_w = cols == 0 ? 0 : std::clamp(900 / std::max(cols, 1), 140, 240);
+  constexpr int kSaleRow = 17;
+  constexpr int kSaleLabel = 180;  // lock names and no-lock rows, cut at 26 characters
+  const int width = std::max(kWidth, kSaleLabel + cols * col_w + 10);
+  const int head = kTop + (cols ? 16 : 0);
+  const int no_lock_top = head + static_cast<int>(lock_rows.size()) * kSaleRow + (unlocked.empty() ? 0 : 22);
+  const int height = no_lock_top + static_cast<int>(unlocked.size()) * kSaleRow + 8;
+  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + n(width) + "\" height=\"" +
+                    n(height) + "\" viewBox=\"0 0 " + n(width) + " " + n(height) +
+                    "\" role=\"img\" aria-label=\"Orders per simulated second, per sale\" font-family=\"DejaVu Sans, "
+                    "Verdana, Arial, sans-serif\" class=\"plot sales\">\n<title>Orders per simulated second, per "
+                    "sale</title>\n";
+  out += text(8, 16, "mean orders stored per simulated second; a column per sale that takes the lock, a row per lock", 11,
               " fill-opacity=\"0.8\"");
-  out += text(kWidth - kValue + 8, 16, "orders / sim s", 11);
-  int y = kTop;
-  for (const Cell* cell : sales) {
-    const CellPerf& p = cell->perf;
-    const double rate = p.mean_orders_per_s();
-    std::string tip = cell->scenario + " --lock " + cell->lock + " (" + p.sale_method + "): " + format_fixed(rate, 2) +
-                      " orders per simulated second over " + n(static_cast<std::int64_t>(p.sale_runs)) + " runs";
-    if (p.sale_sold_out_runs)
-      tip += "; sold out after " +
-             format_fixed(static_cast<double>(p.sale_sold_out_ms_sum) / static_cast<double>(p.sale_sold_out_runs) / 1000.0, 3) +
-             " s on average (" + n(static_cast<std::int64_t>(p.sale_sold_out_runs)) + " runs sold out)";
-    out += text(kLabel - 6, y + 14, label_of(cell->scenario), 12, " text-anchor=\"end\"");
-    const int w = top > 0 ? static_cast<int>(std::lround(rate / top * bar)) : 0;
-    out += rect(kLabel, y + 3, std::max(w, 1), kRow - 6, "#8fb3de", tip);
-    out += text(kLabel + 4, y + 15, p.sale_method, 10);
-    out += text(kWidth - kValue + 8, y + 14, format_fixed(rate, 2), 12);
-    y += kRow;
+  int x0 = kSaleLabel;
+  for (const auto& [scenario, bar] : locked) {  // column heads, then their bars
+    double top = 0;
+    for (const auto& l : lock_rows)
+      if (const Cell* cell = c.cell(scenario, l)) top = std::max(top, cell->perf.mean_orders_per_s());
+    const std::string title = scenario + " (" + bar.method + ")";
+    out += text(x0, head - 4, title.size() > 30 ? title.substr(0, 29) + "\xE2\x80\xA6" : title, 10, " font-weight=\"600\"");
+    int y = head;
+    for (const auto& l : lock_rows) {
+      if (const Cell* cell = c.cell(scenario, l); cell && cell->perf.sale_runs) {
+        const double rate = cell->perf.mean_orders_per_s();
+        const int w = top > 0 ? static_cast<int>(std::lround(rate / top * (col_w - 60))) : 0;
+        out += rect(x0, y + 3, std::max(w, 1), kSaleRow - 5, "#8fb3de", sale_tip(scenario + " --lock " + l, {scenario, bar.method, cell->perf}));
+        out += text(x0 + std::max(w, 1) + 4, y + 12, sale_value(rate), 10);
+      }
+      y += kSaleRow;
+    }
+    x0 += col_w;
+  }
+  int y = head;
+  for (const auto& l : lock_rows) {
+    out += text(kSaleLabel - 6, y + 12, label_of(l, 26), 11, " text-anchor=\"end\"");
+    y += kSaleRow;
+  }
+  if (!unlocked.empty()) {
+    out += text(8, no_lock_top - 6, "no lock taken (merged over the locks the sweep named)", 10, " font-weight=\"600\"");
+    double top = 0;
+    for (const auto& [scenario, bar] : unlocked) top = std::max(top, bar.perf.mean_orders_per_s());
+    const int span = width - kSaleLabel - 10 - 200;
+    y = no_lock_top;
+    for (const auto& [scenario, bar] : unlocked) {
+      const double rate = bar.perf.mean_orders_per_s();
+      const int w = top > 0 ? static_cast<int>(std::lround(rate / top * span)) : 0;
+      out += text(kSaleLabel - 6, y + 12, label_of(no_lock_row_name(bar.method), 26), 11, " text-anchor=\"end\"");
+      out += rect(kSaleLabel, y + 3, std::max(w, 1), kSaleRow - 5, "#c9b5de", sale_tip(scenario, bar));
+      out += text(kSaleLabel + std::max(w, 1) + 4, y + 12, sale_value(rate) + "  " + scenario, 10);
+      y += kSaleRow;
+    }
   }
   return out + "</svg>\n";
 }
