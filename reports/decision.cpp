@@ -248,8 +248,8 @@ LockJudgement judge(const Comparison& c, const Decision& d, const std::string& l
     // was corrupted without the check must have been run with it, cleanly.
     const bool covered = minus(j.corrupt_unchecked, j.checked).empty();
     j.safety = j.gives_tokens && j.corrupt_checked.empty() && covered ? DataSafety::WithFencing : DataSafety::Corrupts;
-  } else if (!j.overlap_unchecked.empty()) {
-    j.safety = DataSafety::NoCorruption;  // two holders and a storage that did not check: intact by timing
+  } else if (!j.overlap_unchecked.empty() || (!j.gives_tokens && !j.overlap_checked.empty())) {
+    j.safety = DataSafety::NoCorruption;  // two holders and nothing checked a token: intact by timing
   } else {
     j.safety = j.overlap_checked.empty() ? DataSafety::Held : DataSafety::WithFencing;
   }
@@ -273,10 +273,15 @@ std::string sentence_for(const std::string& lock, const LockJudgement& j) {
                                                 runs_and_scenarios(j) + ")"
                                           : "no violation, but tried under no fault (" + runs_and_scenarios(j) + ")");
       break;
-    case DataSafety::NoCorruption:
+    case DataSafety::NoCorruption: {
+      // Where nothing checked a token: the storage did not, or the lock gives none.
+      std::set<FaultClass> luck = j.overlap_unchecked;
+      if (!j.gives_tokens) luck.insert(j.overlap_checked.begin(), j.overlap_checked.end());
       parts.push_back("no data corrupted in any run (" + runs_and_scenarios(j) + "), but two holders at once under " +
-                      list_classes(j.overlap_unchecked) + ", where the storage did not check tokens");
+                      list_classes(luck) +
+                      (j.gives_tokens ? ", where the storage did not check tokens" : ", with no fencing token to check"));
       break;
+    }
     case DataSafety::WithFencing: {
       std::string claim = "safe for your data only when the storage checks its fencing token";
       if (!j.corrupt_unchecked.empty()) claim += ": without the check, data is corrupted under " + list_classes(j.corrupt_unchecked);

@@ -93,7 +93,8 @@ std::string decision_cell_md(const DecisionCell* cell) {
   const Severity s = cell->severity();
   std::string out = " " + std::string(severity_square(s)) + " " + std::string(severity_words(s));
   if (s != Severity::Safe) out += " " + format_rate(cell->share(s));
-  out += " (" + std::to_string(cell->scenarios.size()) + " sc., " + std::to_string(cell->runs) + " runs)";
+  out += " (" + std::to_string(cell->scenarios.size()) + " sc., " + std::to_string(cell->runs) +
+         (cell->runs == 1 ? " run)" : " runs)");
   if (cell->unmatched) out += " ✗ " + std::to_string(cell->unmatched) + " not as expected";
   return out + " |";
 }

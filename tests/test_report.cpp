@@ -16,6 +16,7 @@
 #include <string>
 
 #include "reports/comparison.hpp"
+#include "reports/decision.hpp"
 #include "reports/report.hpp"
 #include "reports/numbers.hpp"
 #include "reports/run_output.hpp"
@@ -43,6 +44,7 @@ struct Line {
   std::int64_t p50 = 1000, p99 = 2000;
   std::uint64_t round_trips = 10, acquisitions = 2;
   std::string digest;  // default: derived from scenario, lock, seed
+  std::string sale_method;  // non-empty: the run sells a stock by this method ("stats"."sale")
 
   // Fluent setters (designated initializers that skip members trip GCC 12's
   // -Wmissing-field-initializers).
@@ -56,6 +58,7 @@ struct Line {
     return p50 = p50_us, p99 = p99_us, round_trips = rts, acquisitions = acqs, *this;
   }
   Line& with_digest(std::string d) { return digest = std::move(d), *this; }
+  Line& selling_by(std::string m) { return sale_method = std::move(m), *this; }
 };
 
 std::string line(const Line& l) {
@@ -77,6 +80,9 @@ std::string line(const Line& l) {
   j["source"] = l.scenario;
   j["stats"] = {{"attempts", l.acquisitions}, {"acquisitions", l.acquisitions}, {"gave_up", 0},
                 {"round_trips", l.round_trips}, {"acquire_p50_us", l.p50}, {"acquire_p99_us", l.p99}};
+  if (!l.sale_method.empty())
+    j["stats"]["sale"] = {{"method", l.sale_method}, {"orders", 5}, {"refused", 0}, {"sold_out_ms", nullptr},
+                          {"orders_per_s", 2.5}};
   return j.dump();
 }
 
@@ -98,6 +104,19 @@ std::string live_skip_line(const std::string& scenario, const std::string& lock,
               {"repro", "locksim live " + scenario + " --lock " + lock + " --time-scale 0.01"},
               {"live", {{"time_scale", 0.01}, {"deterministic", false}, {"skipped", why}}}}
       .dump();
+}
+
+// A real run of a catalog scenario as a sweep writes it (with its newline).
+std::string simulated_line(const std::string& scenario, const std::string& lock, std::uint64_t seed) {
+  auto s = scenarios::resolve_scenario(scenario);
+  REQUIRE(s);
+  scenarios::RunOptions options;
+  options.lock_kind = lock;
+  options.seed = seed;
+  options.scenario_ref = scenario;
+  auto run = scenarios::run_scenario(*s, options);
+  REQUIRE(run);
+  return reports::run_to_json(*run).dump() + "\n";
 }
 
 Result<bool, reports::ReportError> read(const std::string& text, Comparison& c, std::string* warnings = nullptr) {
@@ -485,8 +504,8 @@ TEST_CASE("verdicts are drawn from which violations appear in which scenarios", 
 TEST_CASE("the markdown report has a matrix row per scenario, the verdicts and perf", "[report]") {
   Comparison c;
   REQUIRE(read(hand_written_sweep(), c));
-  c.scenario_faults["gc-pause"] = {{reports::FaultClass::ProcessPause}, false};
-  c.scenario_faults["baseline"] = {{reports::FaultClass::None}, false};
+  c.scenario_faults["gc-pause"] = {{reports::FaultClass::ProcessPause}, false, ""};
+  c.scenario_faults["baseline"] = {{reports::FaultClass::None}, false, ""};
   const std::string md = reports::render_markdown(c);
   CHECK_THAT(md, Catch::Contains("| scenario | naive-del | token |"));
   CHECK_THAT(md, Catch::Contains("| baseline | ✓ safe | · |"));
@@ -495,9 +514,9 @@ TEST_CASE("the markdown report has a matrix row per scenario, the verdicts and p
   // The decision comes first: a row per lock, a column per fault class.
   CHECK(md.find("## Which lock survives which fault") < md.find("## Matrix"));
   CHECK_THAT(md, Catch::Contains("| lock | process pause | no fault |"));
-  CHECK_THAT(md, Catch::Contains("| **naive-del** | 🟥 corrupts 75% ✗ 2 not as expected | 🟩 survives |"));
-  CHECK_THAT(md, Catch::Contains("| **token** | 🟥 corrupts 100% | · |"));
-  CHECK_THAT(md, Catch::Contains("- token: corrupts data under process pause."));
+  CHECK_THAT(md, Catch::Contains("| **naive-del** | 🟥 corrupts 75% (1 sc., 4 runs) ✗ 2 not as expected | 🟩 survives (1 sc., 1 run) |"));
+  CHECK_THAT(md, Catch::Contains("| **token** | 🟥 corrupts 100% (1 sc., 1 run) | · |"));
+  CHECK_THAT(md, Catch::Contains("- token: corrupts data under process pause; it gives no fencing token for the storage to check."));
   CHECK_THAT(md, Catch::Contains("| naive-del | 5 | 2.0 ms |"));
   CHECK_THAT(md, Catch::Contains("`locksim run gc-pause --lock naive-del --seed 3`"));
 }
@@ -576,7 +595,8 @@ TEST_CASE("the JSON report carries cells, rates, verdicts and perf", "[report]")
   CHECK(d["cells"][0]["runs_by_severity"]["corruption"] == 3);
   CHECK(d["cells"][0]["runs_by_severity"]["safe"] == 2);
   CHECK(d["cells"][0]["unmatched"] == 2);
-  CHECK(d["sentences"]["token"] == "token: corrupts data under unclassified.");
+  CHECK(d["sentences"]["token"] ==
+        "token: corrupts data under unclassified; it gives no fencing token for the storage to check.");
 }
 
 TEST_CASE("the JUnit report parses as XML with a test case per cell and a failure per unmatched cell", "[report]") {
@@ -604,17 +624,7 @@ TEST_CASE("the HTML report parses and draws one timeline per violated cell from 
   std::string sweep;
   for (std::string scenario : {"gc-pause", "baseline"})
     for (std::string lock : {"naive-del", "token"})
-      for (std::uint64_t seed : {1, 2}) {
-        auto s = scenarios::resolve_scenario(scenario);
-        REQUIRE(s);
-        scenarios::RunOptions options;
-        options.lock_kind = lock;
-        options.seed = seed;
-        options.scenario_ref = scenario;
-        auto run = scenarios::run_scenario(*s, options);
-        REQUIRE(run);
-        sweep += reports::run_to_json(*run).dump() + "\n";
-      }
+      for (std::uint64_t seed : {1, 2}) sweep += simulated_line(scenario, lock, seed);
   Comparison c;
   REQUIRE(read(sweep, c));
   reports::annotate_faults(c);
@@ -861,4 +871,263 @@ TEST_CASE("locksim report reads live lines from extra files and refuses live lin
   CHECK_THAT(slurp(dir / "r.md"), Catch::Contains("| baseline | naive-del | none | none | 0.01 | no faults | yes |"));
   CHECK(run_cli("report '" + (dir / "live.jsonl").string() + "'", dir / "alone.txt") == 2);
   CHECK_THAT(slurp(dir / "alone.txt"), Catch::Contains("live.jsonl:0: only live runs"));
+}
+
+// ---- the decision table (issue 35): no-lock rows, what a cell rests on,
+// sentences that never contradict themselves, the recommendation, links ----
+
+namespace {
+
+using reports::FaultClass;
+
+void classify(Comparison& c, const std::string& scenario, std::set<FaultClass> classes, bool fencing,
+              std::string no_lock_method = "") {
+  c.scenario_faults[scenario] = {std::move(classes), fencing, std::move(no_lock_method)};
+}
+
+}  // namespace
+
+TEST_CASE("a story that takes no lock counts in its method's row, never against a lock", "[report]") {
+  Comparison c;
+  REQUIRE(read(line(Line().in("inventory-race", "token").with_kinds({"oversell"}).expecting({"oversell"}).selling_by(
+                   "read-check-write")) + "\n" +
+                   line(Line().in("inventory-race", "fenced").with_kinds({"oversell"}).expecting({"oversell"}).selling_by(
+                       "read-check-write")) + "\n" +
+                   line(Line().in("gc-pause", "token").with_kinds({"stale-write"}).expecting({"stale-write"})) + "\n" +
+                   line(Line().in("baseline", "fenced")) + "\n",
+               c));
+  // Not annotated: the runs' sale method says it.
+  CHECK(c.no_lock_method("inventory-race") == "read-check-write");
+  CHECK(c.no_lock_method("gc-pause").empty());
+  classify(c, "inventory-race", {FaultClass::None}, false, "read-check-write");
+  classify(c, "gc-pause", {FaultClass::ProcessPause}, false);
+  classify(c, "baseline", {FaultClass::None}, false);
+  const reports::Decision d = reports::decide(c);
+  CHECK(d.cell("token", FaultClass::None) == nullptr);  // the oversell is not the token lock's
+  REQUIRE(d.cell("fenced", FaultClass::None) != nullptr);
+  CHECK(d.cell("fenced", FaultClass::None)->severity() == reports::Severity::Safe);
+  REQUIRE(d.no_lock_rows == std::vector<std::string>{"no lock (read-check-write)"});
+  const reports::DecisionCell* row = d.no_lock_cell("no lock (read-check-write)", FaultClass::None);
+  REQUIRE(row != nullptr);
+  CHECK(row->severity() == reports::Severity::Corruption);
+  CHECK(row->runs == 2);
+  CHECK(row->scenarios == std::vector<std::string>{"inventory-race"});
+  CHECK(d.judgements.at("fenced").safety == reports::DataSafety::Held);
+  CHECK_THAT(d.sentences.at("token"), !Catch::Contains("no fault"));
+  CHECK(c.verdict("fenced").level == reports::LockVerdict::Level::Safe);  // the JSON verdicts too
+  CHECK(c.lock_perf("fenced").acquire_p50_us.count() == 1);              // and the perf tables
+  const json j = json::parse(reports::render_json(c));
+  for (const auto& cell : j["decision"]["cells"]) CHECK((cell["fault_class"] != "none" || cell["lock"] == "fenced"));
+  REQUIRE(j["decision"]["no_lock_rows"].size() == 1);
+  CHECK(j["decision"]["no_lock_rows"][0]["method"] == "read-check-write");
+  CHECK(j["decision"]["no_lock_rows"][0]["cells"][0]["severity"] == "corruption");
+  const std::string md = reports::render_markdown(c);
+  CHECK_THAT(md, Catch::Contains("| **no lock (read-check-write)** | · | 🟥 corrupts 100% (1 sc., 2 runs) |"));
+  reports::HtmlOptions options;
+  options.timelines = false;
+  CHECK_THAT(reports::render_html(c, options),
+             Catch::Contains("<tr data-family=\"no lock\"><th class=\"lock\"") &&
+                 Catch::Contains(">no lock (read-check-write)</th>"));
+}
+
+TEST_CASE("the catalog's stories without a lock are named by their method", "[report]") {
+  const std::vector<std::pair<std::string, std::string>> stories{{"inventory-race", "read-check-write"},
+                                                                  {"flash-sale-gate", "gate"},
+                                                                  {"inventory-decr-failover", "decr"},
+                                                                  {"inventory-lua-double-click", "lua"},
+                                                                  {"inventory-one-lock", ""},
+                                                                  {"inventory-segmented", ""},
+                                                                  {"gc-pause", ""}};
+  for (const auto& [name, method] : stories) {
+    auto s = scenarios::resolve_scenario(name);
+    REQUIRE(s);
+    INFO(name);
+    CHECK(reports::scenario_faults_of(*s).no_lock_method == method);
+  }
+  CHECK(reports::no_lock_row_name("read-check-write") == "no lock (read-check-write)");
+  CHECK(reports::no_lock_row_name("gate") == "SET NX gate");
+  CHECK(reports::no_lock_row_name("decr") == "DECR");
+  CHECK(reports::no_lock_row_name("lua") == "Lua");
+}
+
+TEST_CASE("each decision cell says how many scenarios and runs it rests on, and what a dot means", "[report]") {
+  Comparison c;
+  REQUIRE(read(line(Line().in("gc-pause", "token").with_kinds({"stale-write"})) + "\n" +
+                   line(Line().in("gc-pause", "token").with_seed(2)) + "\n" +
+                   line(Line().in("fencing-gc-pause", "token").with_kinds({"stale-write"})) + "\n" +
+                   line(Line().in("baseline", "token")) + "\n" + line(Line().in("delayed-packet", "naive-del")) + "\n",
+               c));
+  classify(c, "gc-pause", {FaultClass::ProcessPause}, false);
+  classify(c, "fencing-gc-pause", {FaultClass::ProcessPause}, true);
+  classify(c, "baseline", {FaultClass::None}, false);
+  classify(c, "delayed-packet", {FaultClass::DelayedPacket}, false);
+  const reports::Decision d = reports::decide(c);
+  const reports::DecisionCell* cell = d.cell("token", FaultClass::ProcessPause);
+  REQUIRE(cell != nullptr);
+  CHECK(cell->scenarios == std::vector<std::string>{"fencing-gc-pause", "gc-pause"});
+  CHECK(cell->runs == 3);
+  reports::HtmlOptions options;
+  options.timelines = false;
+  const std::string html = reports::render_html(c, options);
+  CHECK_THAT(html, Catch::Contains("<span class=\"basis\">2 scenarios, 3 runs</span>"));
+  CHECK_THAT(html, Catch::Contains("<span class=\"basis\">1 scenario, 1 run</span>"));
+  // "·" is explained in the cell's own title and in the legend under the table.
+  CHECK_THAT(html, Catch::Contains("title=\"not tried: no scenario with process pause ran naive-del\">·</td>"));
+  CHECK_THAT(html, Catch::Contains("·</span>not tried: no scenario with that kind of fault ran it"));
+  const std::string md = reports::render_markdown(c);
+  CHECK_THAT(md, Catch::Contains("🟥 corrupts 67% (2 sc., 3 runs)"));
+  CHECK_THAT(md, Catch::Contains("\"·\" not tried"));
+}
+
+// The rule behind "etcd-mutex: safe for your data when the storage checks
+// the token … even with the check, data is corrupted": one checking storage
+// that held was taken for all of them. Every mix of outcomes is tried here.
+TEST_CASE("a lock's sentence and the recommendation never contradict the runs or each other", "[report]") {
+  struct Story {
+    const char* scenario;
+    FaultClass fault;
+    bool checked;
+  };
+  const Story stories[] = {{"gc-pause", FaultClass::ProcessPause, false},
+                           {"fencing-gc-pause", FaultClass::ProcessPause, true},
+                           {"replica-failover", FaultClass::Failover, true}};
+  const std::vector<std::vector<std::string>> outcomes{{}, {"mutual-exclusion"}, {"mutual-exclusion", "stale-write"}};
+  for (const char* lock : {"fenced", "etcd-mutex"})
+    for (std::size_t mix = 0; mix < 27; ++mix) {
+      Comparison c;
+      std::string text;
+      bool corrupted_checked = false, corrupted = false, overlapped = false;
+      for (std::size_t i = 0, m = mix; i < 3; ++i, m /= 3) {
+        const auto& kinds = outcomes[m % 3];
+        text += line(Line().in(stories[i].scenario, lock).with_kinds(kinds).expecting(kinds)) + "\n";
+        corrupted = corrupted || kinds.size() == 2;
+        corrupted_checked = corrupted_checked || (kinds.size() == 2 && stories[i].checked);
+        overlapped = overlapped || !kinds.empty();
+      }
+      REQUIRE(read(text, c));
+      for (const auto& s : stories) classify(c, s.scenario, {s.fault}, s.checked);
+      const reports::Decision d = reports::decide(c);
+      const std::string& sentence = d.sentences.at(lock);
+      const reports::DataSafety safety = d.judgements.at(lock).safety;
+      INFO(sentence);
+      const bool says_safe = sentence.find("safe for your data") != std::string::npos;
+      const bool says_corrupt = sentence.find("corrupts data") != std::string::npos ||
+                                sentence.find("even when") != std::string::npos;
+      CHECK_FALSE((says_safe && says_corrupt));
+      CHECK(says_corrupt == (safety == reports::DataSafety::Corrupts));
+      CHECK(says_safe == (safety == reports::DataSafety::WithFencing));
+      if (corrupted_checked) CHECK(safety == reports::DataSafety::Corrupts);  // a checking storage was corrupted
+      if (!corrupted && !overlapped) CHECK(safety == reports::DataSafety::Held);
+      // etcd-mutex hands out no token: never credited with a storage's check.
+      if (std::string(lock) == "etcd-mutex") CHECK(safety != reports::DataSafety::WithFencing);
+      // The recommendation names the lock on exactly the line of its judgement.
+      std::string named;
+      for (const auto& l : d.recommendation)
+        if (l.find(lock) != std::string::npos && l.find("unavailable") == std::string::npos) named += l;
+      CHECK((named.find("Safe for your data on their own") != std::string::npos) == (safety == reports::DataSafety::Held));
+      CHECK((named.find("if the storage checks") != std::string::npos) == (safety == reports::DataSafety::WithFencing));
+      CHECK((named.find("For efficiency only") != std::string::npos) == (safety == reports::DataSafety::Corrupts));
+    }
+}
+
+TEST_CASE("a fenced lock is safe for data only where a checking storage was tried and held", "[report]") {
+  Comparison c;
+  const std::vector<std::string> me_sw{"mutual-exclusion", "stale-write"}, me{"mutual-exclusion"};
+  REQUIRE(read(line(Line().in("gc-pause", "fenced").with_kinds(me_sw).expecting(me_sw)) + "\n" +
+                   line(Line().in("fencing-gc-pause", "fenced").with_kinds(me).expecting(me)) + "\n" +
+                   line(Line().in("gc-pause", "naive-del").with_kinds(me_sw).expecting(me_sw)) + "\n" +
+                   line(Line().in("baseline", "careful")) + "\n" + line(Line().in("gc-pause", "careful")) + "\n" +
+                   line(Line().in("inventory-decr-failover", "careful").with_kinds({"oversell"}).selling_by("decr")) +
+                   "\n",
+               c));
+  classify(c, "gc-pause", {FaultClass::ProcessPause}, false);
+  classify(c, "fencing-gc-pause", {FaultClass::ProcessPause}, true);
+  classify(c, "baseline", {FaultClass::None}, false);
+  classify(c, "inventory-decr-failover", {FaultClass::Failover}, false, "decr");
+  reports::Decision d = reports::decide(c);
+  CHECK(d.judgements.at("fenced").safety == reports::DataSafety::WithFencing);
+  CHECK(d.sentences.at("fenced") ==
+        "fenced: safe for your data only when the storage checks its fencing token: without the check, data is "
+        "corrupted under process pause; with it, two holders under process pause but no stale write accepted.");
+  CHECK(d.sentences.at("naive-del") ==
+        "naive-del: corrupts data under process pause; it gives no fencing token for the storage to check.");
+  CHECK(d.recommendation == std::vector<std::string>{
+                                "Safe for your data on their own: careful (2 sc.): no two holders, no data corrupted "
+                                "in any run.",
+                                "Safe for your data if the storage checks the fencing token: fenced (2 sc.): two "
+                                "holders can happen, the check refuses the stale writes.",
+                                "For efficiency only (running twice must be harmless): naive-del: each corrupts data "
+                                "under some fault.",
+                                "Without a lock, the sale goes wrong: DECR."});
+  // The same lock corrupted where a checking storage was not tried: not credited.
+  REQUIRE(read(line(Line().in("replica-failover", "fenced").with_kinds(me_sw).expecting(me_sw)) + "\n", c));
+  classify(c, "replica-failover", {FaultClass::Failover}, false);
+  d = reports::decide(c);
+  CHECK(d.judgements.at("fenced").safety == reports::DataSafety::Corrupts);
+  CHECK_THAT(d.sentences.at("fenced"), Catch::StartsWith("fenced: corrupts data under process pause and failover; a "
+                                                         "storage that checks tokens was not tried under failover"));
+  const json j = json::parse(reports::render_json(c));
+  CHECK(j["decision"]["judgements"]["fenced"]["data"] == "corrupts");
+  CHECK(j["decision"]["recommendation"].size() == 3);
+}
+
+TEST_CASE("every cell link lands on a timeline of that very cell", "[report]") {
+  std::string sweep;
+  for (std::string scenario : {"gc-pause", "fencing-gc-pause", "baseline"}) sweep += simulated_line(scenario, "naive-del", 1);
+  Comparison c;
+  REQUIRE(read(sweep, c));
+  reports::annotate_faults(c);
+  const std::string html = reports::render_html(c);
+  // Both violated cells fail the same way (one failure mode), and each has its own timeline.
+  CHECK(count(html, "<details class=\"mode\"") == 1);
+  CHECK(count(html, "<div class=\"timeline\">") == 2);
+  std::size_t links = 0;
+  for (auto pos = html.find("<a href=\"#tl-"); pos != std::string::npos; pos = html.find("<a href=\"#tl-", pos + 1)) {
+    const auto id_end = html.find('"', pos + 10);
+    const std::string id = html.substr(pos + 10, id_end - pos - 10);
+    const auto cell_at = html.find("data-cell=\"", pos) + 11;
+    const std::string cell = html.substr(cell_at, html.find('"', cell_at) - cell_at);
+    INFO(id << " from " << cell);
+    const auto target = html.find("<div class=\"cell-timeline\" id=\"" + id + "\" data-cell=\"" + cell + "\">");
+    REQUIRE(target != std::string::npos);
+    CHECK(html.find("<div class=\"timeline\">", target) < html.find("<div class=\"cell-timeline\"", target + 1));
+    ++links;
+  }
+  CHECK(links == 3);  // two matrix cells and the decision cell of process pause
+  CHECK_THAT(html, Catch::Contains("<a href=\"#tl-fencing-gc-pause--naive-del\" data-cell=\"fencing-gc-pause × naive-del\">"));
+  CHECK_THAT(html, Catch::Contains("<a href=\"#tl-gc-pause--naive-del\" data-cell=\"gc-pause × naive-del\">"));
+}
+
+TEST_CASE("the header says when, which locksim, which command and which inputs", "[report]") {
+  Comparison c;
+  REQUIRE(read(hand_written_sweep(), c));
+  c.provenance = {"2026-12-04 17:00 UTC", "locksim 0.1.0 (git abc)", "locksim report sweep.jsonl --format html"};
+  reports::HtmlOptions options;
+  options.timelines = false;
+  CHECK_THAT(reports::render_html(c, options),
+             Catch::Contains("Made 2026-12-04 17:00 UTC by locksim 0.1.0 (git abc): <code>locksim report sweep.jsonl "
+                             "--format html</code><br/>Inputs: <code>sweep.jsonl</code> (6 runs): 6 simulated runs"));
+  CHECK_THAT(reports::render_markdown(c), Catch::Contains("Made 2026-12-04 17:00 UTC by locksim 0.1.0 (git abc): "
+                                                          "`locksim report sweep.jsonl --format html`  \nInputs: "
+                                                          "`sweep.jsonl` (6 runs)."));
+  const json j = json::parse(reports::render_json(c));
+  CHECK(j["provenance"]["generated_at"] == "2026-12-04 17:00 UTC");
+  CHECK(j["provenance"]["command"] == "locksim report sweep.jsonl --format html");
+  CHECK(j["input_files"][0] == json{{"file", "sweep.jsonl"}, {"runs", 6}, {"duplicates", 0}, {"live_lines", 0}});
+  // From the command line: SOURCE_DATE_EPOCH fixes the date; a bad one is refused.
+  const fs::path dir = temp_dir("provenance");
+  std::ofstream(dir / "in.jsonl") << line(Line().in("baseline", "naive-del")) << "\n";
+  CHECK(run_cli("report '" + (dir / "in.jsonl").string() + "'", dir / "r.md") == 0);
+  CHECK_THAT(slurp(dir / "r.md"), Catch::Matches("(.|\n)*Made 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9] "
+                                                 "UTC by locksim [^ ]+ \\(git [^)]+\\): `locksim report [^`]*in.jsonl "
+                                                 "--format md`(.|\n)*"));
+  const std::string fixed = "SOURCE_DATE_EPOCH=86400 " + std::string(LOCKSIM_BINARY) + " report '" +
+                            (dir / "in.jsonl").string() + "' --format json > '" + (dir / "r.json").string() + "'";
+  REQUIRE(std::system(fixed.c_str()) == 0);
+  CHECK(json::parse(slurp(dir / "r.json"))["provenance"]["generated_at"] == "1970-01-02 00:00 UTC");
+  const std::string bad = "SOURCE_DATE_EPOCH=yesterday " + std::string(LOCKSIM_BINARY) + " report '" +
+                          (dir / "in.jsonl").string() + "' > /dev/null 2> '" + (dir / "bad.txt").string() + "'";
+  const int rc = std::system(bad.c_str());
+  CHECK((WIFEXITED(rc) ? WEXITSTATUS(rc) : -1) == 2);
+  CHECK_THAT(slurp(dir / "bad.txt"), Catch::Contains("SOURCE_DATE_EPOCH: expected seconds since 1970"));
 }
