@@ -306,12 +306,12 @@ std::string render_markdown(const Comparison& c) {
   out << "# locksim comparison report\n\n";
   const Provenance& p = c.provenance;
   if (!p.generated_at.empty() || !p.version.empty()) out << "Made " << p.generated_at << " by " << md_escape(p.version);
-  if (!p.command.empty()) out << ": `" << p.command << "`";
+  if (!p.command.empty()) out << ": `" << printable(p.command) << "`";
   if (!p.generated_at.empty() || !p.version.empty() || !p.command.empty()) out << "  \n";
   out << "Inputs: ";
   std::size_t i = 0;
   for (const InputFile& f : c.input_files())
-    out << (i++ ? "; " : "") << "`" << f.name << "` (" << f.runs << " runs" 
+    out << (i++ ? "; " : "") << "`" << printable(f.name) << "` (" << f.runs << " runs"
         << (f.duplicates ? ", " + std::to_string(f.duplicates) + " counted before" : "")
         << (f.live_lines ? ", " + std::to_string(f.live_lines) + " live lines" : "") << ")";
   out << ".\n\n" << c.runs() << " runs (" << c.scenarios().size() << " scenarios × " << c.locks().size() << " locks). ";
