@@ -85,6 +85,7 @@ std::string run_to_text(const scenarios::RunResult& run, const std::string& desc
         << "\n";
   }
   for (const auto& why : run.outside_assumptions) out << "outside   " << printable(why) << "\n";
+  for (const auto& what : run.adjusted) out << "adjusted  " << printable(what) << "\n";
   out << "repro     " << printable(run.repro) << "\n";
   out << "digest    " << sim::Trace::hex(run.digest) << " (" << run.events << " events, "
       << format_seconds(std::chrono::milliseconds(run.sim_time_ms)) << " simulated)\n";

@@ -217,6 +217,8 @@ Error read_run_fields(const json& j, RunRecord& r, bool whole) {
   if (auto err = read_string(j, "source", r.source, false)) return err;
   if (j.contains("outside_assumptions"))
     if (auto err = read_strings(j, "outside_assumptions", r.outside_assumptions)) return err;
+  if (j.contains("adjusted"))
+    if (auto err = read_strings(j, "adjusted", r.adjusted)) return err;
   return read_stats(j, r);
 }
 
@@ -285,6 +287,7 @@ RunRecord record_of(const scenarios::RunResult& run) {
   r.may = run.may;
   r.matched = run.matched;
   r.outside_assumptions = run.outside_assumptions;
+  r.adjusted = run.adjusted;
   r.repro = run.repro;
   r.source = run.source;
   const auto& s = run.summary;
@@ -312,6 +315,7 @@ nlohmann::ordered_json to_json(const RunRecord& r) {
   if (!r.may.empty()) j["may"] = std::vector<std::string>(r.may.begin(), r.may.end());
   j["matched"] = r.matched;
   if (!r.outside_assumptions.empty()) j["outside_assumptions"] = r.outside_assumptions;
+  if (!r.adjusted.empty()) j["adjusted"] = r.adjusted;
   j["repro"] = r.repro;
   j["source"] = r.source;
   if (r.stats) {

@@ -12,7 +12,8 @@
 //   "evidence"}], "expected" (array or null), "may" (only when non-empty),
 //   "matched", "outside_assumptions" (only when the scenario does not give
 //   the lock what it assumes, e.g. fencing storage for a fenced lock: one
-//   sentence each), "repro", "source" (catalog name or scenario file), "stats"
+//   sentence each), "adjusted" (only when the etcd or ZooKeeper service
+//   changes the lock's ttl as its server does: one sentence each), "repro", "source" (catalog name or scenario file), "stats"
 //   {"attempts","acquisitions","gave_up","round_trips","acquire_p50_us",
 //   "acquire_p99_us", "sale" (runs that sell a stock: {"method", "orders",
 //   "refused", "sold_out_ms" (or null), "orders_per_s"})}, and for live runs "live" {"time_scale",
@@ -99,6 +100,7 @@ struct RunRecord {
   std::set<std::string> may;
   bool matched = false;
   std::vector<std::string> outside_assumptions;  // the lock's unmet assumptions (empty: none)
+  std::vector<std::string> adjusted;             // what the service made of the lock's ttl (empty: as written)
   std::string repro;
   std::string source;              // defaults to the scenario name when a line has none
   std::optional<RunStats> stats;   // older lines carry none

@@ -3,6 +3,11 @@
 // (cp_topology.hpp has the contract and the sources).
 #include "scenarios/cp_topology.hpp"
 
+#include <algorithm>
+
+#include "sim/consensus/etcd_member.hpp"
+#include "sim/consensus/zk_member.hpp"
+
 #include "scenarios/cp_topology_parse.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/scenario_writer.hpp"
@@ -75,16 +80,34 @@ std::optional<std::string> lock_ttl_problem(const Scenario& s) {
   const Duration ttl = s.lock.ttl;
   if (s.topology == Topology::Etcd && ttl % std::chrono::seconds(1) != Duration::zero())
     return "is the etcd lease TTL: whole seconds (LeaseGrant takes seconds), got " + format_duration(ttl);
-  if (s.topology == Topology::ZooKeeper &&
-      (ttl < kZkMinSessionTicks * s.cp.tick || ttl > kZkMaxSessionTicks * s.cp.tick))
-    return "is the ZooKeeper session timeout: between 2 and 20 ticks (" +
-           format_duration(kZkMinSessionTicks * s.cp.tick) + " .. " +
-           format_duration(kZkMaxSessionTicks * s.cp.tick) + " with [" + cp_table_name(s.topology) +
-           "] tick = " + format_duration(s.cp.tick) + "), got " + format_duration(ttl);
+  if (s.topology == Topology::ZooKeeper && ttl % std::chrono::milliseconds(1) != Duration::zero())
+    return "is the ZooKeeper session timeout: whole milliseconds (the client sends milliseconds), got " +
+           format_duration(ttl);
   return std::nullopt;
 }
 
 }  // namespace
+
+std::vector<std::string> cp_ttl_adjustments(const Scenario& s) {
+  const Duration ttl = s.lock.ttl;
+  if (s.topology == Topology::Etcd) {
+    sim::consensus::EtcdConfig etcd;
+    etcd.raft.election_timeout = s.cp.election_timeout;
+    etcd.raft.heartbeat = s.cp.heartbeat;
+    const Duration min_ttl = std::chrono::seconds(etcd.min_lease_ttl());
+    if (ttl >= min_ttl) return {};
+    return {"etcd raises the lease TTL " + format_duration(ttl) + " to its minimum " + format_duration(min_ttl) +
+            " (1.5 election timeouts of " + format_duration(s.cp.election_timeout) + ", rounded up to seconds)"};
+  }
+  if (s.topology != Topology::ZooKeeper) return {};
+  sim::consensus::ZkConfig zk;
+  zk.tick = s.cp.tick;
+  const Duration negotiated = std::clamp(ttl, zk.min_session_timeout(), zk.max_session_timeout());
+  if (negotiated == ttl) return {};
+  return {"ZooKeeper negotiates the session timeout " + format_duration(ttl) + " to " + format_duration(negotiated) +
+          " (the server clamps it to 2..20 ticks of " + format_duration(s.cp.tick) + ": " +
+          format_duration(zk.min_session_timeout()) + " .. " + format_duration(zk.max_session_timeout()) + ")"};
+}
 
 const char* cp_table_name(Topology topology) { return topology == Topology::Etcd ? "etcd" : "zookeeper"; }
 

@@ -12,9 +12,12 @@
 //                milliseconds (etcd takes them in ms).
 //   [zookeeper]  members (1..7), tick (tickTime, default "2s", whole ms).
 // The lock's ttl is the etcd session's lease TTL (whole seconds: LeaseGrant
-// takes seconds) or the ZooKeeper session timeout, within 2..20 ticks
-// (ZooKeeperServer's default minSessionTimeout / maxSessionTimeout; the
-// server would clamp it silently, the file may not). A file with a CP table
+// takes seconds) or the ZooKeeper session timeout (whole milliseconds). The
+// service adjusts it as its server does, and the run says so
+// (cp_ttl_adjustments): etcd raises a TTL below ceil(1.5 election timeouts)
+// to that (lessor.go Grant, minLeaseTTL); ZooKeeper clamps the session
+// timeout into 2..20 ticks (ZooKeeperServer.processConnectRequest with the
+// default minSessionTimeout / maxSessionTimeout). A file with a CP table
 // and no [lock] kind runs etcd-mutex or zk-lock by default.
 #pragma once
 
@@ -38,10 +41,15 @@ struct CpSpec {
 };
 
 inline constexpr std::int64_t kMaxCpMembers = 7;
-// A ZooKeeper lock's TTL is its session timeout: ZooKeeperServer's
-// minSessionTimeout = 2 × tickTime, maxSessionTimeout = 20 × tickTime.
+// ZooKeeperServer's default minSessionTimeout = 2 × tickTime and
+// maxSessionTimeout = 20 × tickTime (sim/consensus/zk_member.hpp ZkConfig).
 inline constexpr std::int64_t kZkMinSessionTicks = 2;
 inline constexpr std::int64_t kZkMaxSessionTicks = 20;
+
+// What the service makes of the lock's ttl where it differs from the file's,
+// one sentence each (empty: nothing): RunResult::adjusted, the run record's
+// "adjusted", the text output's `adjusted` line.
+std::vector<std::string> cp_ttl_adjustments(const Scenario& s);
 
 // The [lock] kind a CP file without one runs: etcd-mutex or zk-lock.
 std::string default_cp_lock(locks::Topology topology);

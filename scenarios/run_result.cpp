@@ -3,6 +3,7 @@
 #include "scenarios/runner.hpp"
 
 #include "locks/registry.hpp"
+#include "scenarios/cp_topology.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/lock_assumptions.hpp"
 
@@ -19,6 +20,7 @@ RunResult judged_run(const Scenario& scenario, const std::string& lock_kind, std
   r.may = scenario.may_for(lock_kind);
   r.matched = scenario.matches(lock_kind, r.violation_kinds());
   if (const auto info = locks::find_lock(lock_kind)) r.outside_assumptions = unmet_assumptions(scenario, *info);
+  r.adjusted = cp_ttl_adjustments(scenario);
   r.source = std::move(source);
   r.summary = std::move(summary);
   r.summary.sale = sale_summary(scenario, history);

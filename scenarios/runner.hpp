@@ -68,6 +68,7 @@ struct RunResult {
   std::set<std::string> may;  // violations allowed but not required (Scenario::may_for)
   bool matched = false;
   std::vector<std::string> outside_assumptions;  // unmet_assumptions (lock_assumptions.hpp)
+  std::vector<std::string> adjusted;  // what the service made of the lock's ttl (cp_ttl_adjustments)
   std::string repro;
   std::string source;  // how to find the scenario again: a catalog name or a file path
   RunSummary summary;

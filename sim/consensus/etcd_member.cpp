@@ -1,6 +1,8 @@
 // EtcdMember: proposals, linearizable reads, the leader's lessor, watches.
 #include "sim/consensus/etcd_member.hpp"
 
+#include <algorithm>
+
 #include "sim/world.hpp"
 
 namespace locksim::sim::consensus {
@@ -20,9 +22,14 @@ std::int64_t id_arg(const Argv& argv, std::size_t i) {
 
 }  // namespace
 
+// etcdserver/server.go NewServer: minTTL = (3 * ElectionTicks) / 2 heartbeats,
+// ElectionTicks = ElectionMs / TickMs (both integer divisions), then
+// math.Ceil(minTTL.Seconds()).
 std::int64_t EtcdConfig::min_lease_ttl() const {
-  const auto min_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(raft.election_timeout * 3 / 2).count();
-  return (min_ttl + 999) / 1000;
+  const std::int64_t heartbeat_ms = std::max<std::int64_t>(to_ms(raft.heartbeat), 1);
+  const std::int64_t election_ticks = to_ms(raft.election_timeout) / heartbeat_ms;
+  const std::int64_t min_ttl_ms = (3 * election_ticks) / 2 * heartbeat_ms;
+  return (min_ttl_ms + 999) / 1000;
 }
 
 EtcdMember::EtcdMember(Host& host, EtcdConfig config, std::vector<HostId> members)

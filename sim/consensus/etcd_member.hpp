@@ -52,7 +52,8 @@ struct EtcdConfig {
   RaftConfig raft;
   // etcd's ServerConfig.ReqTimeout: 5 s + 2 · election timeout.
   Duration request_timeout() const { return std::chrono::seconds(5) + 2 * raft.election_timeout; }
-  // etcd's MinLeaseTTL: ceil(1.5 · election timeout) in whole seconds.
+  // etcd's MinLeaseTTL: ceil(1.5 · election timeout) in whole seconds, in
+  // heartbeat ticks as etcd counts it (etcdserver/server.go NewServer).
   std::int64_t min_lease_ttl() const;
 };
 
