@@ -44,7 +44,9 @@ std::uint64_t take_zk_client_log_lines() { return g_log_lines.exchange(0); }
 ZkCClientConn::ZkCClientConn(std::string hosts) : hosts_(std::move(hosts)) { quiet_library_once(); }
 
 ZkCClientConn::~ZkCClientConn() {
-  if (zh_) zookeeper_close(zh_);  // joins the library's threads: no callback runs after this
+  // Closing joins the library's threads: no callback runs after this.
+  if (zh_) zookeeper_close(zh_);
+  for (_zhandle* old : retired_) zookeeper_close(old);
 }
 
 void ZkCClientConn::on_session_event(zhandle_t*, int type, int state, const char*, void* self) {
@@ -63,6 +65,13 @@ void ZkCClientConn::on_watch_event(zhandle_t*, int type, int, const char*, void*
 
 Task<CpStatus> ZkCClientConn::start(Duration session_timeout) {
   std::unique_lock lock(mutex_);
+  if (zh_ && zoo_state(zh_) == ZOO_EXPIRED_SESSION_STATE) {
+    // LOST: a new handle, a new session (as Curator and kazoo make one). The
+    // expired handle stays open until the destructor: a background task may
+    // still be in a call on it (which then fails with SessionExpired).
+    retired_.push_back(zh_.exchange(nullptr));
+    ever_connected_ = false;
+  }
   if (!zh_) {
     const int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(session_timeout).count());
     zh_ = zookeeper_init2(hosts_.c_str(), on_session_event, ms, nullptr, this, 0, count_log_line);

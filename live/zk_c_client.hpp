@@ -4,6 +4,8 @@
 //
 // The session is the library's: zookeeper_init with the lock's session
 // timeout, its I/O thread sends the pings and moves between servers, and
+// start() on an expired handle closes it and makes a new session (what
+// Curator and kazoo do after LOST, and the simulated client too).
 // state() maps zoo_state(): ZOO_CONNECTED_STATE -> Connected,
 // ZOO_EXPIRED_SESSION_STATE (or auth failure) -> Expired, any other state
 // after the first connection -> Disconnected (what the simulated client,
@@ -26,6 +28,7 @@
 // faults) is counted, not printed: take_zk_client_log_lines() says how many.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <condition_variable>
@@ -74,7 +77,8 @@ class ZkCClientConn final : public locks::ZkConn {
   std::string hosts_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // a session event or a watch fired
-  _zhandle* zh_ = nullptr;
+  std::atomic<_zhandle*> zh_{nullptr};  // replaced by start() after an expiry
+  std::vector<_zhandle*> retired_;      // expired handles, closed with this one
   bool ever_connected_ = false;
   std::vector<std::unique_ptr<Watch>> watches_;
 };

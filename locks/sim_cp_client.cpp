@@ -172,8 +172,17 @@ Task<EtcdDeleted> SimEtcdConn::wait_delete(std::string key, std::string range_en
 SimZkConn::SimZkConn(sim::Host& client, std::vector<sim::HostId> members, std::size_t first)
     : client_(client), members_(std::move(members)), current_(first % members_.size()), rng_(client.rng().fork("zk-client")) {}
 
-SimZkConn::~SimZkConn() {
-  if (ping_root_ != 0) client_.cancel(ping_root_);
+SimZkConn::~SimZkConn() { stop_background(); }
+
+void SimZkConn::stop_background() {
+  if (send_thread_ != 0) client_.cancel(send_thread_);
+  send_thread_ = 0;
+  for (const auto& [ticket, root] : pings_) client_.cancel(root);
+  pings_.clear();
+}
+
+Duration SimZkConn::connect_timeout() const {
+  return std::chrono::milliseconds(negotiated_ms_ / static_cast<std::int64_t>(members_.size()));
 }
 
 std::optional<std::string> SimZkConn::failure_of(const Reply& r) {
@@ -183,82 +192,149 @@ std::optional<std::string> SimZkConn::failure_of(const Reply& r) {
 
 Task<Reply> SimZkConn::send(Argv argv, Duration timeout) {
   ++calls_;
+  const std::uint64_t generation = generation_;
+  last_send_ = client_.monotonic_now();
   sim::Connection& c = client_.world().network().connect(client_.id(), members_[current_]);
-  co_return co_await c.call(std::move(argv), timeout);
+  Reply r = co_await c.call(std::move(argv), timeout);
+  if (generation == generation_ && !is_network_error(r)) last_recv_ = client_.monotonic_now();
+  co_return r;
+}
+
+Task<Reply> SimZkConn::connect_to_current(std::int64_t session, std::int64_t timeout_ms) {
+  Argv argv{"CONNECT", std::to_string(session), std::to_string(timeout_ms)};
+  co_return co_await send(std::move(argv), connect_timeout());
+}
+
+void SimZkConn::connected(std::int64_t session, std::int64_t negotiated_ms) {
+  session_ = session;
+  negotiated_ms_ = negotiated_ms;
+  state_ = ZkState::Connected;
+  ++generation_;
+  last_connected_ = current_;
+  last_send_ = last_recv_ = client_.monotonic_now();
 }
 
 Task<CpStatus> SimZkConn::start(Duration session_timeout) {
-  if (state_ != ZkState::NotStarted) co_return CpStatus{};
-  const std::string wanted = std::to_string(to_ms(session_timeout));
-  // connectTimeout = sessionTimeout / number of servers, per attempt.
-  const Duration per_server = session_timeout / static_cast<std::int64_t>(members_.size());
+  if (state_ == ZkState::Connected || state_ == ZkState::Disconnected) co_return CpStatus{};
+  stop_background();  // an Expired handle: a new session (Curator, kazoo)
+  session_ = 0;
+  const std::int64_t wanted = to_ms(session_timeout);
+  // Until the server says otherwise: connectTimeout = sessionTimeout / number of servers.
+  negotiated_ms_ = wanted;
   for (std::size_t attempt = 0; attempt < 3 * members_.size(); ++attempt) {
-    Argv argv{"CONNECT", "0", wanted};
-    const Reply r = co_await send(std::move(argv), per_server);
+    const Reply r = co_await connect_to_current(0, wanted);
     if (shaped(r, 2) && r.elements[1].integer > 0) {
-      session_ = r.elements[0].integer;
-      negotiated_ms_ = r.elements[1].integer;
-      state_ = ZkState::Connected;
-      ping_root_ = client_.spawn(ping_loop());
+      connected(r.elements[0].integer, r.elements[1].integer);
+      send_thread_ = client_.spawn(send_thread());
       co_return CpStatus{};
     }
     current_ = (current_ + 1) % members_.size();
     co_await client_.sleep(std::chrono::milliseconds(rng_.below(1000)));
   }
+  state_ = ZkState::NotStarted;
   co_return CpStatus{kZkConnectionLoss};
 }
 
-void SimZkConn::disconnect() {
-  if (state_ == ZkState::Connected) state_ = ZkState::Disconnected;
+Duration SimZkConn::until_read_deadline() const {
+  return last_recv_ + read_timeout() - client_.monotonic_now();
 }
 
-Task<void> SimZkConn::ping_loop() {
+void SimZkConn::lose_connection(const std::string& why) {
+  if (state_ != ZkState::Connected) return;
+  state_ = ZkState::Disconnected;
+  ++generation_;
+  client_.world().note(client_.id(), "zk-client", "disconnected: " + why);
+}
+
+void SimZkConn::connection_failed(std::uint64_t generation, const std::string& why) {
+  if (generation != generation_ || state_ != ZkState::Connected) return;
+  lose_connection(why);
+  // The send thread sleeps until its next ping or read deadline; the real
+  // one sees the socket fail at once and reconnects now.
+  if (send_thread_ != 0) client_.cancel(send_thread_);
+  send_thread_ = client_.spawn(send_thread());
+}
+
+void SimZkConn::expire(const std::string& why) {
+  if (state_ == ZkState::Expired) return;
+  state_ = ZkState::Expired;
+  ++generation_;
+  client_.world().note(client_.id(), "zk-client", "session expired: " + why);
+}
+
+// ClientCnxn.SendThread.run: the read deadline from the last receive, a
+// ping from the last send; sleeps until the earlier of the two.
+Task<void> SimZkConn::send_thread() {
   while (state_ != ZkState::Expired) {
-    co_await client_.sleep(read_timeout() / 2);
-    if (state_ == ZkState::Connected) {
-      Argv ping{"PING", std::to_string(session_)};
-      const Reply r = co_await send(std::move(ping), read_timeout());
-      if (r.is_error() && r.str == kZkSessionExpired) state_ = ZkState::Expired;
-      else if (failure_of(r)) disconnect();
+    if (state_ == ZkState::Disconnected) {
+      co_await reconnect();
+      continue;
     }
-    if (state_ == ZkState::Disconnected) co_await reconnect();
+    const LocalInstant now = client_.monotonic_now();
+    if (now - last_recv_ >= read_timeout()) {
+      lose_connection("nothing received for " + std::to_string(to_ms(now - last_recv_)) + " ms");
+      continue;
+    }
+    if (now - last_send_ >= ping_interval()) {
+      last_send_ = now;
+      const std::uint64_t ticket = next_ping_++;
+      pings_[ticket] = client_.spawn(ping(ticket));
+    }
+    co_await client_.sleep(std::min(last_recv_ + read_timeout(), last_send_ + ping_interval()) - now);
   }
+}
+
+// Unanswered by the read deadline, a ping changes nothing: the send thread
+// loses the connection then.
+Task<void> SimZkConn::ping(std::uint64_t ticket) {
+  const std::uint64_t generation = generation_;
+  Argv argv{"PING", std::to_string(session_)};
+  const Reply r = co_await send(std::move(argv), until_read_deadline());
+  pings_.erase(ticket);
+  if (generation != generation_ || (r.is_error() && r.str == kTimeoutError)) co_return;
+  if (r.is_error() && r.str == kZkSessionExpired) expire("the server closed the session");
+  else if (failure_of(r)) connection_failed(generation, "ping failed: " + r.str);
 }
 
 Task<void> SimZkConn::reconnect() {
-  const Duration per_server = std::chrono::milliseconds(negotiated_ms_) / static_cast<std::int64_t>(members_.size());
   while (state_ == ZkState::Disconnected) {
     current_ = (current_ + 1) % members_.size();
-    Argv argv{"CONNECT", std::to_string(session_), std::to_string(negotiated_ms_)};
-    const Reply r = co_await send(std::move(argv), per_server);
+    // StaticHostProvider.next(1000): every server tried since the last connection.
+    if (current_ == last_connected_) co_await client_.sleep(std::chrono::seconds(1));
+    co_await client_.sleep(std::chrono::milliseconds(rng_.below(1000)));  // startConnect
+    const Reply r = co_await connect_to_current(session_, negotiated_ms_);
     if (shaped(r, 2) && r.elements[1].integer == 0) {
-      state_ = ZkState::Expired;  // "Unable to reconnect to ZooKeeper service, session ... has expired"
-      client_.world().note(client_.id(), "zk-client", "session expired");
+      // "Unable to reconnect to ZooKeeper service, session ... has expired"
+      expire("told on reconnect");
       co_return;
     }
-    if (shaped(r, 2)) {
-      state_ = ZkState::Connected;
-      co_return;
-    }
-    co_await client_.sleep(std::chrono::milliseconds(rng_.below(1000)));
+    if (shaped(r, 2)) connected(session_, r.elements[1].integer);
   }
 }
 
-Task<Reply> SimZkConn::request(Argv argv, Duration timeout) {
+// ClientCnxn has no per-request timeout: a request waits for its answer
+// or for the connection's loss, which fails every pending request
+// (cleanAndNotifyState). Here the call waits until the read deadline it was
+// sent under; unanswered then, the connection is lost (at the very instant
+// the send thread would say so, when nothing else came meanwhile).
+Task<Reply> SimZkConn::request(Argv argv) {
   if (state_ == ZkState::Expired) co_return Reply::error(kZkSessionExpired);
   if (state_ != ZkState::Connected) co_return Reply::error(kZkConnectionLoss);
-  Reply r = co_await send(std::move(argv), timeout);
+  const std::uint64_t generation = generation_;
+  Reply r = co_await send(std::move(argv), until_read_deadline());
+  if (state_ == ZkState::Expired) co_return Reply::error(kZkSessionExpired);
+  if (generation != generation_) co_return Reply::error(kZkConnectionLoss);  // an answer after the loss is not heard
   if (auto lost = failure_of(r)) {
-    disconnect();
+    connection_failed(generation, "request failed: " + r.str);
     co_return Reply::error(*lost);
   }
-  if (r.is_error() && r.str == kZkSessionExpired) state_ = ZkState::Expired;
+  if (r.is_error() && r.str == kZkSessionExpired) expire("a request was refused");
   co_return r;
 }
 
 Task<ZkCreated> SimZkConn::create(std::string path, std::string data, std::string mode) {
   Argv argv{"CREATE", std::to_string(session_), std::move(path), std::move(data), std::move(mode)};
-  const Reply r = co_await request(std::move(argv), read_timeout());
+  const Reply r = co_await request(std::move(argv));
   ZkCreated out;
   if (!shaped(r, 2)) out.error = error_of(r);
   else out = {{}, r.elements[0].str, r.elements[1].integer};
@@ -267,13 +343,13 @@ Task<ZkCreated> SimZkConn::create(std::string path, std::string data, std::strin
 
 Task<CpStatus> SimZkConn::remove(std::string path, std::int64_t version) {
   Argv argv{"DELETE", std::to_string(session_), std::move(path), std::to_string(version)};
-  const Reply r = co_await request(std::move(argv), read_timeout());
+  const Reply r = co_await request(std::move(argv));
   co_return CpStatus{shaped(r, 1) ? "" : error_of(r)};
 }
 
 Task<ZkChildren> SimZkConn::get_children(std::string path) {
   Argv argv{"GETCHILDREN", std::to_string(session_), std::move(path)};
-  const Reply r = co_await request(std::move(argv), read_timeout());
+  const Reply r = co_await request(std::move(argv));
   ZkChildren out;
   if (r.type != Reply::Type::Array) out.error = error_of(r);
   else
@@ -283,7 +359,7 @@ Task<ZkChildren> SimZkConn::get_children(std::string path) {
 
 Task<ZkStat> SimZkConn::exists(std::string path) {
   Argv argv{"EXISTS", std::to_string(session_), std::move(path)};
-  const Reply r = co_await request(std::move(argv), read_timeout());
+  const Reply r = co_await request(std::move(argv));
   ZkStat out;
   if (r.is_nil()) co_return out;
   if (!shaped(r, 4)) out.error = error_of(r);
@@ -294,12 +370,26 @@ Task<ZkStat> SimZkConn::exists(std::string path) {
 Task<CpStatus> SimZkConn::wait_delete(std::string path, Duration timeout) {
   if (state_ == ZkState::Expired) co_return CpStatus{kZkSessionExpired};
   if (state_ != ZkState::Connected) co_return CpStatus{kZkConnectionLoss};
+  const std::uint64_t generation = generation_;
   // A watch is no request with a deadline: waiting it out is not a failure.
+  // The wait ends at the read deadline too (the watcher hears Disconnected):
+  // the caller looks at state() and waits again if still connected.
   Argv argv{"WATCHDELETE", std::to_string(session_), std::move(path)};
-  const Reply r = co_await send(std::move(argv), timeout);
-  if (r.is_error() && r.str == kTimeoutError) co_return CpStatus{kZkWaitTimedOut};
-  if (failure_of(r)) disconnect();
-  co_return CpStatus{shaped(r, 1) ? "" : (failure_of(r) ? kZkConnectionLoss : error_of(r))};
+  const Reply r = co_await send(std::move(argv), std::min(timeout, until_read_deadline()));
+  if (state_ == ZkState::Expired) co_return CpStatus{kZkSessionExpired};
+  if (generation != generation_) co_return CpStatus{kZkConnectionLoss};
+  if (r.is_error() && r.str == kTimeoutError) {
+    if (until_read_deadline() <= Duration::zero()) {
+      lose_connection("nothing received for " + std::to_string(to_ms(read_timeout())) + " ms");
+      co_return CpStatus{kZkConnectionLoss};
+    }
+    co_return CpStatus{kZkWaitTimedOut};
+  }
+  if (failure_of(r)) {
+    connection_failed(generation, "watch failed: " + r.str);
+    co_return CpStatus{kZkConnectionLoss};
+  }
+  co_return CpStatus{shaped(r, 1) ? "" : error_of(r)};
 }
 
 }  // namespace locksim::locks

@@ -28,7 +28,8 @@ Task<std::optional<Lease>> ZkMutexLock::try_acquire() {
   const LocalInstant deadline = rt_.monotonic_now() + config_.acquire_timeout;
   while (rt_.monotonic_now() < deadline) {
     ++round_trips_;
-    if (!(co_await zk->start(config_.ttl)).ok() || zk->state() == ZkState::Expired) co_return std::nullopt;
+    // A handle whose session expired (LOST) starts a new session here.
+    if (!(co_await zk->start(config_.ttl)).ok()) co_return std::nullopt;
     // creatingParentContainersIfNeeded: the base node, then our child.
     ++round_trips_;
     (void)co_await zk->create(base_path(), "", "persistent");
@@ -38,6 +39,7 @@ Task<std::optional<Lease>> ZkMutexLock::try_acquire() {
       if (co_await wait_for_turn(*zk, ours.path, deadline)) {
         Lease lease{ours.path, ours.path, std::nullopt, std::nullopt, 0};
         if (fenced_) lease.fencing_token = ours.czxid;
+        lease_session_ = zk->session_id();
         co_return lease;
       }
       co_await delete_our_path(*zk, ours.path);
@@ -90,13 +92,14 @@ Task<void> ZkMutexLock::delete_our_path(ZkConn& zk, std::string path) {
   ++round_trips_;
   const CpStatus removed = co_await zk.remove(path, -1);
   if (removed.error == kZkConnectionLoss && zk.state() != ZkState::Expired)
-    background_deletes_.push_back(rt_.spawn(guaranteed_delete(zk, std::move(path))));
+    background_deletes_.push_back(rt_.spawn(guaranteed_delete(zk, std::move(path), zk.session_id())));
 }
 
-Task<void> ZkMutexLock::guaranteed_delete(ZkConn& zk, std::string path) {
+Task<void> ZkMutexLock::guaranteed_delete(ZkConn& zk, std::string path, std::int64_t session) {
   for (;;) {
     co_await rt_.sleep(config_.retry);
-    if (zk.state() == ZkState::Expired) co_return;  // the node went with the session
+    // The node went with its session (LOST, perhaps a new session since).
+    if (zk.state() == ZkState::Expired || zk.session_id() != session) co_return;
     if (zk.state() != ZkState::Connected) continue;
     ++round_trips_;
     const CpStatus removed = co_await zk.remove(path, -1);
@@ -111,17 +114,23 @@ Task<bool> ZkMutexLock::release(Lease& lease) {
   co_return (co_await zk->remove(lease.key, -1)).ok();
 }
 
+// Connected under the session that created our node: Curator's advice,
+// SUSPENDED is not known to hold and LOST certainly does not; a new session
+// after LOST (RECONNECTED) does not bring the lock back.
+bool ZkMutexLock::connected_with_lease() {
+  ZkConn* zk = rt_.zk();
+  return zk && zk->state() == ZkState::Connected && zk->session_id() == lease_session_;
+}
+
 // No lease to renew: the client library's pings keep the session alive.
 Task<bool> ZkMutexLock::extend(Lease& lease) {
   (void)lease;
-  ZkConn* zk = rt_.zk();
-  co_return zk && zk->state() == ZkState::Connected;
+  co_return connected_with_lease();
 }
 
 bool ZkMutexLock::still_valid(const Lease& lease) {
   (void)lease;
-  ZkConn* zk = rt_.zk();
-  return !config_.track_validity || (zk && zk->state() == ZkState::Connected);
+  return !config_.track_validity || connected_with_lease();
 }
 
 LockInfo lock_info_zk_lock() {

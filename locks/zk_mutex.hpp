@@ -27,9 +27,33 @@
 //    (otherwise the node, still owned by a live session, would block every
 //    later attempt, ours included);
 //  - release: delete our node, any version.
-// As in Curator, losing the session (the ephemeral node vanishes) does not
-// end the holder's belief; with `track_validity` the lease is valid only
-// while the handle is Connected (Curator's advice: treat SUSPENDED as lost).
+// The connection states a recipe sees (Curator's ConnectionState, kazoo's
+// KazooState; ZkConn's Disconnected is SUSPENDED, Expired is LOST) and what
+// this lock does on each:
+//  - SUSPENDED while waiting: ZooKeeper hands Disconnected to every watcher,
+//    so the wait wakes (LockInternals' watcher; kazoo Lock._watch_session),
+//    getChildren fails with ConnectionLoss and the attempt waits for the
+//    reconnect (above) and looks again;
+//  - SUSPENDED while holding: neither InterProcessMutex nor kazoo's Lock
+//    acts; both tell the application to (Curator's tech note, kazoo
+//    recipe/lock.py's docstring). With `track_validity` the holder stops
+//    believing at SUSPENDED; without, it goes on believing;
+//  - LOST while waiting: the next call fails with SessionExpired and the
+//    attempt fails (LockInternals.attemptLock rethrows; kazoo's
+//    _inner_acquire raises); the next attempt starts a new session
+//    (Curator's ConnectionState.handleExpiredSession, kazoo's
+//    KazooClient._session_callback and _reset), so a client that lost its
+//    session can take the lock again;
+//  - LOST while holding: our node went with the session, but InterProcessMutex
+//    (isAcquiredInThisProcess) and kazoo (is_acquired) still say held:
+//    without `track_validity` the holder believes on. A new session after
+//    LOST never makes the lease valid again (it belongs to the old session).
+// Left out: Curator's own LOST after a whole session timeout SUSPENDED
+// (ConnectionStateManager.checkSessionExpiration, sessionExpirationPercent
+// 100): it only makes a waiter give up sooner (kazoo and the bare ZooKeeper
+// client, which this follows, learn of the expiry from the server); a
+// holder's belief is the same (ended at SUSPENDED with `track_validity`,
+// never without).
 // Claims: mutual exclusion while no holder's session expires while it
 // believes; with fencing, no stale write reaches a fencing storage (czxid
 // grows with every create). Assumes a majority of the ensemble up and
@@ -63,7 +87,8 @@ class ZkMutexLock final : public Lock {
   // Until the handle is connected again (true), expired or past `deadline`.
   Task<bool> reconnected(ZkConn& zk, LocalInstant deadline);
   Task<void> delete_our_path(ZkConn& zk, std::string path);
-  Task<void> guaranteed_delete(ZkConn& zk, std::string path);
+  Task<void> guaranteed_delete(ZkConn& zk, std::string path, std::int64_t session);
+  bool connected_with_lease();
   std::string base_path() const;
 
   Runtime& rt_;
@@ -71,6 +96,7 @@ class ZkMutexLock final : public Lock {
   bool fenced_;
   std::atomic<std::uint64_t> round_trips_{0};
   std::vector<std::uint64_t> background_deletes_;  // spawned; cancelled with the lock
+  std::int64_t lease_session_ = 0;                 // the session that created the held node
 };
 
 }  // namespace locksim::locks

@@ -15,8 +15,12 @@
 
 #include "locks/registry.hpp"
 #include "locks/sim_cp_client.hpp"
+#include "reports/run_output.hpp"
 #include "locks/sim_runtime.hpp"
 #include "sim/consensus/etcd_member.hpp"
+#include "scenarios/cp_topology.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/scenario.hpp"
 #include "sim/consensus/zk_member.hpp"
 #include "sim/world.hpp"
 
@@ -338,6 +342,13 @@ TEST_CASE("the minimum lease TTL is ceil(1.5 election timeouts), as etcd grants 
   CHECK(r.elements[1].integer == 2);
   CHECK(ew.call(0, {"LEASEGRANT", "0"}).is_error());
   CHECK(ew.call(0, put("k", "v", 12345)) == Reply::error(kErrLeaseNotFound));
+  // In whole heartbeat ticks, as etcdserver.NewServer counts: 2050 ms of
+  // 100 ms ticks is 20 ticks, (3 * 20) / 2 = 30 ticks = 3 s (not ceil(3.075 s) = 4).
+  EtcdConfig odd = etcd_config();
+  odd.raft.election_timeout = 2050ms;
+  CHECK(odd.min_lease_ttl() == 3);
+  odd.raft.election_timeout = 1000ms;
+  CHECK(odd.min_lease_ttl() == 2);
 }
 
 TEST_CASE("keep-alives through a follower keep a lease alive; revoke deletes its keys", "[consensus]") {
@@ -741,6 +752,211 @@ TEST_CASE("a ZooKeeper client learns of its session's loss as the real one does:
   zw.w.network().heal();
   zw.advance(5s);
   CHECK(zk.state() == ZkState::Expired);
+}
+
+// ---- ClientCnxn's timing (issue 36) ------------------------------------------------
+
+namespace {
+
+// Starts `zk` with `timeout` and runs the world until it is connected.
+void start_session(ZkWorld& zw, SimZkConn& zk, Duration timeout) {
+  bool started = false;
+  auto start = [](SimZkConn& c, Duration t, bool& done) -> Task<void> {
+    const locksim::locks::CpStatus status = co_await c.start(t);
+    REQUIRE(status.ok());
+    done = true;
+  };
+  zw.a.spawn(start(zk, timeout, started));
+  while (!started) zw.advance(1ms);
+}
+
+// Runs the world in 1 ms steps while `zk` is in `state` (at most `limit`):
+// the instant it left it.
+TrueInstant while_in(ZkWorld& zw, SimZkConn& zk, ZkState state, Duration limit) {
+  const TrueInstant end = zw.w.now() + limit;
+  while (zk.state() == state && zw.w.now() < end) zw.advance(1ms);
+  return zw.w.now();
+}
+
+// A client with a 9 s session (readTimeout 6 s, a ping after 3 s without a
+// send) whose server, zk-1, freezes `freeze_after` after the connection:
+// how long after the freeze the client says Disconnected.
+Duration freeze_to_disconnected(Duration freeze_after) {
+  ZkWorld zw;
+  zw.elect();
+  SimZkConn zk(zw.a, member_ids(zw));
+  start_session(zw, zk, 9s);
+  zw.w.scheduler().run_until(zw.w.now() + freeze_after);
+  zw.member(0).host().pause(60s);  // SIGSTOP: the connection stays open, nothing answers
+  const TrueInstant frozen = zw.w.now();
+  const TrueInstant lost = while_in(zw, zk, ZkState::Connected, 30s);
+  REQUIRE(zk.state() == ZkState::Disconnected);
+  return lost - frozen;
+}
+
+}  // namespace
+
+TEST_CASE("a ZooKeeper client pings after readTimeout/2 without a send; a request counts as one", "[consensus]") {
+  ZkWorld zw;
+  zw.elect();
+  SimZkConn zk(zw.a, member_ids(zw));
+  start_session(zw, zk, 9s);
+  REQUIRE(zk.read_timeout() == 6s);  // 2/3 of the negotiated 9 s
+  REQUIRE(zk.ping_interval() == 3s);
+  const TrueInstant connected = zw.w.now();
+  const std::uint64_t calls = zk.calls();
+  zw.w.scheduler().run_until(connected + 2990ms);
+  CHECK(zk.calls() == calls);
+  zw.w.scheduler().run_until(connected + 3010ms);
+  CHECK(zk.calls() == calls + 1);  // the first ping
+  bool answered = false;
+  // The co_await outside Catch's macro: CHECK may expand its expression twice.
+  auto exists = [](SimZkConn& c, bool& done) -> Task<void> {
+    const locksim::locks::ZkStat stat = co_await c.exists("/nothing");
+    CHECK(stat.ok());
+    done = true;
+  };
+  zw.w.scheduler().run_until(connected + 4s);
+  zw.a.spawn(exists(zk, answered));
+  zw.w.scheduler().run_until(connected + 6500ms);
+  CHECK(answered);
+  CHECK(zk.calls() == calls + 2);  // the request moved the next ping to 3 s after it
+  zw.w.scheduler().run_until(connected + 7010ms);
+  CHECK(zk.calls() == calls + 3);
+  zw.advance(60s);
+  CHECK(zk.state() == ZkState::Connected);
+}
+
+// ClientCnxn.SendThread.run: `to = readTimeout - idleRecv`. Frozen right
+// after a ping's answer, the client has just received: it waits a whole
+// readTimeout. Frozen just before a ping, it last received readTimeout/2
+// ago: half. (The old model waited for its ping's own timeout: up to a
+// whole session timeout after the last answer.)
+TEST_CASE("a ZooKeeper client is disconnected readTimeout after its last receive: readTimeout/2 .. readTimeout after a freeze",
+          "[consensus]") {
+  // The instants are those of 1 ms polling steps: +-1 ms.
+  const Duration before_ping = freeze_to_disconnected(2900ms);  // ping at 3 s, unanswered
+  CHECK(before_ping >= 6s - 2900ms - 1ms);                      // from the connect answer
+  CHECK(before_ping <= 6s - 2900ms + 1ms);
+  const Duration after_ping = freeze_to_disconnected(3100ms);  // the 3 s ping answered
+  CHECK(after_ping >= 6s - 100ms);
+  CHECK(after_ping <= 6s - 100ms + 8ms);  // the answer's round trip: 2..6 ms
+}
+
+TEST_CASE("a ZooKeeper request waiting on a frozen server fails with ConnectionLoss when the connection is lost", "[consensus]") {
+  ZkWorld zw;
+  zw.elect();
+  SimZkConn zk(zw.a, member_ids(zw));
+  start_session(zw, zk, 9s);
+  const TrueInstant connected = zw.w.now();
+  zw.w.scheduler().run_until(connected + 3100ms);  // the 3 s ping answered
+  zw.member(0).host().pause(60s);
+  zw.w.scheduler().run_until(connected + 5s);
+  std::optional<std::string> error;
+  TrueInstant failed{};
+  auto create = [](ZkWorld& w, SimZkConn& c, std::optional<std::string>& out, TrueInstant& at) -> Task<void> {
+    out = (co_await c.create("/x", "", "persistent")).error;
+    at = w.w.now();
+  };
+  zw.a.spawn(create(zw, zk, error, failed));
+  while_in(zw, zk, ZkState::Connected, 10s);
+  zw.advance(1ms);
+  REQUIRE(error.has_value());
+  CHECK(*error == locksim::locks::kZkConnectionLoss);
+  // At the read deadline (~9 s), 4 s after the request: no per-request timeout.
+  CHECK(failed >= connected + 9s);
+  CHECK(failed <= connected + 9s + 10ms);
+  // The client moves on to the next server with the same session.
+  const TrueInstant back = while_in(zw, zk, ZkState::Disconnected, 10s);
+  CHECK(zk.state() == ZkState::Connected);
+  CHECK(back - failed <= 1s + 10ms);  // startConnect's random 0..999 ms, then the answer
+}
+
+// Curator's ConnectionState / kazoo's KazooState as zk-lock sees them:
+// SUSPENDED (Disconnected) ends a tracked lease's validity, RECONNECTED
+// (the same session) restores it, LOST (Expired) ends it for good; the next
+// attempt starts a new session and can take the lock again.
+TEST_CASE("zk-lock through SUSPENDED, RECONNECTED and LOST: validity follows the session, a new session acquires again",
+          "[consensus]") {
+  ZkWorld zw;
+  zw.elect();
+  LockConfig config = cp_lock_config(12s);  // readTimeout 8 s
+  config.track_validity = true;
+  CpClient a(zw, zw.a, "zk-lock", config, 0);
+  auto lease = std::make_shared<std::optional<Lease>>();
+  auto acquire = [](Lock& l, std::shared_ptr<std::optional<Lease>> out) -> Task<void> {
+    *out = co_await l.try_acquire();
+  };
+  zw.a.spawn(acquire(*a.lock, lease));
+  while (!lease->has_value()) zw.advance(10ms);
+  REQUIRE(lease->value().key.size() > 0);
+  const std::int64_t first_session = a.zk->session_id();
+  CHECK(a.lock->still_valid(**lease));
+  const std::vector<HostId> cut{zw.a.id()};
+  // A short cut: SUSPENDED, then RECONNECTED well before the session expires.
+  zw.w.network().partition({cut, member_ids(zw)}, PartitionMode::Hold);
+  while_in(zw, *a.zk, ZkState::Connected, 20s);
+  CHECK(a.zk->state() == ZkState::Disconnected);
+  CHECK_FALSE(a.lock->still_valid(**lease));
+  zw.w.network().heal();
+  while_in(zw, *a.zk, ZkState::Disconnected, 5s);
+  REQUIRE(a.zk->state() == ZkState::Connected);
+  CHECK(a.zk->session_id() == first_session);
+  CHECK(a.lock->still_valid(**lease));
+  // A long cut: the ensemble expires the session; the client hears it on reconnect.
+  zw.w.network().partition({cut, member_ids(zw)}, PartitionMode::Drop);
+  zw.advance(40s);
+  CHECK(a.zk->state() == ZkState::Disconnected);
+  zw.w.network().heal();
+  while_in(zw, *a.zk, ZkState::Disconnected, 20s);
+  REQUIRE(a.zk->state() == ZkState::Expired);
+  CHECK_FALSE(a.lock->still_valid(**lease));
+  auto again = std::make_shared<std::optional<Lease>>();
+  zw.a.spawn(acquire(*a.lock, again));
+  for (int i = 0; i < 500 && !again->has_value(); ++i) zw.advance(10ms);
+  REQUIRE(again->has_value());
+  CHECK(a.zk->session_id() != first_session);
+  CHECK(a.lock->still_valid(**again));
+  CHECK((*again)->key != (*lease)->key);
+}
+
+// ZooKeeperServer.processConnectRequest clamps the session timeout into
+// [minSessionTimeout, maxSessionTimeout] = 2..20 ticks (measured on
+// ZooKeeper 3.8, tick 2 s: 1000 -> 4000, 60000 -> 40000 ms); etcd's lessor
+// raises a TTL below ceil(1.5 election timeouts). The run says so.
+TEST_CASE("a ZooKeeper session timeout outside 2..20 ticks runs clamped and the run says so; etcd's raised TTL too",
+          "[consensus]") {
+  using locksim::scenarios::cp_ttl_adjustments;
+  auto scenario = [](const std::string& table, const std::string& ttl) {
+    auto s = locksim::scenarios::load_scenario_text("name = \"adjust\"\nduration = \"8s\"\n" + table + "\n[lock]\nttl = \"" +
+                                                        ttl + "\"\n[[client]]\nname = \"A\"\nstart = \"3s\"\n",
+                                                    "adjust.toml");
+    INFO((s.ok() ? std::string() : s.error().to_string()));
+    REQUIRE(s.ok());
+    return *s;
+  };
+  const std::string zk = "[zookeeper]\ntick = \"2s\"";
+  using Lines = std::vector<std::string>;
+  CHECK(cp_ttl_adjustments(scenario(zk, "1s")) ==
+        Lines{"ZooKeeper negotiates the session timeout 1s to 4s (the server clamps it to 2..20 ticks of 2s: 4s .. 40s)"});
+  CHECK(cp_ttl_adjustments(scenario(zk, "60s")) ==
+        Lines{"ZooKeeper negotiates the session timeout 60s to 40s (the server clamps it to 2..20 ticks of 2s: 4s .. 40s)"});
+  CHECK(cp_ttl_adjustments(scenario(zk, "10s")).empty());
+  CHECK(cp_ttl_adjustments(scenario("[etcd]\nelection_timeout = \"2s\"", "1s")) ==
+        Lines{"etcd raises the lease TTL 1s to its minimum 3s (1.5 election timeouts of 2s, rounded up to seconds)"});
+  CHECK(cp_ttl_adjustments(scenario("[etcd]", "5s")).empty());
+
+  const auto run = locksim::scenarios::run_scenario(scenario(zk, "1s"), {});
+  REQUIRE(run.ok());
+  CHECK(run->matched);  // the clamped session works: A takes the lock
+  CHECK(run->summary.acquisitions == 1);
+  REQUIRE(run->adjusted.size() == 1);
+  CHECK_THAT(locksim::reports::run_to_text(*run, ""),
+             Catch::Contains("\nadjusted  ZooKeeper negotiates the session timeout 1s to 4s"));
+  CHECK(locksim::reports::run_to_json(*run)["adjusted"] == nlohmann::ordered_json(run->adjusted));
+  const auto plain = locksim::scenarios::run_scenario(scenario(zk, "10s"), {});
+  REQUIRE(plain.ok());
+  CHECK_FALSE(locksim::reports::run_to_json(*plain).contains("adjusted"));
 }
 
 // Jepsen's pause through the lock code: A holds the lock and pauses past
@@ -1427,5 +1643,77 @@ TEST_CASE("ZooKeeper differential: generated create/delete/getChildren/exists se
         REQUIRE(real == sim);
       }
     }
+  }
+}
+
+// ---- differential: when the client says Disconnected (issue 36) ------------------
+//
+// The same freeze on both sides: a client with a 10 s session (readTimeout
+// 6666 ms; the C client, zookeeper.c zookeeper_interest, and ClientCnxn
+// both time out 2/3 of the session after the last receive and ping after a
+// third of it without a send) gets an answer, its server is frozen
+// (SIGSTOP; in the simulator, the member's host paused) right away or 2 s
+// later, and the time until the client reports Disconnected is measured.
+// Both must be readTimeout after the last answer: the real one within
+// scheduling noise (a loaded 2-core machine may wake its I/O thread late:
+// up to 2.5 s), the simulated one within the answer's round trip. The old
+// model, which waited for a ping of its own to time out, said so 10 s
+// (a whole session timeout) after the answer.
+
+namespace {
+
+constexpr auto kDiffSession = 10s;
+constexpr auto kDiffReadTimeout = 6666ms;
+
+// Real: ms from the answer to Disconnected, freezing `freeze_after` it.
+std::chrono::milliseconds real_answer_to_disconnected(LiveZkCluster& cluster, Duration freeze_after) {
+  ZkCClientConn zk(LiveZkCluster::connect_string(cluster.endpoints()));
+  REQUIRE(now_sync(zk.start(kDiffSession)).ok());
+  REQUIRE(zk.negotiated_ms() == 10000);
+  std::this_thread::sleep_for(500ms);
+  REQUIRE(now_sync(zk.exists("/")).ok());
+  const auto answered = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(freeze_after);
+  cluster.pause(0);
+  while (zk.state() == ZkState::Connected && std::chrono::steady_clock::now() - answered < 30s)
+    std::this_thread::sleep_for(5ms);
+  const auto lost = std::chrono::steady_clock::now();
+  CHECK(zk.state() == ZkState::Disconnected);
+  cluster.resume(0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(lost - answered);
+}
+
+// Simulated: the same, on a one-member ensemble with ZooKeeper's 2 s tick.
+std::chrono::milliseconds sim_answer_to_disconnected(Duration freeze_after) {
+  ZkWorld zw(1, 5);
+  zw.elect();
+  SimZkConn zk(zw.a, member_ids(zw));
+  REQUIRE(sim_sync(zw, zk.start(kDiffSession)).ok());
+  REQUIRE(zk.read_timeout() == kDiffReadTimeout);
+  zw.advance(500ms);
+  REQUIRE(sim_sync(zw, zk.exists("/")).ok());
+  const TrueInstant answered = zw.w.now();
+  zw.advance(freeze_after);
+  zw.member(0).host().pause(60s);
+  while (zk.state() == ZkState::Connected && zw.w.now() - answered < 30s) zw.advance(1ms);
+  CHECK(zk.state() == ZkState::Disconnected);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(zw.w.now() - answered);
+}
+
+}  // namespace
+
+TEST_CASE("ZooKeeper differential: a frozen server is noticed readTimeout after the last answer, real C client and simulated",
+          "[cp_differential]") {
+  auto cluster = start_zk(1);
+  for (const Duration freeze_after : {Duration(0ms), Duration(2000ms)}) {
+    const auto real = real_answer_to_disconnected(*cluster, freeze_after);
+    const auto sim = sim_answer_to_disconnected(freeze_after);
+    INFO("frozen " << to_ms(freeze_after) << " ms after the answer: real Disconnected after " << real.count()
+                   << " ms, simulated after " << sim.count() << " ms");
+    CHECK(sim >= kDiffReadTimeout);
+    CHECK(sim <= kDiffReadTimeout + 10ms);
+    CHECK(real >= kDiffReadTimeout - 300ms);  // the answer was read a little before exists() returned
+    CHECK(real <= kDiffReadTimeout + 2500ms);
+    CHECK(std::chrono::abs(real - sim) <= 2500ms);
   }
 }
