@@ -59,8 +59,8 @@ struct HuntArgs {
 std::optional<SteadyClock::duration> time_limit(const std::string& text) {
   if (text.empty()) return std::nullopt;
   const auto d = scenarios::parse_duration(text);
-  if (!d || *d <= Duration::zero())
-    throw InputError("hunt: --time: bad duration \"" + text + "\" (e.g. \"30s\", \"2m\")");
+  if (!d || *d <= Duration::zero() || scenarios::unwanted_sign(text))
+    throw InputError("hunt: --time: bad duration \"" + text + "\" (e.g. \"30s\", \"2m\"; no sign)");
   return std::chrono::duration_cast<SteadyClock::duration>(*d);
 }
 

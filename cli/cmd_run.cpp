@@ -80,7 +80,9 @@ scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   scenarios::RunOptions options;
   options.lock_kind = args.lock;
   options.seed = args.seed;
-  options.record_trace = args.trace || !args.timeline.empty() || !args.store.empty();
+  // The timeline is drawn from the history: only --trace and --store keep
+  // the trace (capped in memory: sim::Trace::kDefaultRecordLimit).
+  options.record_trace = args.trace || !args.store.empty();
   options.scenario_ref = args.scenario;
   options.program = program_name();
   auto run = scenarios::run_scenario(*scenario, options);
@@ -219,10 +221,14 @@ bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == 
 std::string line_of_file(const std::string& path, std::optional<std::uint64_t> wanted) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("replay: " + path + ": cannot read the file");
-  std::string line, chosen;
+  std::string chosen;
   std::uint64_t number = 0, runs = 0;
-  while (std::getline(in, line)) {
+  reports::JsonlLine next;
+  while (reports::next_jsonl_line(in, next)) {
     ++number;
+    const std::string& line = next.text;
+    if (next.too_long)
+      throw InputError("replay: " + path + ":" + std::to_string(number) + ": the line " + reports::jsonl_line_too_long());
     if (wanted ? number == *wanted : !blank(line) && runs == 0) chosen = line;
     runs += blank(line) ? 0 : 1;
   }

@@ -1,6 +1,7 @@
 // locksim: the command-line entry point (CLI11). Each subcommand lives in its
 // own file under cli/ and returns its exit code; this file maps usage errors
-// to exit 2 (with "did you mean" for a misspelt subcommand or option) and
+// to exit 2 (with "did you mean" for a misspelt subcommand or option, and
+// for an empty value given to any option) and
 // unexpected failures to exit 3, always as one clear line.
 #include <CLI/CLI.hpp>
 
@@ -61,6 +62,24 @@ std::string escaped_failure(const CLI::App* app, const CLI::Error& e) {
   return locksim::printable(what) + CLI::FailureMessage::simple(app, e).substr(what.size());
 }
 
+// "locksim: --lock: an empty value ..." for the first option or argument
+// given an empty string ("--lock ''", "--time-scale ''", "--lock token,"),
+// else "". No option's default is spelt as an empty value: leaving the
+// option out gives the default, so an empty one is a mistake (a shell
+// variable that was not set), never silently the default.
+std::string empty_value_line(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands())
+    for (const CLI::Option* o : sub->get_options()) {
+      if (o->get_type_size() == 0) continue;  // a flag takes no value
+      for (const std::string& value : o->results())
+        if (value.empty())
+          return "locksim: " + o->get_name() + ": an empty value; give a value" +
+                 (o->get_required() ? std::string() : ", or leave " + o->get_name() + " out for its default") +
+                 " (locksim " + sub->get_name() + " --help)";
+    }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,6 +113,10 @@ int main(int argc, char** argv) {
     }
     const int code = app.exit(e);  // prints help/version (code 0) or the usage error
     return code == 0 ? kMatched : kBadInput;
+  }
+  if (const std::string line = empty_value_line(app); !line.empty()) {
+    std::cerr << line << "\n";
+    return kBadInput;
   }
   try {
     for (CLI::App* sub : app.get_subcommands())

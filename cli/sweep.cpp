@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -30,6 +31,7 @@
 #include "reports/run_output.hpp"
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/input_file.hpp"
 #include "scenarios/runner.hpp"
 #include "sim/scheduler.hpp"
 
@@ -143,16 +145,25 @@ std::string run_key(const std::string& scenario, const std::string& lock, std::u
 // file, nor the other way round.
 std::set<std::string> read_done(const std::string& path, bool live) {
   std::set<std::string> done;
+  // Only a regular file can be continued: stdout has no earlier lines, a
+  // FIFO would block (or hand over another writer's lines), a device never ends.
+  if (path == "-") throw InputError("sweep: --resume continues an output file; --out - (stdout) has nothing to continue");
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec))
+    if (auto problem = scenarios::input_file_problem(path, std::numeric_limits<std::uintmax_t>::max()))
+      throw InputError("sweep: --resume: " + path + ": " + *problem + "; only a sweep's own file can be continued");
   std::ifstream in(path, std::ios::binary);
   if (!in) return done;  // nothing yet: a fresh sweep
-  std::string line;
+  reports::JsonlLine next;
   std::uintmax_t good_bytes = 0;
   int line_no = 0;
-  while (std::getline(in, line)) {
+  while (reports::next_jsonl_line(in, next)) {
     ++line_no;
-    const bool terminated = !in.eof();
-    if (!terminated && reports::classify_bad_line(line, terminated) == reports::LineDamage::Torn) break;
+    const std::string& line = next.text;
     const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    if (next.too_long) throw InputError(where + "the line " + reports::jsonl_line_too_long() + "; cannot resume");
+    const bool terminated = next.terminated;
+    if (!terminated && reports::classify_bad_line(line, terminated) == reports::LineDamage::Torn) break;
     // Resume needs a run's identity; `report` checks the rest of each line.
     auto record = reports::parse_run_record(line, reports::RecordNeed::Identity);
     if (record && record->lock.empty()) record = failure(std::string("lock: missing"));
@@ -324,7 +335,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   if (o.out != "-") refuse_output_over_input("sweep", "--out", o.out, inputs);
   const OutputLock out_lock("sweep", "--out", o.out);
   std::set<std::string> done;
-  if (o.resume && o.out != "-") done = read_done(o.out, o.live);
+  if (o.resume) done = read_done(o.out, o.live);
   WorkCursor cursor(plan, o, done);
   std::tie(summary.planned, summary.resumed) = count_shard(plan, o, cursor, !done.empty());
   const std::uint64_t to_run = summary.planned - summary.resumed;

@@ -13,7 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto parsed = locksim::scenarios::load_scenario_text(text, "fuzz.toml");
   if (!parsed) {
     const auto& e = parsed.error();
-    if (e.field.empty() || e.message.empty() || e.line < 0) __builtin_trap();  // not the one-line contract
+    // Not the one-line contract; from text every error has a line (line 0
+    // is for a file that cannot be read, never for its contents).
+    if (e.field.empty() || e.message.empty() || e.line < 1) __builtin_trap();
   }
   return 0;
 }

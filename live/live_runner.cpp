@@ -94,7 +94,13 @@ class InterruptGuard {
   struct sigaction old_int_ {}, old_term_ {};
 };
 
-Duration scale(Duration d, std::int64_t ppm) { return d * ppm / 1'000'000; }
+// d x ppm / 10^6, the product in 128 bits: a field of up to 10,000 h (the
+// duration cap) at a scale of up to 10 is 3.6e23 before the division, far
+// past int64 (any duration over 256 h overflowed at the default 0.01); the
+// result, at most 100,000 h (scenarios::kMaxDerivedDuration), fits.
+Duration scale(Duration d, std::int64_t ppm) {
+  return Duration(static_cast<std::int64_t>(static_cast<__int128>(d.count()) * ppm / 1'000'000));
+}
 
 // A storage write on its way: applied when it reaches the storage, answered
 // when the reply reaches the client (StorageLinks, PartitionMap).

@@ -2,6 +2,7 @@
 // MULTI/EXEC probes, GC pauses and the end of the run (live_runtime.hpp).
 #include "live/live_runtime.hpp"
 
+#include <algorithm>
 #include <thread>
 
 namespace locksim::live {
@@ -199,8 +200,10 @@ std::chrono::nanoseconds ClientClock::real_when_monotonic(std::chrono::nanosecon
   std::lock_guard lk(mutex_);
   const auto base = std::chrono::duration_cast<std::chrono::nanoseconds>(base_.time_since_epoch());
   const auto ahead = local - base - drifted_;
-  return base + std::chrono::nanoseconds(
-                    static_cast<std::int64_t>(static_cast<__int128>(ahead.count()) * 1'000'000 / (1'000'000 + ppm_)));
+  const __int128 real_ahead = static_cast<__int128>(ahead.count()) * 1'000'000 / (1'000'000 + ppm_);
+  // A clock at 1 ppm of real speed puts a long wait past 64-bit nanoseconds:
+  // after the run's end at most (kBeyondAnyRun, vocab/time.hpp).
+  return base + std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<__int128>(real_ahead, kBeyondAnyRun.count())));
 }
 
 LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,

@@ -242,6 +242,11 @@ std::optional<std::uint64_t> SeedIndex::insert(std::uint64_t seed, std::uint64_t
   return std::nullopt;
 }
 
+bool SeedIndex::contains(std::uint64_t seed) const {
+  if (seed >= base_ && seed - base_ < digests_.size()) return present_[static_cast<std::size_t>(seed - base_)];
+  return sparse_.count(seed) > 0;
+}
+
 // ---- Comparison ----
 
 Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
@@ -250,7 +255,9 @@ Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
   if (record->is_live()) return add_live_run(*record);
   const RunRecord& r = *record;
   const Key key{r.scenario, r.lock};
-  if (auto previous = seen_[key].insert(r.seed, r.digest_value)) {
+  std::map<std::uint64_t, SeedIndex>& by_format = seen_[key];
+  if (auto mixed = check_one_format(r, by_format); !mixed) return mixed;
+  if (auto previous = by_format[r.digest_format].insert(r.seed, r.digest_value)) {
     if (*previous != r.digest_value) {
       std::ostringstream msg;
       msg << "determinism broke: " << r.scenario << " with " << r.lock << " seed " << r.seed
@@ -269,6 +276,23 @@ Result<bool, ReportError> Comparison::add_run(const nlohmann::json& run) {
   fold(cell, FoldedRun{r, r.violation_kinds()});
   ++runs_;
   if (!r.matched) ++unmatched_runs_;
+  return true;
+}
+
+// A run already recorded in another digest format (an older sweep merged
+// with a newer one): its digests cannot be compared, so it is neither a
+// duplicate nor a determinism failure; the files are of different formats.
+Result<bool, ReportError> Comparison::check_one_format(const RunRecord& r, const std::map<std::uint64_t, SeedIndex>& by_format) {
+  const std::string input = inputs_.empty() ? std::string("this file") : inputs_.back();
+  format_input_.emplace(r.digest_format, input);
+  for (const auto& [format, seeds] : by_format) {
+    if (format == r.digest_format || !seeds.contains(r.seed)) continue;
+    return bad(r.scenario + " with " + r.lock + " seed " + std::to_string(r.seed) + " is recorded with digest format " +
+               std::to_string(r.digest_format) + " here and with format " + std::to_string(format) + " in " +
+               format_input_[format] +
+               ": the files are of different formats (written by different locksim versions), whose digests "
+               "cannot be compared; report files of one format (sweep the older one again)");
+  }
   return true;
 }
 
@@ -490,14 +514,17 @@ LockVerdict Comparison::verdict(const std::string& lock) const {
 Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, Comparison& into,
                                      std::ostream& warnings) {
   into.add_input(name);
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
-    const bool terminated = !in.eof();  // getline stopped at a newline, not at the end
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    json j = json::parse(line, skip_violation_details, false);
+  JsonlLine next;
+  for (std::size_t number = 1; next_jsonl_line(in, next); ++number) {
+    const std::string& line = next.text;
     const std::string where = name + ":" + std::to_string(number) + ": ";
+    if (next.too_long) return bad(where + "the line " + jsonl_line_too_long());
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    bool too_deep = false;
+    json j = parse_json_line(line, skip_violation_details, &too_deep);
+    if (too_deep) return bad(where + json_too_deep());
     if (j.is_discarded()) {
-      if (classify_bad_line(line, terminated) == LineDamage::Garbage) return bad(where + "not valid JSON");
+      if (classify_bad_line(line, next.terminated) == LineDamage::Garbage) return bad(where + "not valid JSON");
       warnings << "locksim: warning: " << printable(where)
                << "skipped a truncated last line (a sweep stopped mid-write?)\n";
       into.count_skipped_line();

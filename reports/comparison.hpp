@@ -183,6 +183,7 @@ class SeedIndex {
  public:
   // nullopt: a new seed (now recorded); otherwise the digest recorded before.
   std::optional<std::uint64_t> insert(std::uint64_t seed, std::uint64_t digest);
+  bool contains(std::uint64_t seed) const;
 
  private:
   std::uint64_t base_ = 0;
@@ -257,7 +258,13 @@ class Comparison {
   std::map<Key, Cell> cells_;
   std::map<Key, LiveCell> live_cells_;
   std::uint64_t live_lines_ = 0;
-  std::map<Key, SeedIndex> seen_;
+  Result<bool, ReportError> check_one_format(const RunRecord& r, const std::map<std::uint64_t, SeedIndex>& by_format);
+
+  // The seeds seen per cell, by digest format: digests of two formats are
+  // never compared (a run recorded in both is an input error, not a
+  // determinism failure).
+  std::map<Key, std::map<std::uint64_t, SeedIndex>> seen_;
+  std::map<std::uint64_t, std::string> format_input_;  // the first input holding each digest format
   std::vector<std::string> inputs_;
   std::vector<InputFile> input_files_;
   std::uint64_t runs_ = 0;

@@ -2,6 +2,7 @@
 #include "reports/run_record.hpp"
 
 #include <charconv>
+#include <limits>
 
 #include "reports/numbers.hpp"
 #include "reports/run_output.hpp"
@@ -358,9 +359,67 @@ Result<RunRecord, std::string> read_run_record(const nlohmann::json& j, RecordNe
 }
 
 Result<RunRecord, std::string> parse_run_record(std::string_view line, RecordNeed need) {
-  const json j = json::parse(line, nullptr, false);
+  if (line.size() > kMaxJsonlLineBytes) return failure("the line " + jsonl_line_too_long());
+  bool too_deep = false;
+  const json j = parse_json_line(line, nullptr, &too_deep);
+  if (too_deep) return failure(json_too_deep());
   if (j.is_discarded()) return failure(std::string("not valid JSON"));
   return read_run_record(j, need);
+}
+
+bool next_jsonl_line(std::istream& in, JsonlLine& line, std::size_t max_bytes) {
+  line.text.clear();  // keeps its capacity from line to line
+  line.terminated = line.too_long = false;
+  // istream::getline into a chunk: as fast as std::getline, but the line
+  // never grows past max_bytes + one chunk.
+  char chunk[1 << 16];
+  for (;;) {
+    in.getline(chunk, sizeof chunk);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    const bool full = in.fail() && !in.eof() && got == sizeof chunk - 1;  // the chunk filled, no newline yet
+    if (full) in.clear(in.rdstate() & ~std::ios::failbit);
+    const bool newline = !full && !in.eof() && !in.fail();
+    line.text.append(chunk, newline ? got - 1 : got);
+    if (line.text.size() > max_bytes) {
+      line.too_long = true;
+      if (!newline) in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+      line.terminated = !in.eof();
+      return true;
+    }
+    if (full) continue;
+    line.terminated = newline;
+    return newline || !line.text.empty();
+  }
+}
+
+std::string jsonl_line_too_long(std::size_t max_bytes) {
+  return "is over " + std::to_string(max_bytes) + " bytes (the cap for one run record: a record is a few kilobytes)";
+}
+
+namespace {
+struct TooDeep {};
+}  // namespace
+
+json parse_json_line(std::string_view line, const json::parser_callback_t& keep, bool* too_deep) {
+  *too_deep = false;
+  // The callback sees each array or object as it opens, at its depth, before
+  // anything inside it is built: deeper than the cap ends the parse at once.
+  auto bounded = [&keep](int depth, json::parse_event_t event, json& parsed) {
+    if ((event == json::parse_event_t::array_start || event == json::parse_event_t::object_start) &&
+        depth >= kMaxJsonDepth)
+      throw TooDeep{};
+    return keep ? keep(depth, event, parsed) : true;
+  };
+  try {
+    return json::parse(line, bounded, false);
+  } catch (const TooDeep&) {
+    *too_deep = true;
+    return json(json::value_t::discarded);
+  }
+}
+
+std::string json_too_deep() {
+  return "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (the cap for one run record, which nests a few levels)";
 }
 
 LineDamage classify_bad_line(std::string_view line, bool newline_terminated) {

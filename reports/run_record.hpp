@@ -33,7 +33,9 @@
 // drop them while parsing (they are not aggregated).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -127,6 +129,35 @@ std::string to_line(const RunRecord& record);
 // or just enough to re-run it (`replay`: "scenario" and "seed"; "lock",
 // "digest", "source" and the rest are read, and type-checked, when present).
 enum class RecordNeed { Whole, Identity };
+
+// A JSONL line's bounds, checked as it is read (`report`, sweep --resume,
+// shard merging, `replay`): a run record is a few kilobytes (at most 16
+// violations of each kind, percentiles rather than samples), so a line over
+// kMaxJsonlLineBytes, or JSON nested deeper than kMaxJsonDepth, is refused
+// before a document is built (a 100 MB line of nested arrays needed 3.6 GB).
+inline constexpr std::size_t kMaxJsonlLineBytes = std::size_t{1} << 20;
+inline constexpr int kMaxJsonDepth = 64;
+
+// One line of a JSONL stream: the text (without its newline), whether a
+// newline ended it, and whether it was over the byte cap (then `text` holds
+// only its start and the rest of the line was skipped unread into memory).
+struct JsonlLine {
+  std::string text;
+  bool terminated = false;
+  bool too_long = false;
+};
+// The next line, or false at the end of the stream.
+bool next_jsonl_line(std::istream& in, JsonlLine& line, std::size_t max_bytes = kMaxJsonlLineBytes);
+// "is over 1048576 bytes (...)": the message for a too_long line.
+std::string jsonl_line_too_long(std::size_t max_bytes = kMaxJsonlLineBytes);
+
+// json::parse of one line with the depth bound; `keep` (optional) filters
+// as nlohmann's parser callback does. Not JSON: a discarded value and
+// *too_deep false; nested past kMaxJsonDepth: a discarded value and
+// *too_deep true.
+nlohmann::json parse_json_line(std::string_view line, const nlohmann::json::parser_callback_t& keep, bool* too_deep);
+// "nested deeper than 64 levels ...": the message for a too-deep line.
+std::string json_too_deep();
 
 // The one reader. Errors are "field: message" (the caller adds file:line).
 Result<RunRecord, std::string> read_run_record(const nlohmann::json& j, RecordNeed need = RecordNeed::Whole);

@@ -48,6 +48,7 @@ void read_ms(Section& t, std::string_view key, std::string_view service, Duratio
   if (!d) return void(t.fail_value(key, "bad duration " + in_quotes(text) + ": expected e.g. \"100ms\" or \"1s\""));
   if (auto over = duration_over_cap(*d)) return void(t.fail_value(key, *over));
   if (*d <= Duration::zero()) return void(t.fail_value(key, "must be positive"));
+  if (auto why = unwanted_sign(text)) return void(t.fail_value(key, *why));
   if (*d % std::chrono::milliseconds(1) != Duration::zero())
     return void(t.fail_value(key, "must be whole milliseconds (" + std::string(service) + " takes milliseconds)"));
   out = *d;

@@ -73,6 +73,12 @@ std::string_view trim_blanks(std::string_view s) {
   return s;
 }
 
+std::optional<std::string> unwanted_sign(std::string_view text) {
+  const std::string_view s = trim_blanks(text);
+  if (s.empty() || (s.front() != '+' && s.front() != '-')) return std::nullopt;
+  return "takes no sign (only a clock jump's \"by\" is signed): write \"" + std::string(s.substr(1)) + "\"";
+}
+
 std::optional<Duration> parse_duration(std::string_view text) {
   std::string_view s = trim_blanks(text);
   bool negative = false;
@@ -127,6 +133,26 @@ std::optional<std::string> duration_over_cap(Duration d) {
   if (d <= kMaxDuration && d >= -kMaxDuration) return std::nullopt;
   return "is longer than the cap of " + duration_text(kMaxDuration) +
          " (durations are added and doubled in 64-bit nanoseconds)";
+}
+
+namespace {
+std::optional<Duration> within_derived_cap(std::int64_t ns) {
+  if (ns > kMaxDerivedDuration.count() || ns < -kMaxDerivedDuration.count()) return std::nullopt;
+  return Duration{ns};
+}
+}  // namespace
+
+std::optional<Duration> derived_sum(std::initializer_list<Duration> terms) {
+  std::int64_t total = 0;
+  for (Duration d : terms)
+    if (__builtin_add_overflow(total, d.count(), &total)) return std::nullopt;
+  return within_derived_cap(total);
+}
+
+std::optional<Duration> derived_product(Duration d, std::int64_t factor) {
+  std::int64_t ns = 0;
+  if (__builtin_mul_overflow(d.count(), factor, &ns)) return std::nullopt;
+  return within_derived_cap(ns);
 }
 
 }  // namespace locksim::scenarios

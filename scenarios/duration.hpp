@@ -8,6 +8,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +40,11 @@ std::string duration_unit_names();
 // `text` without the leading and trailing blanks parse_duration skips.
 std::string_view trim_blanks(std::string_view text);
 
+// "takes no sign ..." when `text` starts (after blanks) with "+" or "-":
+// only a clock jump's `by` is signed, so a sign elsewhere ("+20s" for a
+// pause's duration) is refused, not read as the plain value.
+std::optional<std::string> unwanted_sign(std::string_view text);
+
 // The longest duration a scenario field may hold (10,000 h, about 14
 // months): the simulation adds and doubles durations (`2 * ttl` is the
 // default liveness bound, `at + duration + restart_after`, wall clock origin
@@ -48,5 +55,19 @@ inline constexpr Duration kMaxDuration = std::chrono::hours(10'000);
 
 // "is longer than the cap of 10000h ..." when |d| is over kMaxDuration.
 std::optional<std::string> duration_over_cap(Duration d);
+
+// The largest duration the simulation may derive from scenario fields (a
+// latency tail's latency x 2^tail_max_shift, 2 x ttl, a fault's at +
+// duration + restart_after, 20 ZooKeeper ticks, a live run's duration x
+// time scale): 100,000 h. Such a value is added to an instant of the run
+// (at most `duration`, 10,000 h), so the sum stays far inside the +-2,562,047
+// h of signed 64-bit nanoseconds.
+inline constexpr Duration kMaxDerivedDuration = std::chrono::hours(100'000);
+
+// Checked arithmetic for derived durations, the one place the bounds
+// (scenario_bounds.cpp) compute them: nullopt when the exact result would
+// leave +-kMaxDerivedDuration (or 64 bits on the way).
+std::optional<Duration> derived_sum(std::initializer_list<Duration> terms);
+std::optional<Duration> derived_product(Duration d, std::int64_t factor);
 
 }  // namespace locksim::scenarios

@@ -205,8 +205,17 @@ void run_story(RunContext& ctx) {
   sim::Scheduler& sched = ctx.world.scheduler();
   while (sched.now() < end) {
     sched.run_until(std::min(end, sched.now() + kStep));
-    if (story_over(ctx)) break;
+    if (story_over(ctx) || ctx.world.trace().full()) break;
   }
+}
+
+// Why a recorded run stopped early: its trace reached the cap.
+std::string trace_full_message(RunContext& ctx) {
+  return "the run's trace reached " + std::to_string(ctx.world.trace().record_limit()) +
+         " records at " + format_duration(ctx.world.now() - true_epoch) + " of " +
+         format_duration(ctx.scenario.duration) +
+         " simulated (the cap on a trace kept in memory, for --trace, --store and a report's timelines): the "
+         "run was stopped; run it without them, or with a shorter duration";
 }
 
 }  // namespace
@@ -244,7 +253,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   if (auto why = unsupported_lock(scenario, *info)) return failure(*why);
 
   RunContext ctx(scenario, *info, options.seed);
-  ctx.world.trace().set_recording(options.record_trace);
+  ctx.world.trace().set_recording(options.record_trace, options.trace_limit);
   ctx.world.scheduler().set_stop_flag(options.stop);
   ctx.world.scheduler().set_activity(options.activity);
   const auto& lat = scenario.network.latency;
@@ -269,6 +278,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   if (ctx.sentinel) ctx.world.find_host(kSentinelHost)->start();
   for (ClientState& c : ctx.clients) c.host->start();
   run_story(ctx);
+  if (ctx.world.trace().full()) return failure(trace_full_message(ctx));
   ctx.history.end = true_epoch + scenario.duration;
 
   const std::string ref = options.scenario_ref.empty() ? scenario.name : options.scenario_ref;

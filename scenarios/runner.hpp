@@ -25,6 +25,9 @@ struct RunOptions {
   std::string lock_kind;        // empty = the scenario's [lock] kind
   std::uint64_t seed = 1;
   bool record_trace = false;    // keep printable trace records (--trace, timelines)
+  // At most this many records are kept; a run whose trace would pass it is
+  // stopped there and run_scenario fails naming the cap (tests lower it).
+  std::size_t trace_limit = sim::Trace::kDefaultRecordLimit;
   std::string scenario_ref;     // how the user named it, for the repro command
   std::string program = "locksim";  // the tool the repro command runs (locksim_add_cli names its own)
   // Set from outside (a sweep's signal handler) to end the run early:

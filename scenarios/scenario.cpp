@@ -653,6 +653,10 @@ bool Parser::read_nemesis_kinds(Section& s, NemesisSpec& n) {
 bool Parser::read_nemesis_targets(Section& s, NemesisSpec& n) {
   const toml::array* targets = s.array("targets");
   if (!targets) return true;
+  // Leaving the key out means every client and node; an empty list is not
+  // read as that (a list emptied by mistake would widen the nemesis).
+  if (targets->empty())
+    return s.fail_value("targets", "lists no host: name at least one, or leave targets out for every client and node");
   for (const toml::node& t : *targets) {
     const auto name = t.value<std::string>();
     if (!name || !hosts_.known(*name))

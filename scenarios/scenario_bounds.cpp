@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "locks/registry.hpp"
+#include "scenarios/cp_topology.hpp"
+#include "scenarios/duration.hpp"
 #include "vocab/time.hpp"
 
 namespace locksim::scenarios {
@@ -31,7 +33,7 @@ Duration magnitude(Duration d) { return d < Duration::zero() ? -d : d; }
 std::optional<BoundProblem> check_clients(const Scenario& s, const toml::table& file) {
   if (s.clients.size() <= kMaxClients) return std::nullopt;
   return BoundProblem{line_at(file, "client[" + std::to_string(kMaxClients) + "]"), "client", std::to_string(s.clients.size()) + " clients (at most " +
-                                       std::to_string(kMaxClients) + "): the run would not fit in memory"};
+                                       std::to_string(kMaxClients) + "): the run would not fit in memory", ""};
 }
 
 // Each iteration records an acquire, its writes and a release.
@@ -46,13 +48,16 @@ std::optional<BoundProblem> check_history_estimate(const Scenario& s, const toml
                         "writes × iterations: the clients up to " + at + " (" + c.name + ", writes = " +
                             std::to_string(c.writes) + ", iterations = " + std::to_string(c.iterations) +
                             ") would record about " + std::to_string(events) + " history events (at most " +
-                            std::to_string(kMaxHistoryEvents) + "): the run would not fit in memory"};
+                            std::to_string(kMaxHistoryEvents) + "): the run would not fit in memory", ""};
   }
   return std::nullopt;
 }
 
+std::string fault_path(std::size_t i, const char* key) { return "fault[" + std::to_string(i) + "]." + key; }
+std::string fault_field(std::size_t i, const char* key) { return "fault[" + std::to_string(i + 1) + "]." + key; }
+
 // Written clock jumps: the total size per host.
-std::optional<BoundProblem> check_written_clock_shifts(const Scenario& s, const toml::table&) {
+std::optional<BoundProblem> check_written_clock_shifts(const Scenario& s) {
   std::map<std::string, Duration> shift;
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     const FaultSpec& f = s.faults[i];
@@ -60,10 +65,90 @@ std::optional<BoundProblem> check_written_clock_shifts(const Scenario& s, const 
     Duration& total = shift[f.target];
     total += magnitude(f.by);  // each |by| <= kMaxDuration, so the sum of two cannot overflow
     if (total > kMaxClockShift)
-      return BoundProblem{f.line, "fault[" + std::to_string(i + 1) + "].by",
+      return BoundProblem{f.line, fault_field(i, "by"),
                           "the clock jumps of " + f.target + " add up to more than " + hours(kMaxClockShift) +
-                              " (the cap: the host's wall clock must stay within 64-bit nanoseconds)"};
+                              " (the cap: the host's wall clock must stay within 64-bit nanoseconds)",
+                          fault_path(i, "by")};
   }
+  return std::nullopt;
+}
+
+// --- derived durations -------------------------------------------------
+
+BoundProblem derived_over_cap(std::string path, std::string field, const std::string& what) {
+  return BoundProblem{0, std::move(field),
+                      what + " is over the cap of " + hours(kMaxDerivedDuration) +
+                          " for a derived duration (it is added to the run's instants in 64-bit nanoseconds)",
+                      std::move(path)};
+}
+
+// Generated faults are not read through Section, so their fields meet the
+// written cap here (a parsed file's always do).
+std::optional<BoundProblem> check_fault_fields(const Scenario& s) {
+  for (std::size_t i = 0; i < s.faults.size(); ++i) {
+    const FaultSpec& f = s.faults[i];
+    const std::pair<const char*, Duration> fields[] = {
+        {"at", f.at}, {"duration", f.duration}, {"by", f.by}, {"restart_after", f.restart_after.value_or(Duration{0})}};
+    for (const auto& [key, value] : fields)
+      if (auto over = duration_over_cap(value)) return BoundProblem{0, fault_field(i, key), *over, fault_path(i, key)};
+  }
+  return std::nullopt;
+}
+
+// A tail packet is slowed up to 2^tail_max_shift times (sim::LatencyModel).
+std::optional<BoundProblem> check_latency_tail(const Scenario& s) {
+  const NetworkSpec& n = s.network;
+  if (n.tail_per_mille == 0 || n.tail_max_shift == 0) return std::nullopt;
+  if (derived_product(n.latency.max, std::int64_t{1} << n.tail_max_shift)) return std::nullopt;
+  return derived_over_cap("network.tail_max_shift", "network.tail_max_shift",
+                          "a tail packet's delay, the latency's maximum (" + duration_text(n.latency.max) + ") x 2^" +
+                              std::to_string(n.tail_max_shift) + ",");
+}
+
+std::optional<BoundProblem> check_lock_and_clients(const Scenario& s) {
+  if (!s.liveness && !derived_product(s.lock.ttl, 2))
+    return derived_over_cap("lock.ttl", "lock.ttl", "the liveness bound, 2 x ttl,");
+  for (std::size_t i = 0; i < s.clients.size(); ++i)
+    if (!derived_sum({s.duration, s.lock.acquire_timeout, s.clients[i].work}))
+      return derived_over_cap("client[" + std::to_string(i) + "].work", "client[" + std::to_string(i + 1) + "].work",
+                              "a section begun at the run's end, duration + acquire_timeout + work,");
+  return std::nullopt;
+}
+
+// A fault's last effect: its trigger (at most the run's end), its offset,
+// its length and its restart.
+std::optional<BoundProblem> check_fault_ends(const Scenario& s) {
+  for (std::size_t i = 0; i < s.faults.size(); ++i) {
+    const FaultSpec& f = s.faults[i];
+    if (!derived_sum({s.duration, f.at, f.duration, f.restart_after.value_or(Duration{0})}))
+      return derived_over_cap(fault_path(i, "duration"), fault_field(i, "duration"),
+                              "the fault's end, duration + at + duration + restart_after,");
+  }
+  return std::nullopt;
+}
+
+// The nemesis draws gaps of up to 2 x mean_interval and spans of up to
+// max_duration (faults.cpp expand_nemesis, NemesisDraw::span).
+std::optional<BoundProblem> check_nemesis_draws(const Scenario& s) {
+  if (!s.nemesis) return std::nullopt;
+  const auto gap = derived_product(s.nemesis->mean_interval, 2);
+  if (gap && derived_sum({s.duration, *gap, s.nemesis->max_duration})) return std::nullopt;
+  return derived_over_cap("nemesis.mean_interval", "nemesis.mean_interval",
+                          "a drawn fault's end, duration + 2 x mean_interval + max_duration,");
+}
+
+// etcd's request timeout (EtcdConfig::request_timeout) and ZooKeeper's
+// longest session (kZkMaxSessionTicks ticks).
+std::optional<BoundProblem> check_cp_timeouts(const Scenario& s) {
+  if (s.topology == locks::Topology::Etcd) {
+    const auto twice = derived_product(s.cp.election_timeout, 2);
+    if (!twice || !derived_sum({std::chrono::seconds(5), *twice}))
+      return derived_over_cap("etcd.election_timeout", "etcd.election_timeout",
+                              "the request timeout, 5s + 2 x election_timeout,");
+  }
+  if (s.topology == locks::Topology::ZooKeeper && !derived_product(s.cp.tick, kZkMaxSessionTicks))
+    return derived_over_cap("zookeeper.tick", "zookeeper.tick",
+                            "the longest session, " + std::to_string(kZkMaxSessionTicks) + " x tick,");
   return std::nullopt;
 }
 
@@ -81,7 +166,7 @@ std::optional<BoundProblem> check_nemesis_clock_shifts(const Scenario& s, const 
                       "clock jumps of up to " + format_duration(n.max_duration) + " every " +
                           format_duration(n.mean_interval) + " could move a clock by more than " +
                           hours(kMaxClockShift) + " in " + format_duration(s.duration) +
-                          " (the cap): use a shorter max_duration or a longer mean_interval"};
+                          " (the cap): use a shorter max_duration or a longer mean_interval", ""};
 }
 
 // Fields that do nothing on this topology: an error, like an unknown key.
@@ -91,7 +176,7 @@ std::optional<BoundProblem> check_fields_without_effect(const Scenario& s, const
     const std::string path = std::string("redis.") + key;
     if (file.at_path(path))
       return BoundProblem{line_at(file, path), path,
-                          "has no effect: [redis] replicas = 0 (set replicas, or remove it)"};
+                          "has no effect: [redis] replicas = 0 (set replicas, or remove it)", ""};
   }
   return std::nullopt;
 }
@@ -113,16 +198,28 @@ std::optional<BoundProblem> check_lock_options_without_effect(const Scenario& s,
     for (const auto& lock : locks::all_locks())
       if (reads(lock, option)) used_by += (used_by.empty() ? "" : ", ") + lock.name;
     return BoundProblem{line_at(file, path), path,
-                        "has no effect for lock kind \"" + s.lock_kind + "\" (only " + used_by + " read it)"};
+                        "has no effect for lock kind \"" + s.lock_kind + "\" (only " + used_by + " read it)", ""};
   }
   return std::nullopt;
 }
 
 }  // namespace
 
+std::optional<BoundProblem> scenario_arithmetic_problem(const Scenario& s) {
+  for (auto check : {check_fault_fields, check_written_clock_shifts, check_latency_tail, check_lock_and_clients,
+                     check_fault_ends, check_nemesis_draws, check_cp_timeouts})
+    if (auto problem = check(s)) return problem;
+  return std::nullopt;
+}
+
 std::optional<BoundProblem> check_scenario_bounds(const Scenario& s, const toml::table& file) {
-  for (auto check : {check_clients, check_history_estimate, check_written_clock_shifts, check_nemesis_clock_shifts,
-                     check_fields_without_effect, check_lock_options_without_effect})
+  for (auto check : {check_clients, check_history_estimate})
+    if (auto problem = check(s, file)) return problem;
+  if (auto problem = scenario_arithmetic_problem(s)) {
+    if (problem->line == 0) problem->line = line_at(file, problem->path);
+    return problem;
+  }
+  for (auto check : {check_nemesis_clock_shifts, check_fields_without_effect, check_lock_options_without_effect})
     if (auto problem = check(s, file)) return problem;
   return std::nullopt;
 }

@@ -9,6 +9,7 @@
 #include "locks/registry.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/lock_assumptions.hpp"
+#include "scenarios/scenario_bounds.hpp"
 #include "scenarios/scenario_writer.hpp"
 
 namespace locksim::scenarios {
@@ -344,6 +345,13 @@ Scenario build_scenario(const ScenarioDraw& draw, const std::string& lock_kind, 
     auto f = build_fault(d, s, hosts, limits);
     if (!f) continue;
     s.faults.push_back(std::move(*f));
+    // Fault spans follow the TTL (3 x ttl): on a base scenario with a long
+    // TTL one can pass the duration caps, or push a clock past its bound;
+    // such a fault is dropped, so no generated run can overflow.
+    if (scenario_arithmetic_problem(s)) {
+      s.faults.pop_back();
+      continue;
+    }
     // The kind table's targets are Redis roles; on etcd / ZooKeeper a member takes a
     // master's place, and a fault the file format refuses there is dropped.
     if (s.topology != locks::Topology::Redis && !loads_back(s)) s.faults.pop_back();

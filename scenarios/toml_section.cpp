@@ -172,9 +172,11 @@ std::optional<std::string> sign_problem(Duration d, std::string_view text, Sign 
   switch (sign) {
     case Sign::Positive:
       if (d <= Duration::zero()) return "must be positive";
+      if (auto why = unwanted_sign(text)) return why;
       break;
     case Sign::NonNegative:
       if (d < Duration::zero()) return "must not be negative";
+      if (auto why = unwanted_sign(text)) return why;
       break;
     case Sign::Signed: {
       const std::string t(trim_blanks(text));
@@ -217,6 +219,11 @@ std::optional<DurationRange> Section::range(std::string_view key) {
                              ": expected \"MIN..MAX\" with MIN <= MAX, or one duration, e.g. \"1ms..3ms\""),
            std::nullopt;
   if (r->min < Duration::zero()) return fail(*n, key, "must not be negative"), std::nullopt;
+  const std::size_t dots = text.find("..");
+  const std::string_view lo = std::string_view(text).substr(0, dots);
+  const std::string_view hi = dots == std::string::npos ? lo : std::string_view(text).substr(dots + 2);
+  for (std::string_view part : {lo, hi})
+    if (auto why = unwanted_sign(part)) return fail(*n, key, *why), std::nullopt;
   if (auto over = duration_over_cap(r->max)) return fail(*n, key, *over), std::nullopt;
   return r;
 }

@@ -43,6 +43,8 @@ TrueInstant HostClock::true_when_monotonic(LocalInstant target) const {
   auto reaches = [&](__int128 x) {
     return x + floor_div(x * ppm_, kMillion) >= m;
   };
+  // Past kBeyondAnyRun the wake is after any run's end: placed there, not overflowed.
+  if (d >= kBeyondAnyRun.count()) return base_true_ + kBeyondAnyRun;
   while (!reaches(d)) ++d;
   while (d > 0 && reaches(d - 1)) --d;
   return base_true_ + Duration(static_cast<std::int64_t>(d));

@@ -10,7 +10,7 @@ void Trace::record(TrueInstant at, std::uint64_t seq, HostId host, std::string_v
   fold(fnv1a64(kind));
   fold(fnv1a64(detail));
   fold(host);
-  if (recording_) records_.push_back({at, seq, host, std::string(kind), std::string(detail)});
+  if (recording_) keep({at, seq, host, std::string(kind), std::string(detail)});
 }
 
 std::string Trace::hex(std::uint64_t digest) {

@@ -8,6 +8,7 @@
 // the fold uses only integers and stable string hashes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -37,8 +38,19 @@ class Trace {
   // run stops once its story is over (scenarios/runner.cpp story_over).
   static constexpr int kDigestFormat = 2;
 
-  void set_recording(bool on) { recording_ = on; }
+  // Recording keeps at most `limit` printable records (memory: a record is
+  // about 100-200 bytes). Past it no record is kept, full() turns true and
+  // the runner stops the run (scenarios/runner.cpp): a long run under
+  // `--trace` would otherwise grow until the allocator fails. The digest
+  // never depends on recording.
+  static constexpr std::size_t kDefaultRecordLimit = 2'000'000;
+  void set_recording(bool on, std::size_t limit = kDefaultRecordLimit) {
+    recording_ = on;
+    limit_ = limit;
+  }
   bool recording() const { return recording_; }
+  bool full() const { return full_; }
+  std::size_t record_limit() const { return limit_; }
 
   // Fold one scheduler event (cheap: no strings).
   void fold_event(TrueInstant at, std::uint64_t seq, HostId host) {
@@ -55,7 +67,7 @@ class Trace {
   // detail that `--trace` shows but the digest already covers through the
   // events themselves, so recording never changes a digest.
   void annotate(TrueInstant at, std::uint64_t seq, HostId host, std::string_view kind, std::string_view detail) {
-    if (recording_) records_.push_back({at, seq, host, std::string(kind), std::string(detail)});
+    if (recording_) keep({at, seq, host, std::string(kind), std::string(detail)});
   }
 
   std::uint64_t digest() const { return digest_; }
@@ -75,7 +87,14 @@ class Trace {
     digest_ = z ^ (z >> 31);
   }
 
+  void keep(TraceRecord r) {
+    if (records_.size() < limit_) records_.push_back(std::move(r));
+    else full_ = true;
+  }
+
   bool recording_ = false;
+  bool full_ = false;
+  std::size_t limit_ = kDefaultRecordLimit;
   std::uint64_t digest_ = 0x6c6f636b73696d00ULL | kDigestFormat;  // "locksim" and the format
   std::uint64_t events_ = 0;
   std::vector<TraceRecord> records_;

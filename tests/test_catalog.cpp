@@ -338,7 +338,7 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
   const std::string out = "/tmp/locksim-test-bad-numbers.jsonl";
   const std::vector<std::pair<std::string, std::string>> cases{
       {"run gc-pause --seed -1", "--seed: expected an integer from 0 to 18446744073709551615"},
-      {"run gc-pause --seed ''", "--seed: expected an integer"},
+      {"run gc-pause --seed ''", "--seed: an empty value; give a value, or leave --seed out for its default"},
       {"run gc-pause --seed 18446744073709551616", "--seed: expected an integer"},
       {"sweep --seeds -1 --out " + out, "--seeds: expected an integer from 1"},
       {"sweep --seeds 18446744073709551616 --out " + out, "--seeds: expected an integer"},
@@ -361,10 +361,10 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"hunt --lock token --workload inventory --scenario gc-pause", "hunt: --workload: not with --scenario"},
       {"hunt --lock etcd-mutex --workload inventory --method decr", "hunt: --method: decr needs Redis"},
       {"check gc-pause --lock token --kinds meteor", "check: --kinds: unknown fault kind \"meteor\" (known: pause"},
-      {"live gc-pause --prefix ''", "--prefix is for existing servers"},
+      {"live gc-pause --prefix ''", "--prefix: an empty value"},
       {"live gc-pause --prefix mine:", "--prefix is for existing servers"},
       {"live gc-pause --allow-remote", "--allow-remote is for existing servers"},
-      {"live gc-pause --redis 127.0.0.1:1 --prefix ''", "--prefix must not be empty"},
+      {"live gc-pause --redis 127.0.0.1:1 --prefix ''", "--prefix: an empty value"},
       {"replay '{\"scenario\":5,\"seed\":1}'", "scenario: expected a string"},
       {"replay '{\"scenario\":\"gc-pause\",\"seed\":\"1\"}'", "seed: expected a non-negative integer"},
       {"replay '{\"scenario\":\"gc-pause\",\"seed\":1.9}'", "seed: expected a non-negative integer"},
@@ -376,6 +376,38 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
   std::remove("/tmp/locksim-test-pwned");
   check_input_errors(cases);
   CHECK_FALSE(std::ifstream("/tmp/locksim-test-pwned"));
+}
+
+TEST_CASE("an empty value for any option is refused, never read as its default (issue 35)", "[catalog]") {
+  const std::string out = "/tmp/locksim-test-empty-values.jsonl";
+  const std::string fifo = "/tmp/locksim-test-resume.fifo";
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"run gc-pause --lock ''", "--lock: an empty value; give a value, or leave --lock out for its default (locksim run --help)"},
+      {"run ''", "scenario: an empty value; give a value (locksim run --help)"},
+      {"run gc-pause --timeline ''", "--timeline: an empty value"},
+      {"run gc-pause --store ''", "--store: an empty value"},
+      {"hunt --lock token --time ''", "--time: an empty value"},
+      {"hunt --lock token --scenario ''", "--scenario: an empty value"},
+      {"hunt --lock token --violation ''", "--violation: an empty value"},
+      {"live gc-pause --time-scale ''", "--time-scale: an empty value"},
+      {"live gc-pause --redis-server ''", "--redis-server: an empty value"},
+      {"sweep --time-scale '' --out " + out, "--time-scale: an empty value"},
+      {"sweep --lock token, --out " + out, "--lock: an empty value"},
+      {"sweep --out ''", "--out: an empty value"},
+      {"check gc-pause --lock token --property ''", "--property: an empty value"},
+      {"report " + out + " --out ''", "--out: an empty value"},
+      {"hunt --lock token --time +30s", "hunt: --time: bad duration \"+30s\""},
+      // --resume continues a regular file only.
+      {"sweep --scenario gc-pause --lock token --resume --out -", "--out - (stdout) has nothing to continue"},
+      {"sweep --scenario gc-pause --lock token --resume --out /dev/null",
+       "sweep: --resume: /dev/null: is not a regular file (a device, FIFO or socket)"},
+      {"sweep --scenario gc-pause --lock token --resume --out " + fifo, "is not a regular file"},
+  };
+  check_input_errors(cases);
+  std::remove(fifo.c_str());
+  std::remove(out.c_str());
 }
 
 TEST_CASE("a misspelt subcommand, option or lock kind gets a did-you-mean, exit 2, one line", "[catalog]") {

@@ -344,6 +344,64 @@ TEST_CASE("a run recorded twice with different digests is refused as broken dete
                                     Catch::Contains("sweep.jsonl:1"));
 }
 
+TEST_CASE("one run in two digest formats is refused as files of different formats, not broken determinism (issue 35)",
+          "[report]") {
+  Comparison c;
+  json newer = json::parse(line(Line().with_seed(5).with_digest("bbbb")));
+  newer["digest_format"] = 2;
+  // A line without digest_format is format 1 (written before the field existed).
+  REQUIRE(read(line(Line().with_seed(5).with_digest("aaaa")) + "\n" + line(Line().with_seed(6)) + "\n", c));
+  auto r = read(newer.dump() + "\n", c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == reports::ReportError::Kind::BadInput);
+  CHECK_THAT(r.error().message, Catch::StartsWith("sweep.jsonl:1: gc-pause with naive-del seed 5 is recorded with "
+                                                  "digest format 2 here and with format 1 in sweep.jsonl: the files "
+                                                  "are of different formats"));
+  // Other seeds in either format are fine together.
+  Comparison mixed;
+  newer["seed"] = 7;
+  REQUIRE(read(line(Line().with_seed(5)) + "\n" + newer.dump() + "\n", mixed));
+  CHECK(mixed.runs() == 2);
+}
+
+TEST_CASE("a JSONL line over the size cap or nested too deep is refused before it is built (issue 35)", "[report]") {
+  const std::string good = line(Line().with_seed(1)) + "\n";
+  // Over 1 MiB: refused without parsing (a 100 MB line needed GBs).
+  const std::string huge = "{\"scenario\": \"" + std::string(reports::kMaxJsonlLineBytes, 'x') + "\"}\n";
+  Comparison c;
+  auto r = read(good + huge + good, c);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "sweep.jsonl:2: the line is over 1048576 bytes (the cap for one run record: a record is "
+                             "a few kilobytes)");
+  // Nested deeper than 64: refused as soon as the 65th level opens.
+  const std::string deep = std::string(100, '[') + std::string(100, ']') + "\n";
+  Comparison d;
+  r = read(good + deep, d);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "sweep.jsonl:2: nested deeper than 64 levels (the cap for one run record, which nests a "
+                             "few levels)");
+  // Just under both caps, a line is read (and then judged as a record).
+  Comparison e;
+  r = read(good + std::string(64, '[') + std::string(64, ']') + "\n", e);
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().message, Catch::Contains("expected a JSON object"));
+  // The line reader itself: chunk boundaries, a last line without newline, an empty line.
+  std::istringstream in(std::string(70000, 'a') + "\n\n" + std::string(65535, 'b') + "\nend");
+  reports::JsonlLine next;
+  REQUIRE(reports::next_jsonl_line(in, next));
+  CHECK((next.text.size() == 70000 && next.terminated && !next.too_long));
+  REQUIRE(reports::next_jsonl_line(in, next));
+  CHECK((next.text.empty() && next.terminated));
+  REQUIRE(reports::next_jsonl_line(in, next));
+  CHECK((next.text == std::string(65535, 'b') && next.terminated));
+  REQUIRE(reports::next_jsonl_line(in, next));
+  CHECK((next.text == "end" && !next.terminated));
+  CHECK_FALSE(reports::next_jsonl_line(in, next));
+  // parse_run_record (replay's and resume's reader) has the same bounds.
+  CHECK(reports::parse_run_record(deep).error() == "nested deeper than 64 levels (the cap for one run record, which "
+                                                   "nests a few levels)");
+}
+
 TEST_CASE("a truncated last line is skipped with a warning", "[report]") {
   const std::string full = line(Line().with_seed(1)) + "\n" + line(Line().with_seed(2));
   const std::string cut = full.substr(0, full.size() - 20);  // a sweep killed mid-write

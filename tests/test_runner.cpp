@@ -136,6 +136,35 @@ TEST_CASE("a packet in transit, a due fault or a client that never finishes keep
   }
 }
 
+TEST_CASE("a recorded trace stops the run at its cap instead of growing without end (issue 35)", "[runner]") {
+  // A long valid run: B retries every 1 ms for 9000 h behind A's 9000 h section.
+  Scenario s;
+  s.name = "long";
+  s.duration = std::chrono::hours(9000);
+  s.lock.key = "lock:long";
+  s.lock.ttl = 10ms;
+  s.lock.retry = 1ms;
+  s.lock.acquire_timeout = std::chrono::hours(9000);
+  s.network.latency = {1ms, 1ms};
+  s.clients = {client("A", 0s, std::chrono::hours(9000), 1), client("B", 1ms, 1s, 1)};
+  RunOptions o;
+  o.lock_kind = "token";
+  o.record_trace = true;
+  o.trace_limit = 1000;
+  auto r = run_scenario(s, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error(), Catch::StartsWith("the run's trace reached 1000 records at ") &&
+                            Catch::Contains(" of 32400000s simulated (the cap on a trace kept in memory"));
+  // The same story over 2 s stays under a larger cap and keeps its whole trace.
+  s.duration = 2s;
+  s.lock.acquire_timeout = 2s;
+  o.trace_limit = 1'000'000;
+  auto short_run = run_scenario(s, o);
+  REQUIRE(short_run.ok());
+  CHECK_FALSE(short_run->trace.empty());
+  CHECK(short_run->trace.size() <= 1'000'000);
+}
+
 TEST_CASE("a run records each fault with its typed kind and its table words", "[runner]") {
   const auto r = run(gc_pause(false), "naive-del");
   REQUIRE(r.history.faults.size() == 1);

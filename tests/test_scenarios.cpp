@@ -28,6 +28,8 @@
 #include "scenarios/check.hpp"
 #include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_bounds.hpp"
+#include "scenarios/runner.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
@@ -776,6 +778,130 @@ TEST_CASE("durations are capped where later arithmetic could overflow (issue 15)
   CHECK(outcome(head("1000h") + "[nemesis]\nkinds = [\"clock-jump\"]\nmean_interval = \"1h\"\nmax_duration = \"100h\"\n") ==
         "t.toml:9: nemesis.max_duration: clock jumps of up to 360000s every 3600s could move a clock by more than "
         "10000h in 3600000s (the cap): use a shorter max_duration or a longer mean_interval");
+}
+
+TEST_CASE("a derived duration (latency x 2^tail_max_shift and the rest) is bounded at parse time (issue 35)",
+          "[scenarios]") {
+  // Each field within its own bound; the product was past int64 and aborted every run ("cannot schedule in the past").
+  const auto tail = [](const std::string& latency, int per_mille, int shift) {
+    return kHead + "[network]\nlatency = \"" + latency + "\"\ntail_per_mille = " + std::to_string(per_mille) +
+           "\ntail_max_shift = " + std::to_string(shift) + "\n";
+  };
+  CHECK(outcome(tail("30h", 1000, 20)) ==
+        "t.toml:8: network.tail_max_shift: a tail packet's delay, the latency's maximum (30h) x 2^20, is over the cap "
+        "of 100000h for a derived duration (it is added to the run's instants in 64-bit nanoseconds)");
+  CHECK_THAT(outcome(tail("1ms..6m", 1, 20)), Catch::StartsWith("t.toml:8: network.tail_max_shift: ") &&
+                                                 Catch::Contains("(6m) x 2^20"));
+  CHECK(outcome(tail("1ms..5m", 1, 20)) == "OK");  // 5m x 2^20 = 87381h
+  CHECK(outcome(tail("30h", 0, 20)) == "OK");      // no packet is ever slowed
+  CHECK(outcome(tail("30h", 1000, 0)) == "OK");
+  // At the bound, every packet slowed the most: runs, never aborts.
+  auto at_bound = load(tail("5m", 1000, 20));
+  REQUIRE(at_bound);
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    RunOptions o;
+    o.lock_kind = "token";
+    o.seed = seed;
+    CHECK(run_scenario(*at_bound, o).ok());
+  }
+  // The sums hold by the field caps: every field at its cap still loads.
+  CHECK(outcome("name = \"t\"\nduration = \"10000h\"\n[lock]\nttl = \"10000h\"\nacquire_timeout = \"10000h\"\n"
+                "[[client]]\nname = \"A\"\nwork = \"10000h\"\n[[fault]]\nkind = \"crash\"\ntarget = \"A\"\n"
+                "at = \"9999h\"\nrestart_after = \"10000h\"\n") == "OK");
+}
+
+TEST_CASE("a clock that barely runs puts a long wait after the run, never past 64-bit time (issue 35)", "[scenarios]") {
+  // -999999 ppm: a 10 h wait is 10^7 h of true time (int64 nanoseconds end at 2562047 h).
+  auto slow = load("name = \"t\"\nduration = \"60s\"\n[[client]]\nname = \"A\"\nclock_drift_ppm = -999999\n"
+                   "work = \"10h\"\n[[client]]\nname = \"B\"\nstart = \"1s\"\n");
+  REQUIRE(slow);
+  RunOptions o;
+  o.lock_kind = "token";
+  auto run = run_scenario(*slow, o);
+  REQUIRE(run);
+  CHECK_FALSE(run->history.clients[0].finished);  // A's section never ends within the run
+}
+
+TEST_CASE("a generated fault that would pass a duration cap is dropped, never built (issue 35)", "[scenarios]") {
+  ScenarioDraw draw;
+  for (FaultKind kind : {FaultKind::ClockJump, FaultKind::Pause}) {
+    FaultDraw f;
+    f.kind = kind;
+    f.length_pm = 1000;  // 3 x ttl + 1ms
+    draw.faults.push_back(f);
+  }
+  GenLimits limits;
+  limits.kinds = {FaultKind::ClockJump, FaultKind::Pause};
+  auto base = load("name = \"t\"\nduration = \"10000h\"\n[lock]\nttl = \"10000h\"\n[[client]]\nname = \"A\"\n"
+                   "[[client]]\nname = \"B\"\n");
+  REQUIRE(base);
+  const Scenario long_ttl = build_scenario(draw, "token", limits, &*base);
+  CHECK(long_ttl.faults.empty());  // 30000h + 1ms: over the 10000h cap
+  CHECK_FALSE(scenario_arithmetic_problem(long_ttl));
+  base->lock.ttl = std::chrono::seconds(10);
+  const Scenario short_ttl = build_scenario(draw, "token", limits, &*base);
+  CHECK(short_ttl.faults.size() == 2);
+  CHECK(load(scenario_to_toml(short_ttl)));
+}
+
+TEST_CASE("a sign is refused on every duration but a clock jump's by; an empty targets list is refused (issue 35)",
+          "[scenarios]") {
+  const std::string no_sign = "takes no sign (only a clock jump's \"by\" is signed): write ";
+  CHECK(outcome("name = \"t\"\nduration = \"+20s\"\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:2: duration: " + no_sign + "\"20s\"");
+  CHECK(outcome(kHead + "[lock]\nttl = \" +5s\"\n") == "t.toml:6: lock.ttl: " + no_sign + "\"5s\"");
+  CHECK(outcome(kHead + "[lock]\nretry = \"-0s\"\n") == "t.toml:6: lock.retry: must be positive");
+  CHECK(outcome(kHead + "[lock]\nacquire_timeout = \"-0s\"\n") == "t.toml:6: lock.acquire_timeout: " + no_sign + "\"0s\"");
+  CHECK(outcome(kHead + "[network]\nlatency = \"+1ms..3ms\"\n") == "t.toml:6: network.latency: " + no_sign + "\"1ms\"");
+  CHECK(outcome(kHead + "[network]\nlatency = \"1ms..+3ms\"\n") == "t.toml:6: network.latency: " + no_sign + "\"3ms\"");
+  CHECK(outcome(kHead + "[[fault]]\nkind = \"pause\"\ntarget = \"A\"\nat = \"1s\"\nduration = \"+2s\"\n") ==
+        "t.toml:9: fault[1].duration: " + no_sign + "\"2s\"");
+  CHECK(outcome("name = \"t\"\n[etcd]\nelection_timeout = \"+1000ms\"\n[[client]]\nname = \"A\"\n") ==
+        "t.toml:3: etcd.election_timeout: " + no_sign + "\"1000ms\"");
+  CHECK(outcome(kHead + "[[fault]]\nkind = \"clock-jump\"\ntarget = \"A\"\nat = \"1s\"\nby = \"+20s\"\n") == "OK");
+  CHECK(outcome(kHead + "[nemesis]\nkinds = [\"pause\"]\ntargets = []\n") ==
+        "t.toml:7: nemesis.targets: lists no host: name at least one, or leave targets out for every client and node");
+  CHECK(outcome(kHead + "[nemesis]\nkinds = [\"pause\"]\ntargets = [\"A\"]\n") == "OK");
+  CHECK(outcome(kHead + "[nemesis]\nkinds = [\"pause\"]\n") == "OK");
+}
+
+TEST_CASE("every error in a damaged catalog file names a line, never line 0 (issue 35)", "[scenarios]") {
+  // Each catalog file, each line: dropped, its value given the wrong type, a
+  // signed duration, or the file cut in the line's middle. Whatever the
+  // error, the line it names is a line of the file.
+  std::size_t errors = 0;
+  for (const EmbeddedCatalogFile& f : embedded_catalog_files()) {
+    std::vector<std::string> lines;
+    std::istringstream in{std::string(f.text)};
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const std::size_t eq = lines[i].find(" = ");
+      std::vector<std::string> variants(4);
+      for (std::size_t j = 0; j < lines.size(); ++j) {
+        if (j != i) {
+          for (auto& v : variants) v += lines[j] + "\n";
+          continue;
+        }
+        if (eq != std::string::npos) {
+          variants[1] += lines[j].substr(0, eq) + " = []\n";
+          variants[2] += lines[j].substr(0, eq) + " = \"+1s\"\n";
+        }
+        variants[3] += lines[j].substr(0, lines[j].size() / 2);
+        break;  // variant 3 ends here; 0..2 continue below
+      }
+      for (std::size_t j = i + 1; j < lines.size(); ++j)
+        for (std::size_t v = 0; v < 3; ++v) variants[v] += lines[j] + "\n";
+      for (const std::string& text : variants) {
+        auto r = load_scenario_text(text, "damaged.toml");
+        if (r) continue;
+        ++errors;
+        INFO(f.file << " line " << i + 1 << ":\n" << r.error().to_string());
+        CHECK(r.error().line >= 1);
+        CHECK(r.error().line <= static_cast<int>(lines.size()) + 1);
+      }
+    }
+  }
+  CHECK(errors > 1000);  // the damage was found
 }
 
 TEST_CASE("a run whose history would not fit is refused, naming the fields (issue 15)", "[scenarios]") {

@@ -45,6 +45,15 @@ inline constexpr std::int64_t to_ms(Duration d) {
 inline constexpr std::int64_t to_ms(TrueInstant t) { return to_ms(t.time_since_epoch()); }
 inline constexpr std::int64_t to_ms(LocalInstant t) { return to_ms(t.time_since_epoch()); }
 
+// How far ahead a drifting clock's wait may land in true time. A clock that
+// runs at 1 ppm of true speed (drift -999,999 ppm) turns a 10 h wait into
+// 10^7 h, past signed 64-bit nanoseconds (+-2,562,047 h). A run lasts at
+// most 10,000 h (the scenario duration cap), so a wake later than this is
+// never reached: the clocks place it here instead of overflowing
+// (sim/clock.cpp true_when_monotonic, live ClientClock). 200,000 h leaves
+// room to add a few more capped durations to it.
+inline constexpr Duration kBeyondAnyRun = std::chrono::hours(200'000);
+
 // "1.5s", "35s", "120ms" for humans: the shortest exact-ish rendering.
 std::string format_duration(Duration d);
 
