@@ -63,7 +63,7 @@ std::string escaped_failure(const CLI::App* app, const CLI::Error& e) {
 }
 
 // "locksim: --lock: an empty value ..." for the first option or argument
-// given an empty string ("--lock ''", "--time-scale ''", "--lock token,"),
+// given an empty string ("--lock ''", "--time-scale ''"),
 // else "". No option's default is spelt as an empty value: leaving the
 // option out gives the default, so an empty one is a mistake (a shell
 // variable that was not set), never silently the default.

@@ -137,12 +137,12 @@ TEST_CASE("a packet in transit, a due fault or a client that never finishes keep
 }
 
 TEST_CASE("a recorded trace stops the run at its cap instead of growing without end (issue 35)", "[runner]") {
-  // A long valid run: B retries every 1 ms for 9000 h behind A's 9000 h section.
+  // A long valid run: B retries every 1 ms for 9000 h behind A's 9000 h section (and TTL).
   Scenario s;
   s.name = "long";
   s.duration = std::chrono::hours(9000);
   s.lock.key = "lock:long";
-  s.lock.ttl = 10ms;
+  s.lock.ttl = std::chrono::hours(9000);
   s.lock.retry = 1ms;
   s.lock.acquire_timeout = std::chrono::hours(9000);
   s.network.latency = {1ms, 1ms};
@@ -157,6 +157,7 @@ TEST_CASE("a recorded trace stops the run at its cap instead of growing without 
                             Catch::Contains(" of 32400000s simulated (the cap on a trace kept in memory"));
   // The same story over 2 s stays under a larger cap and keeps its whole trace.
   s.duration = 2s;
+  s.lock.ttl = 1s;
   s.lock.acquire_timeout = 2s;
   o.trace_limit = 1'000'000;
   auto short_run = run_scenario(s, o);
