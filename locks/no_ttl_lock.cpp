@@ -39,14 +39,16 @@ class NoTtlLock final : public LockBase {
 }  // namespace
 
 LockInfo lock_info_no_ttl() {
-  return {"no-ttl",
-          "SETNX with no expiry; release DEL (a crashed holder blocks everyone forever)",
-          "pitfall listed by the lock articles",
-          1,
-          false,
-          false,
-          false,
-          [](Runtime& rt, const LockConfig& c) { return std::make_unique<NoTtlLock>(rt, c); }};
+  LockInfo info{"no-ttl",
+                "SETNX with no expiry; release DEL (a crashed holder blocks everyone forever)",
+                "pitfall listed by the lock articles",
+                1,
+                false,
+                false,
+                false,
+                [](Runtime& rt, const LockConfig& c) { return std::make_unique<NoTtlLock>(rt, c); }};
+  info.implements_extend = false;  // no TTL to renew: extend() sends nothing
+  return info;
 }
 
 }  // namespace locksim::locks

@@ -117,6 +117,10 @@ LockInfo redlock_net_info(std::string name, std::string description, std::string
         return std::make_unique<RedlockNetLock>(rt, c, std::move(nodes), fixed);
       });
   info.long_jobs = true;
+  // RedLock.net offers no extend to call: IRedLock (RedLockNet/IRedLock.cs)
+  // has Resource, LockId, IsAcquired, Status, InstanceSummary, ExtendCount;
+  // only its timer extends. Generated clients do not call extend().
+  info.implements_extend = false;
   return info;
 }
 

@@ -68,8 +68,17 @@ struct LockInfo {
   // Measures a grant's validity on the wall clock: generated hunts aim clock
   // steps inside its acquires (scenarios::GenLimits::acquiring_trigger).
   bool wall_clock_validity = false;
+  // Whether extend() does something: renews the lease (or asks the
+  // service to). False for a lock with nothing to renew, whose extend()
+  // sends nothing (no-ttl: no TTL; zk-lock: the session is kept alive by
+  // the client library, which offers no extend). Generated clients
+  // (scenarios/schedule_gen.hpp: hunt, the property suite, a user's own
+  // test) extend before their writes only for a lock that implements it:
+  // each client as drawn, so both the extending and the plain paths run.
+  bool implements_extend = true;
   // Its bug is in extend(): generated hunts make every client extend the
-  // lock before each write (`[[client]] extends`), as its users do.
+  // lock before each write (`[[client]] extends`), as its users do,
+  // instead of as drawn.
   bool extends_before_writes = false;
   // The lock-specific [lock] options it reads (scenarios::kLockSpecificOptions:
   // node_timeout, renew_interval, ...): a scenario naming this kind and

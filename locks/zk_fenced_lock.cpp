@@ -24,6 +24,7 @@ LockInfo lock_info_zk_fenced() {
                 false,
                 [](Runtime& rt, const LockConfig& c) { return std::make_unique<ZkMutexLock>(rt, c, true); }};
   info.topology = Topology::ZooKeeper;
+  info.implements_extend = false;  // Curator has no extend: pings keep the session (ZkMutexLock::extend)
   return info;
 }
 

@@ -143,6 +143,7 @@ LockInfo lock_info_zk_lock() {
                 false,
                 [](Runtime& rt, const LockConfig& c) { return std::make_unique<ZkMutexLock>(rt, c, false); }};
   info.topology = Topology::ZooKeeper;
+  info.implements_extend = false;  // Curator has no extend: pings keep the session (ZkMutexLock::extend)
   return info;
 }
 

@@ -181,6 +181,15 @@ Duration drawn_work(const Scenario& s, const ScenarioDraw& d, const GenLimits& l
   return s.lock.ttl * ((s.workload == WorkloadKind::Inventory ? 0 : 20) + pct) / 100;
 }
 
+// Whether client i extends its lock before each write: never a buyer (a
+// purchase does not extend) nor on a lock with nothing to renew; every
+// client of a lock whose bug is in extend(); else as drawn.
+bool extends_lock(const Scenario& s, const ScenarioDraw& d, const locks::LockInfo& info, const GenLimits& limits,
+                  std::size_t i) {
+  if (s.workload != WorkloadKind::Lock || !info.implements_extend) return false;
+  return limits.extending_clients || ((d.extends >> (i % 8)) & 1U) != 0;
+}
+
 // Client i's turns at the lock: its iterations, or a buyer's buys.
 void set_turns(ClientSpec& c, const Scenario& s, const ScenarioDraw& d, std::size_t i) {
   if (s.workload != WorkloadKind::Inventory) {
@@ -197,7 +206,8 @@ void set_turns(ClientSpec& c, const Scenario& s, const ScenarioDraw& d, std::siz
 
 // The drawn clients and their jobs, starting at `first_start`; the acquire
 // timeout and the run's length follow from them.
-Scenario with_clients(Scenario s, const ScenarioDraw& d, const GenLimits& limits, Duration first_start) {
+Scenario with_clients(Scenario s, const ScenarioDraw& d, const locks::LockInfo& info, const GenLimits& limits,
+                      Duration first_start) {
   const int n = std::clamp(limits.min_clients + static_cast<int>(std::min(d.extra_clients, 8U)), 1,
                            std::max(limits.min_clients, limits.max_clients));
   const bool buyers = s.workload == WorkloadKind::Inventory;
@@ -207,7 +217,7 @@ Scenario with_clients(Scenario s, const ScenarioDraw& d, const GenLimits& limits
   for (int i = 0; i < n; ++i) {
     ClientSpec c{generated_client_name(i), first_start + stagger * i, work};
     set_turns(c, s, d, static_cast<std::size_t>(i));
-    c.extends = limits.extending_clients && !buyers;  // a buyer does not extend its lock
+    c.extends = extends_lock(s, d, info, limits, static_cast<std::size_t>(i));
     turns += buyers ? c.buys : c.iterations;
     s.clients.push_back(std::move(c));
   }
@@ -224,7 +234,7 @@ Scenario with_clients(Scenario s, const ScenarioDraw& d, const GenLimits& limits
 // A Redis topology: masters, replicas, fsync and failover as drawn.
 Scenario with_redis(Scenario s, const ScenarioDraw& d, const locks::LockInfo& info, const GenLimits& limits) {
   s.lock.retry = std::max(ms(10), s.lock.ttl / 20);  // fewer idle retry events: faster cases
-  s = with_clients(std::move(s), d, limits, ms(0));
+  s = with_clients(std::move(s), d, info, limits, ms(0));
   s.redis.masters = info.min_nodes <= 1 ? 1 : static_cast<int>(info.min_nodes + std::min(d.extra_masters, kMaxExtraMasters));
   s.redis.replicas = limits.allow_replicas ? static_cast<int>(std::min(d.replicas, 1U)) : 0;
   static constexpr sim::redis::Fsync kFsync[] = {sim::redis::Fsync::Everysec, sim::redis::Fsync::Always,
@@ -245,7 +255,7 @@ Scenario generated_topology(const ScenarioDraw& d, const locks::LockInfo& info, 
   if (!limits.inventory_methods.empty()) make_sale(s, d.inventory, limits);
   if (info.topology == locks::Topology::Redis) return with_redis(std::move(s), d, info, limits);
   make_cp_topology(s, info.topology);
-  s = with_clients(std::move(s), d, limits, kCpFirstLeader);
+  s = with_clients(std::move(s), d, info, limits, kCpFirstLeader);
   s.network.latency = {ms(1), ms(1 + std::min(d.latency_ms, kMaxLatencyMs))};
   return s;
 }
@@ -304,6 +314,10 @@ ScenarioDraw draw_scenario(sim::Rng& rng, const GenLimits& limits) {
   d.failover_after_ms = no_failover ? 0 : upto(5000);
   d.extra_iterations = upto(kMaxExtraIterations);
   d.extra_writes = upto(kMaxExtraWrites);
+  // Its own stream (Rng::fork reads the seed, not the state): every other
+  // field is drawn as before extending was drawn at all.
+  sim::Rng extends_rng = rng.fork("extends");
+  d.extends = draw_upto(extends_rng, kMaxExtendsMask);
   if (limits.kinds.empty()) return d;
   const std::uint32_t faults = upto(static_cast<std::uint32_t>(std::max(0, limits.max_faults)));
   for (std::uint32_t i = 0; i < faults; ++i) {
@@ -339,6 +353,8 @@ Scenario build_scenario(const ScenarioDraw& draw, const std::string& lock_kind, 
   s.expect_by_lock.clear();
   s.expect_may_default.clear();
   s.expect_may_by_lock.clear();
+  if (base)  // the base's own clients extend as written, or as drawn
+    for (std::size_t i = 0; i < s.clients.size(); ++i) s.clients[i].extends |= extends_lock(s, draw, info, limits, i);
   const HostSets hosts = host_sets(s, info, limits);
   for (const FaultDraw& d : draw.faults) {
     if (std::find(limits.kinds.begin(), limits.kinds.end(), d.kind) == limits.kinds.end()) continue;
@@ -448,6 +464,7 @@ class Shrinker {
     changed |= drop_clients(s);
     changed |= fewer_rounds(s);
     changed |= smaller_sale(s);
+    changed |= fewer_extends(s);
     changed |= smaller_topology(s);
     return changed;
   }
@@ -590,6 +607,18 @@ class Shrinker {
     }
     // Every segment keeps an item (segments <= stock).
     changed |= bisect_count(s, sale.stock, sale.segments, [](Scenario& x, std::int64_t v) { x.inventory.stock = v; });
+    return changed;
+  }
+
+  // A client that extends its lock is one that does not (the simpler workload).
+  bool fewer_extends(Scenario& s) {
+    bool changed = false;
+    for (std::size_t i = 0; i < s.clients.size(); ++i) {
+      if (!s.clients[i].extends) continue;
+      Scenario c = s;
+      c.clients[i].extends = false;
+      changed |= accept(s, std::move(c));
+    }
     return changed;
   }
 

@@ -19,7 +19,9 @@
 //    hand-written scenario shrinks too): drop faults, drop clients, fewer
 //    iterations and writes (a buyer: fewer buys), a smaller sale (fewer
 //    segments, fewer orders per buyer, no unique constraint, less stock),
-//    smaller topology until none of those helps;
+//    clients that no longer extend, smaller topology until none of those
+//    helps;
+//    no extending for a client (where that helps the violation stay);
 //    then bisect durations and times down (whole milliseconds, to 1/32) and
 //    the run length; up to three such rounds, while the numbers keep
 //    letting the structure shrink, within a run budget. Every candidate must load
@@ -62,6 +64,8 @@ struct GenLimits {
   bool acquiring_trigger = false;
   // Every generated client extends its lock before each write
   // (LockInfo::extends_before_writes: the lock's bug is in extend()).
+  // Otherwise each client extends as drawn (ScenarioDraw::extends) when the
+  // lock implements extend (LockInfo::implements_extend).
   bool extending_clients = false;
   // Generated topologies sell a stock (the inventory workload, issue 17) by
   // one of these methods, the first the simplest; empty: the lock workload.
@@ -112,6 +116,11 @@ struct ScenarioDraw {
   std::uint32_t failover_after_ms = 0;  // 0: no automatic failover
   std::uint32_t extra_iterations = 0;
   std::uint32_t extra_writes = 0;   // writes = 1 + this
+  // Bit i: client i extends its lock before each write ([[client]] extends),
+  // so a lock's extend() is exercised as much as its acquire and release.
+  // Only for the lock workload and a lock that implements extend; drawn
+  // from its own stream, so the other fields' draws are as they were.
+  std::uint32_t extends = 0;
   std::vector<FaultDraw> faults;
   InventoryDraw inventory;
 };
@@ -123,6 +132,7 @@ inline constexpr std::uint32_t kMaxLatencyMs = 20;
 inline constexpr std::uint32_t kMaxExtraMasters = 2;
 inline constexpr std::uint32_t kMaxExtraIterations = 2;
 inline constexpr std::uint32_t kMaxExtraWrites = 2;
+inline constexpr std::uint32_t kMaxExtendsMask = 0xff;  // bit i for client i (more clients: bit i % 8)
 inline constexpr std::uint32_t kFaultSpanTtls = 3;      // fault times and lengths reach 3 x ttl
 inline constexpr std::uint32_t kMaxExtraStock = 9;      // a drawn sale: up to 10 items,
 inline constexpr std::uint32_t kMaxExtraSegments = 3;   // 4 segments,

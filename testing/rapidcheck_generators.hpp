@@ -82,7 +82,9 @@ inline rc::Gen<ScenarioDraw> gen_scenario_draw(const GenLimits& limits) {
       set(&ScenarioDraw::failover_after_ms, upto(5000)),
       set(&ScenarioDraw::extra_iterations, upto(kMaxExtraIterations)),
       set(&ScenarioDraw::extra_writes, upto(kMaxExtraWrites)), set(&ScenarioDraw::faults, gen_fault_schedule(limits)),
-      set(&ScenarioDraw::inventory, gen_inventory_draw(limits)));
+      set(&ScenarioDraw::inventory, gen_inventory_draw(limits)),
+      // Last: the fields above draw what they drew before it was added.
+      set(&ScenarioDraw::extends, upto(kMaxExtendsMask)));
 }
 
 }  // namespace locksim::testing
@@ -126,7 +128,8 @@ inline void showValue(const ScenarioDraw& d, std::ostream& os) {
   os << "{clients+" << d.extra_clients << " ttl_steps=" << d.ttl_steps << " work=" << d.work_pct
      << "% stagger=" << d.stagger_ms << "ms latency=" << d.latency_ms << "ms masters+" << d.extra_masters
      << " replicas=" << d.replicas << " fsync=" << d.fsync << " failover_after=" << d.failover_after_ms
-     << "ms iterations+" << d.extra_iterations << " writes+" << d.extra_writes << " faults=[";
+     << "ms iterations+" << d.extra_iterations << " writes+" << d.extra_writes << " extends=" << d.extends
+     << " faults=[";
   for (std::size_t i = 0; i < d.faults.size(); ++i) {
     if (i) os << ", ";
     showValue(d.faults[i], os);

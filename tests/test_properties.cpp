@@ -6,22 +6,26 @@
 //
 // Cost and reproducibility: tests/main.cpp fixes rapidcheck's seed unless
 // RC_PARAMS is set, and LOCKSIM_PROPERTY_CASES sets max_success (default
-// 100 per property) for a nightly job. A failing property prints rapidcheck's
+// 100 per property) for a nightly job. A failing property prints, on stdout
+// and unwrapped (testing/rapidcheck_property.hpp), rapidcheck's
 // counterexample, the minimal scenario as TOML written to a temp file with the
-// `locksim run FILE.toml` command that reruns it, and at exit rapidcheck's
-// RC_PARAMS="reproduce=..." string.
+// `locksim run FILE.toml` command that reruns it, and the
+// RC_PARAMS="reproduce=..." string that replays it (rapidcheck lists it at
+// exit too).
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/sweep.hpp"
+#include "locks/lock_base.hpp"
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
@@ -30,6 +34,7 @@
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "testing/rapidcheck_generators.hpp"
+#include "testing/rapidcheck_property.hpp"
 
 namespace {
 
@@ -109,7 +114,10 @@ struct Counterexample {
 
 // rapidcheck checks "lock never shows `kind`" and must falsify it; the last
 // failing case it ran is the one it shrank to. Run seed 1 throughout.
-Counterexample rc_counterexample(const std::string& lock, const GenLimits& limits, const std::string& kind) {
+// `cases`: how many cases at least (rapidcheck's max_success, when RC_PARAMS
+// does not ask for more).
+Counterexample rc_counterexample(const std::string& lock, const GenLimits& limits, const std::string& kind,
+                                 int cases = 3000) {
   std::optional<Scenario> last;
   const auto property = [&] {
     // Full size from the first case (rapidcheck otherwise starts near 0).
@@ -123,7 +131,7 @@ Counterexample rc_counterexample(const std::string& lock, const GenLimits& limit
   metadata.id = metadata.description = "expected counterexample: " + lock + " " + kind;
   SilentListener quiet;
   rc::detail::TestParams params = rc::detail::configuration().testParams;
-  params.maxSuccess = std::max(params.maxSuccess, 3000);  // it stops at the first counterexample
+  params.maxSuccess = std::max(params.maxSuccess, cases);  // it stops at the first counterexample
   const auto result = rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params, quiet);
   Counterexample out;
   out.found = result.is<rc::detail::FailureResult>() && last.has_value();
@@ -195,7 +203,7 @@ TEST_CASE("every catalog scenario written as TOML loads back equal", "[property]
 }
 
 TEST_CASE("every generated scenario written as TOML loads back equal", "[property][writer]") {
-  rc::prop("build_scenario output round-trips through the writer and the loader", [] {
+  testing::check_property("build_scenario output round-trips through the writer and the loader", [] {
     const auto draw = *rc::gen::arbitrary<ScenarioDraw>();
     const std::string lock = *rc::gen::elementOf(lock_names());
     GenLimits limits;
@@ -213,7 +221,7 @@ TEST_CASE("every generated sale written as TOML loads back equal", "[property][w
   GenLimits limits;
   limits.kinds = default_hunt_kinds();
   for (const std::string& name : inventory_method_names()) limits.inventory_methods.push_back(*inventory_method_of(name));
-  rc::prop("build_scenario of a drawn sale round-trips through the writer and the loader", [&] {
+  testing::check_property("build_scenario of a drawn sale round-trips through the writer and the loader", [&] {
     const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), *rc::gen::elementOf(lock_names()), limits);
     const auto back = load_scenario_text(scenario_to_toml(s), "sale.toml");
     RC_LOG() << scenario_to_toml(s);
@@ -232,7 +240,7 @@ TEST_CASE("fenced storage never accepts a stale write from a lock that passes a 
   limits.spare_counter_node = true;  // the token counter's node never crashes or fails over
   for (const auto& info : locks::all_locks()) {
     if (!info.fencing || info.topology != locks::Topology::Redis) continue;
-    rc::prop(info.name + " never gets a stale write past fencing storage", [&] {
+    testing::check_property(info.name + " never gets a stale write past fencing storage", [&] {
       const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), info.name, limits);
       RC_ASSERT(s.fencing);  // the generator gives a fenced lock what it assumes (lock_assumptions.hpp)
       require_none(s, info.name, run_seed(), {"stale-write"}, "fencing-" + info.name);
@@ -243,7 +251,7 @@ TEST_CASE("fenced storage never accepts a stale write from a lock that passes a 
 TEST_CASE("the token lock never releases another client's lock, under any schedule", "[property]") {
   GenLimits limits;
   limits.kinds = default_hunt_kinds();
-  rc::prop("token shows no wrong-owner-release", [&] {
+  testing::check_property("token shows no wrong-owner-release", [&] {
     const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), "token", limits);
     require_none(s, "token", run_seed(), {"wrong-owner-release"}, "token-owner");
   });
@@ -252,7 +260,7 @@ TEST_CASE("the token lock never releases another client's lock, under any schedu
 TEST_CASE("with no faults and work shorter than the TTL every lock kind is safe", "[property]") {
   GenLimits limits;  // no fault kinds: no faults; generated work is at most 80% of the TTL
   for (const std::string& lock : lock_names()) {
-    rc::prop(lock + " shows no violation without faults", [&] {
+    testing::check_property(lock + " shows no violation without faults", [&] {
       const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), lock, limits);
       require_none(s, lock, run_seed(), {}, "no-faults-" + lock);
     });
@@ -268,7 +276,7 @@ TEST_CASE("Redlock stays safe when only a minority of its nodes crash or are cut
   limits.allow_replicas = false;
   // Safety only: a node that stays down with a slow network may keep a
   // client from ever reaching a quorum (lock-unavailable is liveness).
-  rc::prop("redlock shows no mutual-exclusion, wrong-owner-release or stale-write", [&] {
+  testing::check_property("redlock shows no mutual-exclusion, wrong-owner-release or stale-write", [&] {
     const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), "redlock", limits);
     require_none(s, "redlock", run_seed(), {"mutual-exclusion", "wrong-owner-release", "stale-write"},
                  "redlock-minority");
@@ -278,7 +286,7 @@ TEST_CASE("Redlock stays safe when only a minority of its nodes crash or are cut
 // --- determinism -------------------------------------------------------------------------
 
 TEST_CASE("any generated scenario gives the same digest when it runs twice", "[property]") {
-  rc::prop("two runs of one scenario, lock and seed have one digest", [] {
+  testing::check_property("two runs of one scenario, lock and seed have one digest", [] {
     const std::string lock = *rc::gen::elementOf(lock_names());
     const Scenario s = build_scenario(*rc::gen::arbitrary<ScenarioDraw>(), lock,
                                       limits_of(default_hunt_kinds(), 4, 3));
@@ -502,6 +510,124 @@ TEST_CASE("locksim hunt finds each reproduced client bug blind, in a run its fix
     ++hunted;
   }
   CHECK(hunted == budget.size());
+}
+
+// --- every operation a lock implements is exercised (issue 35) ---------------------
+
+namespace {
+
+// A user's token lock whose extend() renews with a bare PEXPIRE, without
+// checking the token: after its holder paused past the TTL, it renews the
+// next holder's entry. Every test passed it while generated clients never
+// extended (issue 35).
+class BarePexpireTokenLock final : public locks::LockBase {
+ public:
+  using LockBase::LockBase;
+  Task<bool> release(locks::Lease& lease) override {
+    Reply r = co_await cmd(0, "EVAL", locks::kCompareAndDeleteScript, "1", lease.key, lease.token);
+    co_return r.is_integer(1);
+  }
+  Task<bool> extend(locks::Lease& lease) override {
+    Reply r = co_await cmd(0, "PEXPIRE", lease.key, locks::ms_arg(config_.ttl));
+    co_return r.is_integer(1);
+  }
+
+ protected:
+  Task<std::optional<locks::Lease>> attempt() override { return set_nx_px(fresh_token()); }
+};
+
+const locks::LockInfo& bare_pexpire_lock() {
+  static const locks::LockInfo info = [] {
+    locks::LockInfo i;
+    i.name = "test-token-bare-pexpire";
+    i.description = "token lock whose extend sends a bare PEXPIRE (a user's bug)";
+    i.source = "tests/test_properties.cpp";
+    i.factory = [](locks::Runtime& rt, const locks::LockConfig& c) {
+      return std::make_unique<BarePexpireTokenLock>(rt, c);
+    };
+    REQUIRE(locks::register_lock(i));
+    return i;
+  }();
+  return info;
+}
+
+bool any_extends(const Scenario& s) {
+  return std::any_of(s.clients.begin(), s.clients.end(), [](const ClientSpec& c) { return c.extends; });
+}
+
+}  // namespace
+
+TEST_CASE("hunt with default options finds a token lock whose extend does not check the token", "[property][hunt]") {
+  const locks::LockInfo& info = bare_pexpire_lock();
+  // `locksim hunt --lock L --violation wrong-owner-release`, every other option its default.
+  HuntOptions o = default_hunt_options(info);
+  o.violation = "wrong-owner-release";
+  const HuntResult r = hunt(o);
+  INFO("cases " << r.cases);
+  REQUIRE(r.found);
+  INFO(repro_note(r.minimal, info.name, 1, "bare-pexpire"));
+  CHECK(r.violation == "wrong-owner-release");
+  CHECK(run_once(r.minimal, info.name, 1).violation_kinds().count("wrong-owner-release") == 1);
+  // The minimal case is about extend: a client extends, and the token lock
+  // (compare-and-pexpire) shows no wrong-owner-release on it.
+  CHECK(any_extends(r.minimal));
+  CHECK(run_once(r.minimal, "token", 1).violation_kinds().count("wrong-owner-release") == 0);
+  Scenario plain = r.minimal;
+  for (ClientSpec& c : plain.clients) c.extends = false;
+  CHECK(run_once(plain, info.name, 1).violation_kinds().count("wrong-owner-release") == 0);
+  // And `locksim hunt --lock L` with no option at all finds a violation too.
+  CHECK(hunt(default_hunt_options(info)).found);
+}
+
+// What the example's property test (examples/custom-lock/my_lock_test.cpp)
+// runs, on this lock: rapidcheck with the lock's own limits must falsify
+// "never releases another client's lock" within the example's case count.
+TEST_CASE("the example's generated-schedule property catches a token lock whose extend does not check the token",
+          "[property]") {
+  const locks::LockInfo& info = bare_pexpire_lock();
+  GenLimits limits = default_hunt_options(info).limits;
+  const Counterexample found = rc_counterexample(info.name, limits, "wrong-owner-release", 1000);
+  INFO(found.how);
+  REQUIRE(found.found);
+  CHECK(any_extends(found.minimal));
+}
+
+TEST_CASE("generated clients extend as drawn where the lock implements extend, never where it does not",
+          "[property][hunt]") {
+  const GenLimits limits = limits_of(default_hunt_kinds(), 4, 3);
+  std::size_t extending = 0, plain = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    for (const Scenario& s : {generate_scenario(seed, "token", limits), generate_scenario(seed, "naive-del", limits)}) {
+      for (const ClientSpec& c : s.clients) (c.extends ? extending : plain) += 1;
+    }
+    CHECK_FALSE(any_extends(generate_scenario(seed, "no-ttl", limits)));  // nothing to renew
+    CHECK_FALSE(any_extends(generate_scenario(seed, "zk-lock", limits)));  // Curator has no extend
+    GenLimits sale = limits;
+    sale.inventory_methods = hunted_inventory_methods();
+    CHECK_FALSE(any_extends(generate_scenario(seed, "token", sale)));  // a buyer does not extend
+    GenLimits all = limits;
+    all.extending_clients = true;  // LockInfo::extends_before_writes
+    for (const ClientSpec& c : generate_scenario(seed, "token", all).clients) CHECK(c.extends);
+  }
+  CHECK(extending > 40);  // both paths are drawn
+  CHECK(plain > 40);
+  CHECK_FALSE(locks::find_lock("no-ttl")->implements_extend);
+  CHECK_FALSE(locks::find_lock("zk-lock")->implements_extend);
+  CHECK_FALSE(locks::find_lock("zk-fenced")->implements_extend);
+  CHECK(locks::find_lock("token")->implements_extend);
+}
+
+TEST_CASE("the shrinker stops a client extending when the violation does not need it", "[hunt][property]") {
+  const auto base = load_catalog_scenario("gc-pause");
+  REQUIRE(base);
+  Scenario s = *base;
+  for (ClientSpec& c : s.clients) c.extends = true;
+  s.expect_default.reset();
+  s.expect_by_lock.clear();
+  // naive-del's DEL removes the next holder's lock whether or not anyone extends.
+  const Scenario minimal = shrink_scenario(s, shows_violation("naive-del", 1, "wrong-owner-release"), 400);
+  CHECK(run_once(minimal, "naive-del", 1).violation_kinds().count("wrong-owner-release") == 1);
+  CHECK_FALSE(any_extends(minimal));
 }
 
 // --- hunting a sale (`hunt --workload inventory`, issue 17) ----------------------

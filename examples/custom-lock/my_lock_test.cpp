@@ -3,20 +3,28 @@
 // `--reporter junit --out FILE.xml` for the CI's test report.
 //
 // What my-lock claims decides what is asserted: a token lock never removes
-// another client's lock (under any faults) and is safe when nothing goes
-// wrong. It does NOT claim mutual exclusion under GC pauses or failovers (no
-// lock with a TTL can), so those violations are not asserted away.
+// or changes another client's lock (its release and its extend check the
+// token, under any faults) and is safe when nothing goes wrong. It does NOT
+// claim mutual exclusion under GC pauses or failovers (no lock with a TTL
+// can), so those violations are not asserted away.
+//
+// The generated schedules follow the lock's own LockInfo (my_lock.cpp), as
+// `my-locksim hunt --lock my-lock` does: its clients extend the lock before
+// their writes as drawn (every operation the lock implements is exercised;
+// LockInfo::implements_extend = false turns that off), and long_jobs,
+// wall_clock_validity and extends_before_writes shape the schedules.
 //
 // Reproducible: the rapidcheck seed is fixed unless RC_PARAMS is set
-// (RC_PARAMS="seed=7 max_success=5000" for a nightly job). A failure prints
-// the violation with its evidence, the command that reproduces it with the
-// project's own CLI (`my-locksim run FILE.toml --lock my-lock --seed N`) and
-// where the scenario and its timeline were written (MY_LOCK_EVIDENCE_DIR,
-// default ./my-lock-failures).
+// (RC_PARAMS="seed=7 max_success=5000" for a nightly job). A failure prints,
+// on stdout and one line per line (no wrapping), the violation with its
+// evidence, the command that reproduces it with the project's own CLI
+// (`my-locksim run FILE.toml --lock my-lock --seed N`), where the scenario
+// and its timeline were written (MY_LOCK_EVIDENCE_DIR, default
+// ./my-lock-failures: keep it as a CI artifact) and, for a generated
+// schedule, the RC_PARAMS="reproduce=..." that replays rapidcheck's case.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
-#include <rapidcheck/catch.h>
 
 #include <cstdlib>
 
@@ -25,6 +33,7 @@
 #include "scenarios/runner.hpp"
 #include "testing/failure_evidence.hpp"
 #include "testing/rapidcheck_generators.hpp"
+#include "testing/rapidcheck_property.hpp"
 
 namespace {
 
@@ -51,11 +60,26 @@ std::string explain(const Scenario& s, std::uint64_t seed) {
   return locksim::testing::write_failure_evidence(s, kLock, seed, evidence_dir(), "my-locksim").text;
 }
 
+// What `my-locksim hunt --lock my-lock` draws: every default fault kind,
+// shaped by the lock's own LockInfo.
 GenLimits fault_limits() {
-  GenLimits limits;
-  limits.kinds = default_hunt_kinds();
+  const auto info = locksim::locks::find_lock(kLock);
+  if (!info) throw std::runtime_error(kLock + " is not registered");
+  return default_hunt_options(*info).limits;
+}
+
+// The same without faults, and jobs shorter than the TTL.
+GenLimits no_fault_limits() {
+  GenLimits limits = fault_limits();
+  limits.kinds.clear();
+  limits.long_jobs = false;
   return limits;
 }
+
+// How many generated schedules the fault property tries (RC_PARAMS'
+// max_success may ask for more): rapidcheck's default 100 starts near size 0
+// and meets few faults long enough to matter.
+constexpr int kFaultCases = 1000;
 
 }  // namespace
 
@@ -73,7 +97,7 @@ TEST_CASE("my-lock never releases another client's lock in any built-in scenario
     if (s->topology != locksim::locks::Topology::Redis) continue;  // the etcd-* / zk-* stories run CP locks only
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       const auto kinds = run_once(*s, seed).violation_kinds();
-      if (kinds.count("wrong-owner-release")) FAIL(explain(*s, seed));
+      if (kinds.count("wrong-owner-release")) locksim::testing::fail_printed(entry.name, explain(*s, seed));
     }
   }
 }
@@ -84,8 +108,8 @@ rc::Gen<Scenario> gen_scenario(const GenLimits& limits) {
 }
 
 TEST_CASE("my-lock is safe with no faults and work shorter than the TTL") {
-  rc::prop("no violation without faults", [] {
-    const Scenario s = *gen_scenario(GenLimits{});
+  locksim::testing::check_property("no violation without faults", [] {
+    const Scenario s = *gen_scenario(no_fault_limits());
     const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(1, 1000);
     const auto kinds = run_once(s, seed).violation_kinds();
     if (!kinds.empty()) RC_FAIL(explain(s, seed));
@@ -93,7 +117,7 @@ TEST_CASE("my-lock is safe with no faults and work shorter than the TTL") {
 }
 
 TEST_CASE("my-lock never releases another client's lock under generated fault schedules") {
-  rc::prop("no wrong-owner-release under faults", [] {
+  locksim::testing::check_property("no wrong-owner-release under faults", kFaultCases, [] {
     const Scenario s = *gen_scenario(fault_limits());
     const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(1, 1000);
     if (run_once(s, seed).violation_kinds().count("wrong-owner-release")) RC_FAIL(explain(s, seed));

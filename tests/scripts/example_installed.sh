@@ -32,4 +32,35 @@ set +e
 "$cli" run gc-pause --lock my-lock --seed 1 >/dev/null; code=$?
 set -e
 [ "$code" -eq 1 ] || { echo "gc-pause with my-lock: expected exit 1 (violations, no expectation), got $code"; exit 1; }
-echo "installed package: my_lock_tests passed; my-locksim runs my-lock"
+
+# A token lock whose extend() sends a bare PEXPIRE (no token check) must fail
+# the example's own test (issue 35): the same project with that one line
+# changed. The failure prints the repro command and rapidcheck's reproduce
+# parameter each on one line, and that parameter replays the same case.
+bad=$work/bad-extend
+rm -rf "$bad" && mkdir -p "$bad" && cp "$src"/CMakeLists.txt "$src"/*.cpp "$bad"/
+sed -i 's/cmd(0, "EVAL", kCompareAndPexpireScript, "1", lease.key, lease.token, ms_arg(config_.ttl))/cmd(0, "PEXPIRE", lease.key, ms_arg(config_.ttl))/' \
+  "$bad/my_lock.cpp"
+grep -q 'cmd(0, "PEXPIRE", lease.key' "$bad/my_lock.cpp" || { echo "could not make the bare-PEXPIRE variant"; exit 1; }
+cmake -S "$bad" -B "$bad/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$bad/build" --target my_lock_tests >/dev/null
+property="my-lock never releases another client's lock under generated fault schedules"
+set +e
+out=$(cd "$bad/build" && MY_LOCK_EVIDENCE_DIR="$bad/failures" ./my_lock_tests "$property" 2>&1); code=$?
+set -e
+fail() { printf '%s\n' "$out"; echo "bare-PEXPIRE extend: $1"; exit 1; }
+[ "$code" -ne 0 ] || fail "the example's test passed"
+grep >/dev/null 'wrong-owner-release' <<<"$out" || fail "no wrong-owner-release reported"
+grep >/dev/null -E '^repro     my-locksim run [^ ]+\.toml --lock my-lock --seed [0-9]+$' <<<"$out" ||
+  fail "no repro command on one line"
+replay=$(grep -E '^replay    RC_PARAMS="reproduce=[^" ]+"$' <<<"$out" | head -n 1 | sed 's/^replay    RC_PARAMS="//; s/"$//')
+[ -n "$replay" ] || fail "no RC_PARAMS=\"reproduce=...\" line"
+ls "$bad"/failures/*.toml >/dev/null 2>&1 || fail "no scenario written to the failures folder"
+repro=$(grep -E '^repro     my-locksim run ' <<<"$out" | tail -n 1)
+set +e
+again=$(cd "$bad/build" && RC_PARAMS="$replay" MY_LOCK_EVIDENCE_DIR="$bad/failures" ./my_lock_tests "$property" 2>&1); code=$?
+set -e
+[ "$code" -ne 0 ] || { out=$again; fail "RC_PARAMS=reproduce=... did not fail again"; }
+grep >/dev/null -xF "$repro" <<<"$again" || { out=$again; fail "the replay printed another repro than: $repro"; }
+echo "installed package: my_lock_tests passed; my-locksim runs my-lock; a bare-PEXPIRE extend fails the test"
