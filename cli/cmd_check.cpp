@@ -14,6 +14,9 @@
 // terminal's stderr; Ctrl-C or SIGTERM ends the runs in flight, keeps every
 // finished line of --out, prints the counts and the violating schedules
 // found so far with "interrupted", and exits 130 (a second signal: at once).
+// A shard's result says only what it covered; --out ends with a summary
+// line, and `--merge FILES` reads the shards' summary lines back and states
+// the bound's verdict (covered or not, violation or none).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,10 +24,13 @@
 #include <climits>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <tuple>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/output_files.hpp"
@@ -37,6 +43,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
 #include "scenarios/scenario_writer.hpp"
+#include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
 #include "vocab/printable.hpp"
 
@@ -63,6 +70,7 @@ struct CheckArgs {
   std::string jobs = "1";
   std::string shard = "1/1";
   std::string out;
+  std::vector<std::string> merge;  // --merge: shard files to judge together (runs nothing)
 };
 
 struct Violating {
@@ -311,12 +319,72 @@ void print_in_full(const scenarios::CheckPlan& plan, const Violating& v) {
   std::cout << reports::run_to_text(*run, s.description, stdout_style());
 }
 
-int report(const scenarios::CheckPlan& plan, Outcome& o) {
+// 272728 -> "272,728": the counts a shard's summary compares.
+std::string grouped(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (std::size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
+  return digits;
+}
+
+// The clean verdict: the bound's, or only this shard's share of it (a shard
+// proves nothing about the schedules the other shards run).
+std::string clean_result(const Outcome& o, const std::string& shard) {
+  if (parse_shard("check", shard).second == 1) return "no violation within this bound";
+  return "no violation in shard " + shard + ": " + grouped(o.ran) + " of " + grouped(o.explored_total) +
+         " schedules; the bound is covered only when every shard has run";
+}
+
+// ---- The summary line (last line of --out) and --merge ----
+//
+// A shard proves nothing alone; its --out file ends with one summary line
+// saying what it covered, and `check ... --merge FILES` reads those lines
+// back and states the bound's verdict:
+//   {"check":{"scenario","lock","bound" (16 hex digits: the base scenario,
+//    lock and bound, so files of another check are refused),"shard":"K/N",
+//    "schedules" (explored in the whole bound),"ran" (this shard's),
+//    "complete" (false: interrupted),"violating":[{"schedule","faults",
+//    "violations"}],"result" (the text line)}}
+
+std::string bound_id(const scenarios::CheckPlan& plan) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(sim::fnv1a64(scenarios::scenario_to_toml(plan.base) + "\n--lock " +
+                                                             plan.lock_kind + "\n" + scenarios::bound_text(plan))));
+  return hex;
+}
+
+nlohmann::json summary_line(const scenarios::CheckPlan& plan, const Outcome& o, const std::string& shard,
+                            const std::string& result) {
+  nlohmann::json violating = nlohmann::json::array();
+  for (const Violating& v : o.violating)
+    violating.push_back({{"schedule", v.number}, {"faults", faults_text(plan, v.schedule)}, {"violations", v.kinds}});
+  return {{"check",
+           {{"scenario", plan.base.name},
+            {"lock", plan.lock_kind},
+            {"bound", bound_id(plan)},
+            {"shard", shard},
+            {"schedules", o.explored_total},
+            {"ran", o.ran},
+            {"complete", !o.interrupted},
+            {"violating", violating},
+            {"result", result}}}};
+}
+
+// The result line's text (after "result    "); a violation's lists the schedules after it.
+std::string result_text(const Outcome& o, const std::string& shard) {
   if (o.interrupted)
-    std::cout << "result    interrupted after walking " << o.walked << " of " << o.candidates
-              << " candidate schedules: the bound is not covered\n";
+    return "interrupted after walking " + std::to_string(o.walked) + " of " + std::to_string(o.candidates) +
+           " candidate schedules: the bound is not covered";
+  if (o.violating.empty()) return clean_result(o, shard);
+  return std::to_string(o.violating.size()) + " violating schedule(s)" +
+         (parse_shard("check", shard).second == 1 ? "" : " in shard " + shard);
+}
+
+int report(const scenarios::CheckPlan& plan, Outcome& o, const std::string& shard) {
+  if (o.interrupted)
+    std::cout << "result    " << result_text(o, shard) << "\n";
   else if (o.violating.empty()) {
-    std::cout << "result    no violation within this bound\n";
+    std::cout << "result    " << result_text(o, shard) << "\n";
     return kMatched;
   }
   if (!o.violating.empty()) {
@@ -350,7 +418,117 @@ int run_check(const CheckArgs& a) {
             << std::flush;
   Outcome outcome = run_schedules(plan, a, a.out.empty() ? nullptr : &file);
   print_counts(outcome, a, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  return report(plan, outcome);
+  const int code = report(plan, outcome, a.shard);
+  if (!a.out.empty()) {
+    const auto [index, count] = parse_shard("check", a.shard);
+    const std::string shard = std::to_string(index) + "/" + std::to_string(count);
+    file << summary_line(plan, outcome, shard, result_text(outcome, a.shard)).dump() << "\n";
+    if (!file.flush()) throw InputError(a.out + ": write failed (disk full?)");
+  }
+  return code;
+}
+
+// --- --merge ---
+
+struct ShardSummary {
+  std::string file;
+  bool complete = false;
+  std::uint64_t schedules = 0, ran = 0;
+  std::vector<nlohmann::json> violating;
+};
+
+// file:line: what is wrong with a summary line.
+[[noreturn]] void bad_summary(const std::string& file, std::size_t line, const std::string& what) {
+  throw InputError(file + ":" + std::to_string(line) + ": " + what);
+}
+
+// The summary lines of `files` (run records are skipped), by shard index;
+// every one must be of this bound and say the same N.
+std::map<unsigned, ShardSummary> read_summaries(const std::vector<std::string>& files, const std::string& bound,
+                                                unsigned& count) {
+  std::map<unsigned, ShardSummary> shards;
+  count = 0;
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(file + ": cannot read");
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++n;
+      if (line.rfind("{\"check\":", 0) != 0) continue;  // a run record
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j["check"].is_object()) bad_summary(file, n, "check: not a JSON object");
+      const nlohmann::json& c = j["check"];
+      if (!c.contains("bound") || c["bound"] != bound)
+        bad_summary(file, n, "check.bound: the summary of another check (scenario, lock or bound differ)");
+      if (!c.contains("shard") || !c["shard"].is_string()) bad_summary(file, n, "check.shard: expected \"K/N\"");
+      const auto [index, of] = parse_shard("check", c["shard"].get<std::string>());
+      if (count != 0 && of != count)
+        bad_summary(file, n, "check.shard: " + std::to_string(of) + " shards here, " + std::to_string(count) + " before");
+      count = of;
+      if (shards.count(index)) bad_summary(file, n, "check.shard: shard " + std::to_string(index) + " read twice");
+      ShardSummary& s = shards[index];
+      s.file = file;
+      s.complete = c.value("complete", false);
+      s.schedules = c.value("schedules", std::uint64_t{0});
+      s.ran = c.value("ran", std::uint64_t{0});
+      if (c.contains("violating") && c["violating"].is_array())
+        for (const auto& v : c["violating"]) s.violating.push_back(v);
+    }
+  }
+  if (shards.empty()) throw InputError(files.front() + ": no check summary line (written at the end of `check --out`)");
+  return shards;
+}
+
+// Shard numbers as text: "2, 5, 7" (at most 20, then "...").
+std::string shard_list(const std::vector<unsigned>& shards) {
+  std::string s;
+  for (std::size_t i = 0; i < shards.size() && i < 20; ++i) s += (i ? ", " : "") + std::to_string(shards[i]);
+  if (shards.size() > 20) s += ", ... (" + std::to_string(shards.size()) + " in all)";
+  return s;
+}
+
+int merge_check(const CheckArgs& a) {
+  const scenarios::CheckPlan plan = make_plan(a);
+  unsigned count = 0;
+  const auto shards = read_summaries(a.merge, bound_id(plan), count);
+  std::vector<unsigned> missing, interrupted;
+  std::uint64_t ran = 0, schedules = 0;
+  std::vector<nlohmann::json> violating;
+  for (unsigned k = 1; k <= count; ++k) {
+    const auto it = shards.find(k);
+    if (it == shards.end()) {
+      missing.push_back(k);
+      continue;
+    }
+    if (!it->second.complete) interrupted.push_back(k);
+    ran += it->second.ran;
+    schedules = std::max(schedules, it->second.schedules);
+    violating.insert(violating.end(), it->second.violating.begin(), it->second.violating.end());
+  }
+  std::cout << "check     " << plan.base.name << " --lock " << plan.lock_kind << "\nbound\n" << scenarios::bound_text(plan)
+            << "merged    " << shards.size() << " of " << count << " shard(s): " << grouped(ran) << " of "
+            << grouped(schedules) << " schedules ran\n";
+  const bool covered = missing.empty() && interrupted.empty();
+  if (!violating.empty()) {
+    std::sort(violating.begin(), violating.end(),
+              [](const nlohmann::json& x, const nlohmann::json& y) { return x.value("schedule", 0) < y.value("schedule", 0); });
+    std::cout << "result    violation: " << violating.size() << " violating schedule(s)"
+              << (covered ? "" : " in the shards that ran (the bound is not covered)") << ":\n";
+    for (const auto& v : violating)
+      std::cout << "  " << v.value("schedule", 0) << ". " << v.value("faults", std::string()) << " -> "
+                << joined(v.value("violations", std::vector<std::string>{})) << "\n";
+    return kUnmatched;
+  }
+  if (covered) {
+    std::cout << "result    no violation within this bound (every shard ran)\n";
+    return kMatched;
+  }
+  std::cout << "result    not covered: no violation in the shards that ran, but";
+  if (!missing.empty()) std::cout << " shard(s) " << shard_list(missing) << " of " << count << " are missing";
+  if (!missing.empty() && !interrupted.empty()) std::cout << " and";
+  if (!interrupted.empty()) std::cout << " shard(s) " << shard_list(interrupted) << " were interrupted";
+  std::cout << "\n";
+  return kUnmatched;
 }
 
 }  // namespace
@@ -368,8 +546,13 @@ Handler add_check_command(CLI::App& app) {
   cmd->add_option("--property", args->property, "Only this violation counts (default: any)");
   cmd->add_option("--jobs", args->jobs, "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + ")")->capture_default_str();
   cmd->add_option("--shard", args->shard, "Run shard K of N of the explored schedules, e.g. 2/8")->capture_default_str();
-  cmd->add_option("--out", args->out, "Write one run record (JSON line) per explored schedule to this file");
-  return [args] { return run_check(*args); };
+  cmd->add_option("--out", args->out,
+                  "Write one run record (JSON line) per explored schedule to this file, then a summary line");
+  cmd->add_option("--merge", args->merge,
+                  "Read the --out files of this check's shards (same scenario, lock and bound options) and state "
+                  "the bound's verdict; runs no schedule")
+      ->excludes("--out");
+  return [args] { return args->merge.empty() ? run_check(*args) : merge_check(*args); };
 }
 
 }  // namespace locksim::cli

@@ -528,6 +528,8 @@ Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, 
       warnings << "locksim: warning: " << printable(where)
                << "skipped a truncated last line (a sweep stopped mid-write?)\n";
       into.count_skipped_line();
+    } else if (j.is_object() && j.contains("check") && !j.contains("scenario")) {
+      continue;  // `check --out`'s summary line: `check --merge` reads it, a report has no use for it
     } else if (auto added = into.add_run(j); !added) {
       ReportError e = added.error();
       e.message = where + e.message;

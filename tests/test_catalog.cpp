@@ -749,10 +749,11 @@ TEST_CASE("check's shards concatenate to the unsharded file, for any --jobs", "[
   const std::string toml = (dir / "tiny.toml").string();
   std::ofstream(toml) << "name = \"tiny\"\nduration = \"10s\"\n[lock]\nttl = \"1s\"\n[[client]]\nname = \"A\"\nwrites = 1\n"
                          "[[client]]\nname = \"B\"\nstart = \"200ms\"\nwrites = 0\n";
-  auto lines = [](const std::string& path) {
+  auto lines = [](const std::string& path) {  // the run records (not the summary line)
     std::multiset<std::string> set;
     std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) set.insert(line);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("{\"check\":", 0) != 0) set.insert(line);
     return set;
   };
   const std::string base = "check " + toml + " --lock naive-del --faults 2 --kinds pause";
@@ -771,6 +772,70 @@ TEST_CASE("check's shards concatenate to the unsharded file, for any --jobs", "[
   run_cli(base + " --jobs 1 --out " + (dir / "again.jsonl").string());
   std::ifstream a(all), b((dir / "again.jsonl").string());
   CHECK(std::string(std::istreambuf_iterator<char>(a), {}) == std::string(std::istreambuf_iterator<char>(b), {}));
+}
+
+TEST_CASE("a check shard says what it covered, and --merge states the bound's verdict from the shard files",
+          "[catalog]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("locksim-test-check-merge-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string base = "check gc-pause --lock token --property wrong-owner-release --faults 1";
+  auto shard_file = [&dir](int k) { return (dir / ("s" + std::to_string(k) + ".jsonl")).string(); };
+  const auto [whole, whole_code] = run_cli(base);
+  INFO(whole);
+  CHECK(whole_code == 0);
+  CHECK(whole.find("result    no violation within this bound\n") != std::string::npos);
+  const auto explored = whole.find("explored  ");
+  REQUIRE(explored != std::string::npos);
+  const std::uint64_t total = std::stoull(whole.substr(explored + 10));
+  for (int k = 1; k <= 3; ++k) {
+    const auto [out, code] = run_cli(base + " --shard " + std::to_string(k) + "/3 --out " + shard_file(k));
+    INFO(out);
+    CHECK(code == 0);
+    // A shard claims only its share, never the bound.
+    CHECK(out.find("no violation within this bound") == std::string::npos);
+    CHECK(out.find("result    no violation in shard " + std::to_string(k) + "/3: ") != std::string::npos);
+    REQUIRE(total < 1000);  // no thousands separator in the expected text
+    CHECK(out.find(" of " + std::to_string(total) + " schedules; the bound is covered only when every shard has run\n") !=
+          std::string::npos);
+    std::ifstream in(shard_file(k));
+    std::string line, last;
+    while (std::getline(in, line)) last = line;
+    const auto summary = nlohmann::json::parse(last)["check"];
+    CHECK(summary["shard"] == std::to_string(k) + "/3");
+    CHECK(summary["schedules"] == total);
+    CHECK(summary["complete"] == true);
+    CHECK(summary["result"].get<std::string>().rfind("no violation in shard ", 0) == 0);
+  }
+  const std::string all = " --merge " + shard_file(1) + " " + shard_file(2) + " " + shard_file(3);
+  const auto [merged, merged_code] = run_cli(base + all);
+  INFO(merged);
+  CHECK(merged_code == 0);
+  CHECK(merged.find("merged    3 of 3 shard(s): ") != std::string::npos);
+  CHECK(merged.find("result    no violation within this bound (every shard ran)\n") != std::string::npos);
+  // A missing shard: not covered, exit 1.
+  const auto [partial, partial_code] = run_cli(base + " --merge " + shard_file(1) + " " + shard_file(3));
+  INFO(partial);
+  CHECK(partial_code == 1);
+  CHECK(partial.find("result    not covered: no violation in the shards that ran, but shard(s) 2 of 3 are missing\n") !=
+        std::string::npos);
+  // Files of another bound are refused (exit 2, naming the file and line).
+  const auto [other, other_code] = run_cli("check gc-pause --lock token --faults 1" + all + " 2>&1");
+  CHECK(other_code == 2);
+  CHECK(other.find(shard_file(1) + ":") != std::string::npos);
+  CHECK(other.find("check.bound: the summary of another check") != std::string::npos);
+  // A report of the shard files reads their run records and skips the summary lines.
+  const auto [report, report_code] = run_cli("report " + shard_file(1) + " " + shard_file(2) + " --format json");
+  CHECK(report_code == 0);
+  // A violating bound: merged, the violation is the verdict.
+  const std::string naive = "check gc-pause --lock naive-del --property wrong-owner-release --faults 1";
+  run_cli(naive + " --shard 1/2 --out " + shard_file(4));
+  run_cli(naive + " --shard 2/2 --out " + shard_file(5));
+  const auto [bad, bad_code] = run_cli(naive + " --merge " + shard_file(4) + " " + shard_file(5));
+  INFO(bad);
+  CHECK(bad_code == 1);
+  CHECK(bad.find("result    violation: ") != std::string::npos);
+  CHECK(bad.find(" -> wrong-owner-release") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("an interrupted check keeps its finished lines in order, lists what it found and exits 130", "[catalog]") {
@@ -792,12 +857,19 @@ TEST_CASE("an interrupted check keeps its finished lines in order, lists what it
   // Every line a whole record, numbered 1, 2, 3 ... in the walk's order: nothing torn, nothing skipped.
   std::ifstream in(file);
   std::size_t n = 0;
+  nlohmann::json summary;
   for (std::string line; std::getline(in, line);) {
-    ++n;
     const auto record = nlohmann::json::parse(line, nullptr, false);
     REQUIRE(!record.is_discarded());
+    if (record.contains("check")) {  // the summary line, last
+      summary = record["check"];
+      continue;
+    }
+    CHECK(summary.is_null());
+    ++n;
     CHECK(record["scenario"] == "gc-pause-check-" + std::to_string(n));
   }
+  CHECK(summary["complete"] == false);  // interrupted: `check --merge` says the bound is not covered
   CHECK(n >= 200);
   const auto explored = out.find("explored  ");
   REQUIRE(explored != std::string::npos);
