@@ -702,6 +702,13 @@ std::string bound_text(const CheckPlan& plan) {
   text += "  seed        " + std::to_string(kBaselineSeed) + " (one seed of network jitter)\n";
   text += "  property    " + (plan.property.empty() ? std::string("any violation") : plan.property) + "\n";
   for (const auto& a : plan.assumptions) text += "  assumes     " + a + "\n";
+  // check keeps the workload as written: say so when it leaves one of the
+  // lock's operations out (hunt and the property suite draw extending clients).
+  const auto lock = locks::find_lock(plan.lock_kind);
+  const bool extends = std::any_of(plan.base.clients.begin(), plan.base.clients.end(),
+                                   [](const ClientSpec& c) { return c.extends; });
+  if (lock && lock->implements_extend && !extends && plan.base.workload == WorkloadKind::Lock)
+    text += "  extend      not exercised: no client extends before its writes ([[client]] extends = true does)\n";
   return text;
 }
 
