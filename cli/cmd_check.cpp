@@ -24,6 +24,7 @@
 #include <climits>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -42,6 +43,7 @@
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
+#include "scenarios/input_file.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
@@ -449,8 +451,11 @@ std::map<unsigned, ShardSummary> read_summaries(const std::vector<std::string>& 
   std::map<unsigned, ShardSummary> shards;
   count = 0;
   for (const std::string& file : files) {
+    // Regular files only (a FIFO would block, /dev/zero never ends), as `report` reads them.
+    if (auto problem = scenarios::input_file_problem(file, std::numeric_limits<std::uintmax_t>::max()))
+      throw InputError(file + ":0: " + *problem);
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file + ": cannot read");
+    if (!in) throw InputError(file + ":0: cannot read");
     std::size_t n = 0;
     for (std::string line; std::getline(in, line);) {
       ++n;
