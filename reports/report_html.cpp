@@ -60,7 +60,7 @@ tr.family th { text-align: left; font-size: 11.5px; font-weight: 600; background
 table.decision th.lock { text-align: left; width: 180px; font-weight: 600; font-size: 12.5px; padding: 0 6px;
                          white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 table.decision th.fault { text-align: center; font-size: 11.5px; font-weight: 600; line-height: 1.1; padding: 2px; }
-table.decision td.dc { text-align: center; padding: 0 2px 4px; font-size: 10.5px; line-height: 1;
+table.decision td.dc { text-align: center; padding: 0 2px 3px; font-size: 10.5px; line-height: 1;
                         position: relative; }
 .sev { display: block; font-weight: 700; white-space: nowrap; }
 .sevbar { display: flex; height: 3px; position: absolute; left: 2px; right: 2px; bottom: 1px; background: #fff; }
@@ -92,6 +92,7 @@ table.matrix thead { position: sticky; top: 0; z-index: 3; }
 table.matrix th.scenario, table.matrix th.corner { position: sticky; left: 0; z-index: 2; background: #f3f5f7; }
 table.matrix thead th.corner { z-index: 4; }
 .provenance { color: #444; margin: 0 0 4px; font-size: 12px; line-height: 1.3; }
+.provenance .pline { display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .provenance code { font-size: 11px; padding: 0 4px; }
 ul.recommendation { margin: 4px 0 6px; padding: 4px 12px 4px 26px; background: #f6f8fa; border: 1px solid #d0d7de;
                     border-radius: 4px; font-size: 12px; line-height: 1.25; }
@@ -147,11 +148,16 @@ std::string severity_class(Severity s) { return "sev-" + std::string(severity_id
 // inputs), then what the inputs hold, in two lines.
 void html_provenance(std::ostringstream& out, const Comparison& c) {
   const Provenance& p = c.provenance;
-  out << "<p class=\"provenance\" id=\"provenance\">";
-  if (!p.generated_at.empty()) out << "Made " << esc(p.generated_at);
-  if (!p.version.empty()) out << (p.generated_at.empty() ? "Made" : "") << " by " << esc(p.version);
+  // Each line stays one line (long paths are cut with "…", the whole line
+  // in its title): the decision table's last rows must stay on the first
+  // screen whatever the paths.
+  std::string made;
+  if (!p.generated_at.empty()) made = "Made " + p.generated_at;
+  if (!p.version.empty()) made += (p.generated_at.empty() ? "Made" : "") + std::string(" by ") + p.version;
+  out << "<p class=\"provenance\" id=\"provenance\"><span class=\"pline\" title=\""
+      << esc(made + (p.command.empty() ? "" : ": " + p.command)) << "\">" << esc(made);
   if (!p.command.empty()) out << ": <code>" << esc(p.command) << "</code>";
-  out << "<br/>Inputs: ";
+  out << "</span><span class=\"pline\">Inputs: ";
   std::size_t i = 0;
   for (const InputFile& f : c.input_files()) {
     out << (i++ ? "; " : "") << "<code>" << esc(f.name) << "</code> (" << plural(f.runs, "run");
@@ -167,9 +173,9 @@ void html_provenance(std::ostringstream& out, const Comparison& c) {
   // catalog expects the violations it demonstrates.
   if (c.unmatched_runs() == 0)
     out << " Every run found what its scenario expects (known breakages included), which says nothing about "
-           "safety.";
-  else
-    out << " <span class=\"bad\">" << c.unmatched_runs() << " runs did not find what their scenario expects</span> "
+           "safety.</span>";
+  else  // on a line of its own, never cut
+    out << "</span><span class=\"bad\">" << c.unmatched_runs() << " runs did not find what their scenario expects</span> "
         << "(<a href=\"#unmatched\">which</a>).";
   out << "</p>\n";
 }

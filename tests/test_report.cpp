@@ -1164,7 +1164,8 @@ TEST_CASE("the header says when, which locksim, which command and which inputs",
   options.timelines = false;
   CHECK_THAT(reports::render_html(c, options),
              Catch::Contains("Made 2026-12-04 17:00 UTC by locksim 0.1.0 (git abc): <code>locksim report sweep.jsonl "
-                             "--format html</code><br/>Inputs: <code>sweep.jsonl</code> (6 runs): 6 simulated runs"));
+                             "--format html</code></span><span class=\"pline\">Inputs: <code>sweep.jsonl</code> (6 runs): 6 simulated "
+                             "runs"));
   CHECK_THAT(reports::render_markdown(c), Catch::Contains("Made 2026-12-04 17:00 UTC by locksim 0.1.0 (git abc): "
                                                           "`locksim report sweep.jsonl --format html`  \nInputs: "
                                                           "`sweep.jsonl` (6 runs)."));
