@@ -39,7 +39,7 @@ _locksim() {
     replay) opts="--format --trace --timeline --line" ;;
     sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
     hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation --workload --method" ;;
-    check) opts="--lock --faults --kinds --property --jobs --shard --out" ;;
+    check) opts="--lock --faults --kinds --property --jobs --shard --out --merge" ;;
     report) opts="--format --out" ;;
     live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote" ;;
   esac
