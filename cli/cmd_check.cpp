@@ -89,7 +89,9 @@ std::vector<FaultKind> kinds_of(const std::vector<std::string>& names) {
   return kinds;
 }
 
-scenarios::CheckPlan make_plan(const CheckArgs& a) {
+// One plan per pass (scenarios::check_passes): the workload as written,
+// then, for a lock that implements extend, every client extending.
+std::vector<scenarios::CheckPlan> make_plans(const CheckArgs& a) {
   auto base = scenarios::resolve_scenario(a.scenario);
   if (!base) throw InputError(base.error().to_string());
   scenarios::CheckOptions o;
@@ -97,9 +99,23 @@ scenarios::CheckPlan make_plan(const CheckArgs& a) {
   o.max_faults = static_cast<int>(option_number("check", "--faults", a.faults, {1, scenarios::kMaxCheckFaults}));
   o.kinds = kinds_of(a.kinds);
   o.property = a.property;
-  auto plan = scenarios::plan_check(*base, o);
-  if (!plan) throw InputError(plan.error());
-  return std::move(*plan);
+  std::vector<scenarios::CheckPlan> plans;
+  for (const scenarios::CheckOptions& pass : scenarios::check_passes(*base, o)) {
+    auto plan = scenarios::plan_check(*base, pass);
+    if (!plan) throw InputError(plan.error());
+    plans.push_back(std::move(*plan));
+  }
+  return plans;
+}
+
+// "bound" and, when there are two passes, which one this is.
+void print_bound(const scenarios::CheckPlan& plan, std::size_t pass, std::size_t passes) {
+  std::cout << (pass ? "\n" : "") << "bound";
+  if (passes > 1)
+    std::cout << " (pass " << pass + 1 << " of " << passes << ": "
+              << (plan.extend_pass ? "every client extends its lock before each write" : "the workload as written")
+              << ")";
+  std::cout << "\n" << scenarios::bound_text(plan) << std::flush;
 }
 
 scenarios::RunOptions schedule_run_options(const scenarios::Scenario& s, const std::string& lock) {
@@ -408,7 +424,7 @@ int run_check(const CheckArgs& a) {
     throw InputError("check: --out -: stdout carries check's report; name a file for the run records");
   g_stop.store(false);  // a signal from here on, even while planning, ends the walk
   handle_stop_signals(&request_check_stop, "\ncheck: second signal: stopped at once\n");
-  const scenarios::CheckPlan plan = make_plan(a);
+  const std::vector<scenarios::CheckPlan> plans = make_plans(a);
   refuse_output_over_input("check", "--out", a.out, {a.scenario});
   const OutputLock out_lock("check", "--out", a.out);  // before the truncation: a second check's file is kept
   std::ofstream file;
@@ -416,16 +432,21 @@ int run_check(const CheckArgs& a) {
     file.open(a.out, std::ios::binary | std::ios::trunc);
     if (!file) throw InputError(a.out + ": cannot write");
   }
-  std::cout << "check     " << printable(plan.base.name) << " --lock " << plan.lock_kind << "\nbound\n" << scenarios::bound_text(plan)
-            << std::flush;
-  Outcome outcome = run_schedules(plan, a, a.out.empty() ? nullptr : &file);
-  print_counts(outcome, a, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  const int code = report(plan, outcome, a.shard);
-  if (!a.out.empty()) {
-    const auto [index, count] = parse_shard("check", a.shard);
-    const std::string shard = std::to_string(index) + "/" + std::to_string(count);
-    file << summary_line(plan, outcome, shard, result_text(outcome, a.shard)).dump() << "\n";
-    if (!file.flush()) throw InputError(a.out + ": write failed (disk full?)");
+  std::cout << "check     " << printable(plans.front().base.name) << " --lock " << plans.front().lock_kind << "\n";
+  int code = kMatched;
+  for (std::size_t pass = 0; pass < plans.size() && code != kInterrupted; ++pass) {
+    const scenarios::CheckPlan& plan = plans[pass];
+    print_bound(plan, pass, plans.size());
+    Outcome outcome = run_schedules(plan, a, a.out.empty() ? nullptr : &file);
+    print_counts(outcome, a, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    const int pass_code = report(plan, outcome, a.shard);
+    if (pass_code != kMatched) code = pass_code;  // interrupted ends the check; a violation stays
+    if (!a.out.empty()) {
+      const auto [index, count] = parse_shard("check", a.shard);
+      const std::string shard = std::to_string(index) + "/" + std::to_string(count);
+      file << summary_line(plan, outcome, shard, result_text(outcome, a.shard)).dump() << "\n";
+      if (!file.flush()) throw InputError(a.out + ": write failed (disk full?)");
+    }
   }
   return code;
 }
@@ -444,10 +465,11 @@ struct ShardSummary {
   throw InputError(file + ":" + std::to_string(line) + ": " + what);
 }
 
-// The summary lines of `files` (run records are skipped), by shard index;
-// every one must be of this bound and say the same N.
+// The summary lines of `files` (run records are skipped) of `bound`, by
+// shard index; every line must be of one of this check's `bounds` (its
+// passes) and every line of `bound` say the same N.
 std::map<unsigned, ShardSummary> read_summaries(const std::vector<std::string>& files, const std::string& bound,
-                                                unsigned& count) {
+                                                const std::vector<std::string>& bounds, unsigned& count) {
   std::map<unsigned, ShardSummary> shards;
   count = 0;
   for (const std::string& file : files) {
@@ -463,8 +485,10 @@ std::map<unsigned, ShardSummary> read_summaries(const std::vector<std::string>& 
       const auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded() || !j["check"].is_object()) bad_summary(file, n, "check: not a JSON object");
       const nlohmann::json& c = j["check"];
-      if (!c.contains("bound") || c["bound"] != bound)
+      if (!c.contains("bound") || !c["bound"].is_string() ||
+          std::find(bounds.begin(), bounds.end(), c["bound"].get<std::string>()) == bounds.end())
         bad_summary(file, n, "check.bound: the summary of another check (scenario, lock or bound differ)");
+      if (c["bound"] != bound) continue;  // another pass's
       if (!c.contains("shard") || !c["shard"].is_string()) bad_summary(file, n, "check.shard: expected \"K/N\"");
       const auto [index, of] = parse_shard("check", c["shard"].get<std::string>());
       if (count != 0 && of != count)
@@ -492,10 +516,10 @@ std::string shard_list(const std::vector<unsigned>& shards) {
   return s;
 }
 
-int merge_check(const CheckArgs& a) {
-  const scenarios::CheckPlan plan = make_plan(a);
+// The verdict of one pass from its shards' summary lines.
+int merge_pass(const CheckArgs& a, const scenarios::CheckPlan& plan, const std::vector<std::string>& bounds) {
   unsigned count = 0;
-  const auto shards = read_summaries(a.merge, bound_id(plan), count);
+  const auto shards = read_summaries(a.merge, bound_id(plan), bounds, count);
   std::vector<unsigned> missing, interrupted;
   std::uint64_t ran = 0, schedules = 0;
   std::vector<nlohmann::json> violating;
@@ -510,8 +534,7 @@ int merge_check(const CheckArgs& a) {
     schedules = std::max(schedules, it->second.schedules);
     violating.insert(violating.end(), it->second.violating.begin(), it->second.violating.end());
   }
-  std::cout << "check     " << plan.base.name << " --lock " << plan.lock_kind << "\nbound\n" << scenarios::bound_text(plan)
-            << "merged    " << shards.size() << " of " << count << " shard(s): " << grouped(ran) << " of "
+  std::cout << "merged    " << shards.size() << " of " << count << " shard(s): " << grouped(ran) << " of "
             << grouped(schedules) << " schedules ran\n";
   const bool covered = missing.empty() && interrupted.empty();
   if (!violating.empty()) {
@@ -534,6 +557,19 @@ int merge_check(const CheckArgs& a) {
   if (!interrupted.empty()) std::cout << " shard(s) " << shard_list(interrupted) << " were interrupted";
   std::cout << "\n";
   return kUnmatched;
+}
+
+int merge_check(const CheckArgs& a) {
+  const std::vector<scenarios::CheckPlan> plans = make_plans(a);
+  std::vector<std::string> bounds;
+  for (const auto& plan : plans) bounds.push_back(bound_id(plan));
+  std::cout << "check     " << printable(plans.front().base.name) << " --lock " << plans.front().lock_kind << "\n";
+  int code = kMatched;
+  for (std::size_t pass = 0; pass < plans.size(); ++pass) {
+    print_bound(plans[pass], pass, plans.size());
+    if (merge_pass(a, plans[pass], bounds) != kMatched) code = kUnmatched;
+  }
+  return code;
 }
 
 }  // namespace

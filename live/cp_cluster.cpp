@@ -174,11 +174,11 @@ bool CpCluster::wait_serving(const std::vector<std::size_t>& which, std::string&
 void CpCluster::stop_member(CpMember& m) { stop_process_group(m.pid, kStopGrace); }
 
 void CpCluster::pause(std::size_t i) {
-  if (members_[i].pid > 0) ::kill(-members_[i].pid, SIGSTOP);
+  pause_process_group(members_[i].pid);
 }
 
 void CpCluster::resume(std::size_t i) {
-  if (members_[i].pid > 0) ::kill(-members_[i].pid, SIGCONT);
+  resume_process_group(members_[i].pid);
 }
 
 void CpCluster::kill9(std::size_t i) { kill_process_group(members_[i].pid); }

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <cerrno>
 #include <map>
 #include <mutex>
@@ -176,6 +178,42 @@ bool reaped(pid_t pid) {
   release_watchdog(pid);
   ::waitpid(pid, nullptr, WNOHANG);
   return true;
+}
+
+namespace {
+
+// Whether every thread of `pid` is stopped ('T' in /proc/PID/task/*/stat).
+bool all_threads_stopped(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto paren = stat.rfind(')');  // the command name may hold spaces
+    if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
+    const char state = stat[paren + 2];
+    if (state != 'T' && state != 't') return false;
+    any = true;
+  }
+  return any && !ec;
+}
+
+}  // namespace
+
+void pause_process_group(pid_t pid) {
+  if (pid <= 0) return;
+  ::kill(-pid, SIGSTOP);
+  // kill() returns before every thread has stopped; a fault is in effect
+  // only once it has (a request sent at once could otherwise still be
+  // answered). Bounded: a process that died meanwhile never shows 'T'.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (!all_threads_stopped(pid) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+void resume_process_group(pid_t pid) {
+  if (pid > 0) ::kill(-pid, SIGCONT);
 }
 
 void kill_process_group(pid_t& pid) {

@@ -36,6 +36,11 @@ bool reaped(pid_t pid);
 // once `grace` has passed; always reaps. pid becomes -1.
 void stop_process_group(pid_t& pid, std::chrono::milliseconds grace);
 
+// SIGSTOP to the group, returning once the leader's threads have all
+// stopped (at most 2 s); SIGCONT to the group.
+void pause_process_group(pid_t pid);
+void resume_process_group(pid_t pid);
+
 // SIGKILL to the group and reap; pid becomes -1.
 void kill_process_group(pid_t& pid);
 

@@ -345,11 +345,11 @@ void RedisCluster::stop_node(RedisNodeProcess& node) { stop_process_group(node.p
 void RedisCluster::kill9(std::size_t i) { kill_process_group(nodes_[i].pid); }
 
 void RedisCluster::pause(std::size_t i) {
-  if (nodes_[i].pid > 0) ::kill(-nodes_[i].pid, SIGSTOP);
+  pause_process_group(nodes_[i].pid);
 }
 
 void RedisCluster::resume(std::size_t i) {
-  if (nodes_[i].pid > 0) ::kill(-nodes_[i].pid, SIGCONT);
+  resume_process_group(nodes_[i].pid);
 }
 
 Result<bool, LiveError> RedisCluster::restart(std::size_t i) {

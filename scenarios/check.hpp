@@ -45,7 +45,17 @@ struct CheckOptions {
   int max_faults = 2;
   std::vector<FaultKind> kinds;  // empty: every kind that applies to the topology
   std::string property;          // a violation name; empty: any violation counts
+  // The extend pass: every client extends its lock before each write (see
+  // check_passes).
+  bool every_client_extends = false;
 };
+
+// The workloads a check runs, each a whole bound: the scenario's as written
+// and, when the lock implements extend but no client of a lock workload
+// extends, again with every client extending before its writes — so the
+// extend path is checked as hunt and the property suite check it (a lock
+// whose extend skips the token check is caught).
+std::vector<CheckOptions> check_passes(const Scenario& base, const CheckOptions& options);
 
 // Why a schedule was not run: it is equivalent to one that is (or can
 // change no verdict), judged on the fault-free run — or, for a pair, on the
@@ -116,6 +126,7 @@ struct CheckPlan {
   std::vector<BoundaryValue> sizes;          // every boundary size in use
   std::vector<CheckFault> singles;
   std::vector<std::string> assumptions;      // given to the lock, with what the scenario had (lock_assumptions.hpp)
+  bool extend_pass = false;                  // every client extends (CheckOptions::every_client_extends)
   ScheduleOutcome baseline;                  // the fault-free run, its activity recorded
   bool sentinel = false;                     // the topology has one (it reads partitions)
 };

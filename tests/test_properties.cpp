@@ -29,6 +29,7 @@
 #include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/check.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/schedule_gen.hpp"
@@ -577,6 +578,54 @@ TEST_CASE("hunt with default options finds a token lock whose extend does not ch
   CHECK(run_once(plain, info.name, 1).violation_kinds().count("wrong-owner-release") == 0);
   // And `locksim hunt --lock L` with no option at all finds a violation too.
   CHECK(hunt(default_hunt_options(info)).found);
+}
+
+namespace {
+
+// The single-pause schedules of one check pass (`locksim check gc-pause
+// --lock L --faults 1 --kinds pause`) that show wrong-owner-release.
+std::size_t wrong_owner_releases(const Scenario& base, const CheckOptions& pass) {
+  auto plan = plan_check(base, pass);
+  REQUIRE(plan);
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < plan->singles.size(); ++i) {
+    const Scenario s = schedule_scenario(*plan, {i}, i + 1);
+    RunOptions o;
+    o.lock_kind = plan->lock_kind;
+    o.seed = 1;
+    const auto run = run_scenario(s, o);
+    REQUIRE(run);
+    const auto kinds = counted_violations(*plan, *run);
+    found += static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), "wrong-owner-release"));
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("check runs an extend pass for a lock that implements extend, and it catches a bare-PEXPIRE extend",
+          "[property][check]") {
+  const locks::LockInfo& info = bare_pexpire_lock();
+  const auto base = load_catalog_scenario("gc-pause");
+  REQUIRE(base);
+  REQUIRE_FALSE(any_extends(*base));
+  CheckOptions o;
+  o.lock_kind = info.name;
+  o.max_faults = 1;
+  o.kinds = {FaultKind::Pause};
+  o.property = "wrong-owner-release";
+  const auto passes = check_passes(*base, o);
+  REQUIRE(passes.size() == 2);
+  CHECK_FALSE(passes[0].every_client_extends);
+  CHECK(passes[1].every_client_extends);
+  CHECK(wrong_owner_releases(*base, passes[0]) == 0);  // as written, nobody extends: a false green
+  CHECK(wrong_owner_releases(*base, passes[1]) > 0);   // the extend pass finds the bug
+  // The token lock's compare-and-pexpire passes both.
+  o.lock_kind = "token";
+  for (const CheckOptions& pass : check_passes(*base, o)) CHECK(wrong_owner_releases(*base, pass) == 0);
+  // Nothing to renew: one pass.
+  o.lock_kind = "no-ttl";
+  CHECK(check_passes(*base, o).size() == 1);
 }
 
 // What the example's property test (examples/custom-lock/my_lock_test.cpp)
