@@ -8,6 +8,7 @@
 
 #include "locks/etcd_mutex.hpp"
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::locks {
 
@@ -225,7 +226,7 @@ LockInfo lock_info_etcd_mutex_11456() {
                   return std::make_unique<EtcdMutexLock>(rt, c, false, MutexCheck::None);
                 }};
   info.topology = Topology::Etcd;
-  info.reproduces = Reproduction{"etcd clientv3", "3.4.3", "etcd-io/etcd#11456", "etcd-mutex", "mutual-exclusion"};
+  info.reproduces = Reproduction{"etcd clientv3", "3.4.3", "etcd-io/etcd#11456", "etcd-mutex", std::string(violation_kind_name(ViolationKind::MutualExclusion))};
   return info;
 }
 

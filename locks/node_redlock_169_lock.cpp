@@ -37,6 +37,7 @@
 
 #include "locks/redlock.hpp"
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::locks {
 namespace {
@@ -128,7 +129,7 @@ LockInfo lock_info_node_redlock_169() {
       "cannot be extended",
       "node-redlock src/index.ts acquire()/_execute()/using() as released (#169, PR #273)", true);
   info.reproduces = Reproduction{"node-redlock", "5.0.0-beta.2 (npm)", "#169, PR #273", "node-redlock-fixed",
-                                 "mutual-exclusion"};
+                                 std::string(violation_kind_name(ViolationKind::MutualExclusion))};
   return info;
 }
 

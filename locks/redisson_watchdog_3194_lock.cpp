@@ -28,6 +28,7 @@
 // Assumes a renewal "fails" when its reply is an error (the command timed
 // out or the connection reset), as Redisson's RedisResponseTimeoutException.
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 #include "locks/watchdog.hpp"
 
 namespace locksim::locks {
@@ -42,7 +43,7 @@ LockInfo lock_info_redisson_watchdog_3194() {
                 false,
                 [](Runtime& rt, const LockConfig& c) { return make_watchdog_lock(rt, c, WatchdogOnError::Stop); }};
   info.reproduces = Reproduction{"Redisson", "3.x before org.redisson.renewal", "redisson#3194, #5698",
-                                 "watchdog-fixed", "mutual-exclusion"};
+                                 "watchdog-fixed", std::string(violation_kind_name(ViolationKind::MutualExclusion))};
   info.long_jobs = true;
   info.options = watchdog_options();
   return info;

@@ -33,6 +33,7 @@
 
 #include "locks/redlock.hpp"
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::locks {
 namespace {
@@ -131,7 +132,7 @@ LockInfo lock_info_redlock_net_48() {
       "redlock-net-48",
       "RedLock.net 2.3.2 auto-extend: every expiry/2, re-creates an expired key and keeps going after a conflict",
       "RedLock.net RedLock.cs ExtendLockLifetime + Lua/Extend.lua (#48, #93)", false);
-  info.reproduces = Reproduction{"RedLock.net", "2.3.2", "#48, #93", "redlock-net-fixed", "stale-write"};
+  info.reproduces = Reproduction{"RedLock.net", "2.3.2", "#48, #93", "redlock-net-fixed", std::string(violation_kind_name(ViolationKind::StaleWrite))};
   return info;
 }
 

@@ -22,6 +22,7 @@
 
 #include "locks/redlock_py.hpp"
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::locks {
 
@@ -74,7 +75,7 @@ LockInfo lock_info_redlock_py() {
                 true,
                 redlock_py_factory({.true_division_quorum = true, .drift_added = false})};
   info.reproduces = Reproduction{"redlock-py", "1.0.x under Python 3 (f5254b1..c731c03)",
-                                 "wall-clock validity, len/2+1 quorum", "redlock", "mutual-exclusion"};
+                                 "wall-clock validity, len/2+1 quorum", "redlock", std::string(violation_kind_name(ViolationKind::MutualExclusion))};
   info.long_jobs = true;
   info.options = redlock_options();
   info.wall_clock_validity = true;

@@ -19,6 +19,7 @@
 // len/2+1 (2 of 3). Read from the git history of the repository and PR #3.
 #include "locks/redlock_py.hpp"
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::locks {
 
@@ -32,7 +33,7 @@ LockInfo lock_info_redlock_py_pr3() {
                 true,
                 redlock_py_factory({.true_division_quorum = false, .drift_added = true})};
   info.reproduces = Reproduction{"redlock-py", "1.0 at 8b5989d (Python 2)", "PR #3 (cf. go-redsync#37)",
-                                 "redlock-py", "mutual-exclusion"};
+                                 "redlock-py", std::string(violation_kind_name(ViolationKind::MutualExclusion))};
   info.long_jobs = true;
   info.options = redlock_options();
   return info;

@@ -24,6 +24,7 @@
 
 #include "locks/redlock.hpp"
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::locks {
 namespace {
@@ -69,7 +70,7 @@ LockInfo lock_info_redlock_rb_36() {
         return std::make_unique<RedlockRb36Lock>(rt, c, std::move(nodes));
       });
   info.reproduces = Reproduction{"redlock-rb", "0.1.x-2.x (extend without extend_only_if_life)", "#36", "redlock",
-                                 "stale-write"};
+                                 std::string(violation_kind_name(ViolationKind::StaleWrite))};
   info.extends_before_writes = true;
   return info;
 }

@@ -27,6 +27,7 @@
 
 #include "locks/lock_base.hpp"
 #include "locks/registry.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::locks {
 namespace {
@@ -83,7 +84,7 @@ LockInfo lock_info_shedlock_redis() {
                                 "ShedLock RedisLockProvider <= 6.6 (safeUpdate=false, still the default)", false);
   info.reproduces =
       Reproduction{"ShedLock", "<= 6.6 (and safeUpdate=false)", "ShedLock#2583/PR #2593, cf. #132",
-                   "shedlock-redis-safe", "wrong-owner-release"};
+                   "shedlock-redis-safe", std::string(violation_kind_name(ViolationKind::WrongOwnerRelease))};
   return info;
 }
 

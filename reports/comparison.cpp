@@ -115,21 +115,6 @@ void fold(Cell& cell, const FoldedRun& f) {
 
 // ---- verdicts ----
 
-// Violation kinds from the most to the least damning, with plain words.
-struct KindWords {
-  const char* kind;
-  const char* words;
-};
-constexpr KindWords kKindWords[] = {
-    {"oversell", "more orders than items in stock"},
-    {"lost-order", "purchases confirmed and then lost"},
-    {"double-purchase", "buyers holding more orders than allowed"},
-    {"wrong-owner-release", "deletes of another client's lock"},
-    {"lock-unavailable", "a lock stuck after its holder died"},
-    {"stale-write", "stale writes"},
-    {"mutual-exclusion", "two holders at once"},
-};
-
 std::string list_scenarios(const std::vector<std::string>& names) {
   constexpr std::size_t kShown = 3;
   std::string out;
@@ -455,6 +440,30 @@ std::string Comparison::conditions_text(const std::vector<std::string>& scenario
   return under;
 }
 
+namespace {
+
+// The verdict's level, and the kinds that decide it (their scenarios give
+// "under ..."): a wrong-owner release or a stuck lock is unsafe outright;
+// stale writes alone (with or without two holders) cost efficiency; two
+// holders alone need fencing; anything else is unsafe.
+LockVerdict::Level verdict_level(const std::map<std::string, std::vector<std::string>>& where,
+                                 std::vector<std::string>& headline) {
+  auto name = [](ViolationKind k) { return std::string(violation_kind_name(k)); };
+  for (ViolationKind k : {ViolationKind::WrongOwnerRelease, ViolationKind::LockUnavailable})
+    if (where.count(name(k))) headline.push_back(name(k));
+  const bool stale = where.count(name(ViolationKind::StaleWrite)) > 0;
+  const bool holders_only = where.size() == 1 && where.count(name(ViolationKind::MutualExclusion));
+  if (!headline.empty() || (!stale && !holders_only)) {
+    if (headline.empty())
+      for (const auto& [kind, names] : where) headline.push_back(kind);
+    return LockVerdict::Level::Unsafe;
+  }
+  headline = {name(stale ? ViolationKind::StaleWrite : ViolationKind::MutualExclusion)};
+  return stale ? LockVerdict::Level::EfficiencyOnly : LockVerdict::Level::FencingOnly;
+}
+
+}  // namespace
+
 LockVerdict Comparison::verdict(const std::string& lock) const {
   std::map<std::string, std::vector<std::string>> where;  // kind -> scenarios (sorted: map order)
   std::uint64_t runs = 0, scenario_count = 0;
@@ -471,33 +480,19 @@ LockVerdict Comparison::verdict(const std::string& lock) const {
              (scenario_count == 1 ? "" : "s") + ", " + std::to_string(runs) + " run" + (runs == 1 ? "" : "s") + ")";
     return v;
   }
-  // The level, and the kinds that decide it (their scenarios give "under ...").
   std::vector<std::string> headline;
-  for (const char* k : {"wrong-owner-release", "lock-unavailable"})
-    if (where.count(k)) headline.push_back(k);
-  const bool holders_only = where.size() == 1 && where.count("mutual-exclusion");
-  if (!headline.empty() || (!where.count("stale-write") && !holders_only)) {
-    v.level = LockVerdict::Level::Unsafe;
-    if (headline.empty())
-      for (const auto& [kind, names] : where) headline.push_back(kind);
-  } else if (where.count("stale-write")) {
-    v.level = LockVerdict::Level::EfficiencyOnly;
-    headline = {"stale-write"};
-  } else {
-    v.level = LockVerdict::Level::FencingOnly;
-    headline = {"mutual-exclusion"};
-  }
+  v.level = verdict_level(where, headline);
   std::vector<std::string> headline_scenarios;
   for (const auto& k : headline) headline_scenarios.insert(headline_scenarios.end(), where[k].begin(), where[k].end());
   const std::string under = conditions_text(headline_scenarios);
   std::string found;
-  for (const auto& kw : kKindWords) {
-    auto it = where.find(kw.kind);
+  for (const ViolationKindInfo* row : violation_kinds_worst_first()) {
+    auto it = where.find(std::string(row->name));
     if (it == where.end()) continue;
-    found += (found.empty() ? "" : "; ") + std::string(kw.words) + " (" + list_scenarios(it->second) + ")";
+    found += (found.empty() ? "" : "; ") + std::string(row->verdict_words) + " (" + list_scenarios(it->second) + ")";
     where.erase(it);
   }
-  for (const auto& [kind, names] : where)  // kinds without plain words here
+  for (const auto& [kind, names] : where)  // kinds the table does not know (a run file of another version)
     found += (found.empty() ? "" : "; ") + kind + " (" + list_scenarios(names) + ")";
   switch (v.level) {
     case LockVerdict::Level::Unsafe: v.text = "unsafe" + under + ": " + found; break;
@@ -562,14 +557,28 @@ void annotate_faults(Comparison& comparison) {
 }
 
 std::string violation_abbrev(const std::string& kind) {
-  if (kind == "mutual-exclusion") return "ME";
-  if (kind == "wrong-owner-release") return "WOR";
-  if (kind == "stale-write") return "SW";
-  if (kind == "lock-unavailable") return "LU";
-  if (kind == "oversell") return "OS";
-  if (kind == "double-purchase") return "DP";
-  if (kind == "lost-order") return "LO";
-  return kind;
+  const auto known = violation_kind_from_name(kind);
+  return known ? std::string(violation_kind_info(*known).abbreviation) : kind;
+}
+
+std::string violation_abbrev_legend() {
+  std::string out;
+  for (const auto& row : violation_kind_table())
+    out += (out.empty() ? "" : ", ") + std::string(row.abbreviation) + " " + std::string(row.name);
+  return out;
+}
+
+std::vector<std::string> kinds_worst_first(const std::map<std::string, std::uint64_t>& runs_with_kind) {
+  std::vector<std::string> out;
+  auto counted = [&](std::string_view kind) {
+    auto it = runs_with_kind.find(std::string(kind));
+    return it != runs_with_kind.end() && it->second > 0;
+  };
+  for (const ViolationKindInfo* row : violation_kinds_worst_first())
+    if (counted(row->name)) out.emplace_back(row->name);
+  for (const auto& [kind, n] : runs_with_kind)
+    if (n > 0 && !violation_kind_from_name(kind)) out.push_back(kind);
+  return out;
 }
 
 std::string kinds_text(const std::set<std::string>& kinds) {

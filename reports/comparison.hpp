@@ -40,6 +40,7 @@
 #include "reports/fault_class.hpp"
 #include "scenarios/fault_mechanism.hpp"
 #include "vocab/result.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::reports {
 
@@ -300,8 +301,15 @@ Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& i
 // loaded any more are left out (their verdict just names them).
 void annotate_faults(Comparison& comparison);
 
-// Short names of the violation kinds for narrow tables: ME, WOR, SW, LU.
+// Short names of the violation kinds for narrow tables: ME, WOR, SW, LU
+// (vocab/violation_kinds.hpp); a kind the table does not know (a run file
+// of another version), itself.
 std::string violation_abbrev(const std::string& kind);
+// "ME mutual-exclusion, WOR wrong-owner-release, ...": the abbreviations' legend.
+std::string violation_abbrev_legend();
+// The kinds counted in `runs_with_kind` (n > 0), worst first: the table's
+// rank, then any kind the table does not know, by name.
+std::vector<std::string> kinds_worst_first(const std::map<std::string, std::uint64_t>& runs_with_kind);
 // A violation set for people: "mutual-exclusion, stale-write", or "none".
 std::string kinds_text(const std::set<std::string>& kinds);
 // Several outcomes: "none (3 runs) | stale-write (1 run)"; one: just its kinds.

@@ -99,20 +99,11 @@ std::string_view severity_words(Severity severity) {
 
 namespace {
 
+// A kind the table does not know (a run file of another version) is
+// counted as the worst rather than hidden.
 Severity kind_severity(const std::string& kind) {
-  if (kind == "mutual-exclusion") return Severity::Overlap;
-  if (kind == "lock-unavailable") return Severity::Unavailable;
-  // stale-write, wrong-owner-release and the sale's three (oversell,
-  // double-purchase, lost-order) corrupt data; a kind this report
-  // does not know yet is counted as the worst rather than hidden.
-  return Severity::Corruption;
-}
-
-// Kinds in reading order: what corrupts first.
-const std::vector<std::string>& kinds_worst_first() {
-  static const std::vector<std::string> order{"oversell", "lost-order", "double-purchase", "stale-write",
-                                              "wrong-owner-release", "mutual-exclusion", "lock-unavailable"};
-  return order;
+  const auto known = violation_kind_from_name(kind);
+  return known ? violation_kind_info(*known).severity : Severity::Corruption;
 }
 
 }  // namespace
@@ -124,14 +115,8 @@ Severity severity_of(const std::set<std::string>& kinds) {
 }
 
 std::string_view kind_plain_words(const std::string& kind) {
-  if (kind == "stale-write") return "stale writes accepted";
-  if (kind == "wrong-owner-release") return "another's lock released";
-  if (kind == "mutual-exclusion") return "two holders";
-  if (kind == "lock-unavailable") return "unavailable";
-  if (kind == "oversell") return "oversold";
-  if (kind == "double-purchase") return "bought twice";
-  if (kind == "lost-order") return "orders lost";
-  return kind;
+  const auto known = violation_kind_from_name(kind);
+  return known ? violation_kind_info(*known).short_words : std::string_view(kind);
 }
 
 Severity DecisionCell::severity() const {
@@ -168,10 +153,7 @@ std::string decision_cell_text(const DecisionCell& cell) {
     out += (out.empty() ? "" : ", ") + std::string(kind_plain_words(kind)) + " " +
            format_rate(static_cast<double>(n) / static_cast<double>(cell.runs));
   };
-  for (const auto& k : kinds_worst_first())
-    if (auto it = cell.runs_with_kind.find(k); it != cell.runs_with_kind.end()) add(k, it->second);
-  for (const auto& [k, n] : cell.runs_with_kind)
-    if (std::find(kinds_worst_first().begin(), kinds_worst_first().end(), k) == kinds_worst_first().end()) add(k, n);
+  for (const auto& k : kinds_worst_first(cell.runs_with_kind)) add(k, cell.runs_with_kind.at(k));
   return out.empty() ? "no violation" : out;
 }
 
@@ -202,9 +184,10 @@ std::string list_classes(const std::set<FaultClass>& classes) {
   return list_words(words);
 }
 
-bool corrupts(const Cell& cell) {
-  return std::any_of(cell.runs_with_kind.begin(), cell.runs_with_kind.end(), [](const auto& kv) {
-    return kv.second > 0 && kind_severity(kv.first) == Severity::Corruption;
+// Whether some run of the cell shows a kind of that severity.
+bool shows(const Cell& cell, Severity severity) {
+  return std::any_of(cell.runs_with_kind.begin(), cell.runs_with_kind.end(), [&](const auto& kv) {
+    return kv.second > 0 && kind_severity(kv.first) == severity;
   });
 }
 
@@ -226,7 +209,7 @@ LockJudgement judge(const Comparison& c, const Decision& d, const std::string& l
     ++j.scenarios;
     auto info = c.scenario_faults.find(key.first);
     const bool checked = info != c.scenario_faults.end() && info->second.fencing;
-    const bool corrupted = corrupts(cell), overlapped = !corrupted && cell.rate("mutual-exclusion") > 0;
+    const bool corrupted = shows(cell, Severity::Corruption), overlapped = !corrupted && shows(cell, Severity::Overlap);
     for (FaultClass f : classes_of(c, key.first)) {
       if (f != FaultClass::None) j.tried_with_faults = true;
       if (checked) j.checked.insert(f);

@@ -34,11 +34,13 @@
 
 #include "reports/comparison.hpp"
 #include "reports/fault_class.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::reports {
 
-// Worst last, so std::max picks the worst.
-enum class Severity : std::uint8_t { Safe, Unavailable, Overlap, Corruption };
+// Severity (worst last, so std::max picks the worst) is the violation-kind
+// table's (vocab/violation_kinds.hpp).
+using Severity = locksim::Severity;
 inline constexpr std::array<Severity, 4> kSeveritiesWorstFirst{Severity::Corruption, Severity::Overlap,
                                                                Severity::Unavailable, Severity::Safe};
 std::string_view severity_id(Severity severity);     // "corruption", "overlap", "unavailable", "safe"

@@ -397,8 +397,8 @@ void matrix_cell(std::ostringstream& out, const Comparison& c, const Cell* cell)
 void html_matrix(std::ostringstream& out, const Comparison& c) {
   const auto locks = c.locks();
   out << "<h2>Every scenario × lock</h2>\n<p class=\"legend\">Each cell: the violation kinds found and the share "
-         "of seeds that found them, coloured by the worst. ME mutual-exclusion (two holders), WOR "
-         "wrong-owner-release, SW stale-write, LU lock-unavailable, OS oversell, DP double-purchase, LO lost-order. "
+         "of seeds that found them, coloured by the worst. "
+      << violation_abbrev_legend() << ". "
          "\"as expected\": the scenario documents this "
          "breakage; a violated cell links to its own timeline. · not run: the sweep did not run that scenario "
          "with that lock. The header and the scenario column stay in view while the table scrolls.<br/>";

@@ -14,14 +14,6 @@ namespace locksim::reports {
 
 namespace {
 
-// Kinds in the order a reader should see them: worst first.
-const std::vector<std::string>& kind_order() {
-  static const std::vector<std::string> order{"oversell",           "lost-order",       "double-purchase",
-                                              "wrong-owner-release", "lock-unavailable", "stale-write",
-                                              "mutual-exclusion"};
-  return order;
-}
-
 // Markdown's own characters escaped, and control characters (a report on
 // stdout reaches a terminal: vocab/printable.hpp).
 std::string md_escape(const std::string& raw) {
@@ -54,8 +46,7 @@ void markdown_matrix(std::ostringstream& out, const Comparison& c) {
   out << "## Matrix\n\nEach cell: the violation kinds found and the share of seeds that found them; "
          "✓ safe and as expected; (as expected) violated as the scenario documents; ✗ some run did not "
          "find what its scenario expects; · not run. "
-         "ME mutual-exclusion, WOR wrong-owner-release, SW stale-write, LU lock-unavailable, OS oversell, "
-         "DP double-purchase, LO lost-order.";
+      << violation_abbrev_legend() << ".";
   if (c.has_live()) out << " real: confirmed on real Redis (see below).";
   out << "\n\n";
   out << "| scenario |";
@@ -200,11 +191,8 @@ std::string report_file_name(ReportFormat format) {
 
 std::string cell_summary(const Cell& cell) {
   std::string out;
-  for (const auto& kind : kind_order())
-    if (cell.rate(kind) > 0) out += (out.empty() ? "" : ", ") + violation_abbrev(kind) + " " + format_rate(cell.rate(kind));
-  for (const auto& [kind, n] : cell.runs_with_kind)
-    if (n > 0 && std::find(kind_order().begin(), kind_order().end(), kind) == kind_order().end())
-      out += (out.empty() ? "" : ", ") + kind + " " + format_rate(cell.rate(kind));
+  for (const auto& kind : kinds_worst_first(cell.runs_with_kind))
+    out += (out.empty() ? "" : ", ") + violation_abbrev(kind) + " " + format_rate(cell.rate(kind));
   return out.empty() ? "safe" : out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "reports/xml_text.hpp"
 #include "scenarios/host_names.hpp"
+#include "vocab/violation_kinds.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -864,7 +865,7 @@ class Renderer {
   bool stale_accepted(const StorageWrite& w) const {
     if (!w.accepted) return false;
     return std::any_of(run_.violations.begin(), run_.violations.end(), [&](const Violation& v) {
-      return v.kind == "stale-write" && v.at == w.at && !v.clients.empty() && v.clients.front() == client_name(w.client);
+      return v.kind == violation_kind_name(ViolationKind::StaleWrite) && v.at == w.at && !v.clients.empty() && v.clients.front() == client_name(w.client);
     });
   }
 
@@ -1183,7 +1184,7 @@ class Renderer {
   void draw_overlap_bands() {
     for (std::size_t i = 0; i < shown_violations(); ++i) {
       const Violation& v = run_.violations[i];
-      if (v.kind != "mutual-exclusion") continue;
+      if (v.kind != violation_kind_name(ViolationKind::MutualExclusion)) continue;
       std::optional<std::int64_t> end;
       for (const std::string& name : v.clients)
         if (const Belief* b = belief_at(name, v.at)) {

@@ -5,6 +5,7 @@
 #include "scenarios/checkers.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -13,6 +14,9 @@ namespace locksim::scenarios {
 namespace {
 
 using Kind = sim::redis::KeyEvent::Kind;
+
+// A kind's name as a violation carries it (vocab/violation_kinds.hpp).
+std::string name_of(ViolationKind kind) { return std::string(violation_kind_name(kind)); }
 
 // Every moment in a violation's text reads as seconds ("35.012s").
 std::string at_text(TrueInstant t) { return format_seconds(t.time_since_epoch()); }
@@ -66,7 +70,7 @@ std::vector<Violation> check_mutual_exclusion(const History& h) {
       const auto& a = h.clients[first.client].name;
       const auto& b = h.clients[second.client].name;
       const std::string which = first.key.empty() ? "the lock" : first.key;
-      out.push_back({"mutual-exclusion", second.start, {a, b},
+      out.push_back({name_of(ViolationKind::MutualExclusion), second.start, {a, b},
                      a + " and " + b + " both believed they held " + which + " from " + at_text(second.start),
                      {describe(h, first), describe(h, second)}});
     }
@@ -96,7 +100,7 @@ std::vector<Violation> check_wrong_owner_release(const History& h) {
           const auto& culprit = h.clients[*e.client].name;
           const auto& owner = h.clients[it->second.first].name;
           const char* verb = e.kind == Kind::Deleted ? "removed" : "changed";
-          out.push_back({"wrong-owner-release", e.at, {culprit, owner},
+          out.push_back({name_of(ViolationKind::WrongOwnerRelease), e.at, {culprit, owner},
                          culprit + "'s " + e.command + " " + verb + " " + owner + "'s lock on " + node_name(h, e.node),
                          {at_text(it->second.second->at) + " " + owner + " created " + e.key + " on " +
                               node_name(h, e.node) + " (" + it->second.second->command + ")",
@@ -122,7 +126,7 @@ std::vector<Violation> check_stale_write(const History& h) {
       auto token = [](const StorageWrite& x) {
         return x.fencing_token ? " with fencing token " + std::to_string(*x.fencing_token) : std::string();
       };
-      out.push_back({"stale-write", w.at, {stale, later},
+      out.push_back({name_of(ViolationKind::StaleWrite), w.at, {stale, later},
                      "storage accepted " + stale + "'s write after " + later + "'s, though " + later +
                          " acquired the lock later",
                      {at_text(latest->at) + " storage accepted " + later + "'s write " + std::to_string(latest->index) +
@@ -176,7 +180,7 @@ std::vector<Violation> check_lock_unavailable(const History& h, Duration livenes
       const TrueInstant a_end = a.end.value_or(h.end);
       if (a_end <= stuck_from || a.start >= entry.removed) continue;
       const auto& waiter = h.clients[a.client].name;
-      out.push_back({"lock-unavailable", std::max(stuck_from, a.start), {owner.name, waiter},
+      out.push_back({name_of(ViolationKind::LockUnavailable), std::max(stuck_from, a.start), {owner.name, waiter},
                      entry.key + " on " + node_name(h, entry.node) + " outlived " + owner.name + " by more than " +
                          format_duration(liveness) + " while " + waiter + " was trying to acquire it",
                      {at_text(entry.created) + " " + owner.name + " created " + entry.key + " on " + node_name(h, entry.node),
@@ -204,7 +208,8 @@ std::string items(std::int64_t n) { return std::to_string(n) + (n == 1 ? " item"
 }  // namespace
 
 bool is_sale_violation(const std::string& kind) {
-  return kind == "oversell" || kind == "double-purchase" || kind == "lost-order";
+  const auto known = violation_kind_from_name(kind);
+  return known && violation_kind_info(*known).sale_only;
 }
 
 std::vector<Violation> check_oversell(const History& h) {
@@ -219,7 +224,7 @@ std::vector<Violation> check_oversell(const History& h) {
     for (const OrderRecord& x : h.orders) total += x.accepted ? 1 : 0;
     const OrderRecord& last_in = *stored[stored.size() - 2];
     const std::string& buyer = h.clients[o.client].name;
-    return {{"oversell", o.at, {buyer},
+    return {{name_of(ViolationKind::Oversell), o.at, {buyer},
              "storage accepted " + std::to_string(total) + " orders for a stock of " + items(h.sale->stock) + "; " +
                  buyer + "'s was order " + std::to_string(stored.size()),
              {"the sale opened with " + items(h.sale->stock), order_text(h, last_in) + " (order " +
@@ -241,7 +246,7 @@ std::vector<Violation> check_double_purchase(const History& h) {
     const std::string& buyer = h.clients[o.client].name;
     std::vector<std::string> evidence;
     for (const OrderRecord* x : mine) evidence.push_back(order_text(h, *x));
-    out.push_back({"double-purchase", o.at, {buyer},
+    out.push_back({name_of(ViolationKind::DoublePurchase), o.at, {buyer},
                    buyer + " holds " + std::to_string(mine.size()) + " orders; the shop allows " +
                        std::to_string(h.sale->per_buyer) + " per buyer",
                    std::move(evidence)});
@@ -271,7 +276,7 @@ std::vector<Violation> check_lost_order(const History& h) {
     for (TrueInstant crash : h.clients[c].crashes)
       if (crash >= first_lost) evidence.push_back(at_text(crash) + " " + buyer + " crashed");
     evidence.push_back("at the end " + std::to_string(stored) + " of its orders exist");
-    out.push_back({"lost-order", first_lost, {buyer},
+    out.push_back({name_of(ViolationKind::LostOrder), first_lost, {buyer},
                    buyer + " was told it bought " + std::to_string(told.size()) + " time(s); the storage holds " +
                        std::to_string(stored) + " of its orders",
                    std::move(evidence)});
@@ -279,12 +284,37 @@ std::vector<Violation> check_lost_order(const History& h) {
   return out;
 }
 
+namespace {
+
+// Each kind's checker, in ViolationKind order: a kind without one does not compile.
+struct KindChecker {
+  ViolationKind kind;
+  std::vector<Violation> (*check)(const History&, Duration liveness);
+};
+constexpr std::array<KindChecker, kViolationKindCount> kCheckers = {{
+    {ViolationKind::MutualExclusion, [](const History& h, Duration) { return check_mutual_exclusion(h); }},
+    {ViolationKind::WrongOwnerRelease, [](const History& h, Duration) { return check_wrong_owner_release(h); }},
+    {ViolationKind::StaleWrite, [](const History& h, Duration) { return check_stale_write(h); }},
+    {ViolationKind::LockUnavailable, check_lock_unavailable},
+    {ViolationKind::Oversell, [](const History& h, Duration) { return check_oversell(h); }},
+    {ViolationKind::DoublePurchase, [](const History& h, Duration) { return check_double_purchase(h); }},
+    {ViolationKind::LostOrder, [](const History& h, Duration) { return check_lost_order(h); }},
+}};
+constexpr bool checkers_in_kind_order() {
+  for (std::size_t i = 0; i < kCheckers.size(); ++i)
+    if (static_cast<std::size_t>(kCheckers[i].kind) != i || kCheckers[i].check == nullptr) return false;
+  return true;
+}
+static_assert(checkers_in_kind_order(), "one checker per ViolationKind, in enum order");
+
+}  // namespace
+
 std::vector<Violation> check_all(const History& h, Duration liveness) {
   std::vector<Violation> all;
-  for (auto part : {check_mutual_exclusion(h), check_wrong_owner_release(h), check_stale_write(h),
-                    check_lock_unavailable(h, liveness), check_oversell(h), check_double_purchase(h),
-                    check_lost_order(h)})
+  for (const KindChecker& checker : kCheckers) {
+    auto part = checker.check(h, liveness);
     all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
   std::stable_sort(all.begin(), all.end(), [](const Violation& a, const Violation& b) {
     return a.at != b.at ? a.at < b.at : a.kind < b.kind;
   });

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "scenarios/history.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::scenarios {
 
 struct Violation {
-  std::string kind;  // mutual-exclusion | wrong-owner-release | stale-write | lock-unavailable |
-                     // oversell | double-purchase | lost-order
+  std::string kind;  // a ViolationKind's name (vocab/violation_kinds.hpp)
   TrueInstant at;
   std::vector<std::string> clients;
   std::string detail;                 // "A's DEL removed B's lock"

@@ -24,6 +24,7 @@
 #include "scenarios/scenario_bounds.hpp"
 #include "scenarios/toml_section.hpp"
 #include "vocab/partition_mode.hpp"
+#include "vocab/violation_kinds.hpp"
 
 namespace locksim::scenarios {
 
@@ -31,9 +32,11 @@ namespace locksim::scenarios {
 // Names
 
 const std::vector<std::string>& violation_names() {
-  static const std::vector<std::string> names = {"mutual-exclusion", "wrong-owner-release", "stale-write",
-                                                 "lock-unavailable", "oversell", "double-purchase",
-                                                 "lost-order"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& row : violation_kind_table()) out.emplace_back(row.name);
+    return out;
+  }();
   return names;
 }
 
@@ -676,11 +679,10 @@ std::optional<std::set<std::string>> Parser::read_violations(const toml::node& n
   std::set<std::string> out;
   for (const toml::node& v : *n.as_array()) {
     const auto name = v.value<std::string>();
-    const auto& known = violation_names();
-    if (!name || std::find(known.begin(), known.end(), *name) == known.end()) {
+    if (!name || !violation_kind_from_name(*name)) {
       fail(line_of(v.source()), field,
            (name ? "unknown violation " + in_quotes(*name) : "expected a violation name, got " + type_name(v)) +
-               " (known: " + join(known) + ")");
+               " (known: " + join(violation_names()) + ")");
       return std::nullopt;
     }
     out.insert(*name);

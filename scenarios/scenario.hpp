@@ -237,7 +237,8 @@ inline constexpr std::int64_t kMaxLiveTimeScalePpm = 10'000'000;  // 10
 // CP members etcd-1.. / zk-1..), "storage".
 std::vector<std::string> host_names(const Scenario& scenario);
 
-// The violation names of docs/architecture.md (part of the CLI contract).
+// The violation names of docs/architecture.md (part of the CLI contract), in
+// ViolationKind order: the table's (vocab/violation_kinds.hpp).
 const std::vector<std::string>& violation_names();
 
 Result<Scenario, ScenarioError> load_scenario_text(std::string_view toml_text, const std::string& file);

@@ -299,3 +299,31 @@ TEST_CASE("every test case carries a tag that a ctest suite runs", "[rules]") {
   INFO("never run by ctest:" << listed);
   CHECK(never_run.empty());
 }
+
+// A violation kind's name in quotes ("mutual-exclusion"), in code: the names
+// live in one table (vocab/violation_kinds.cpp) and everything else asks it.
+bool spells_a_violation_kind(const std::string& line) {
+  static const std::regex re(
+      R"re("(mutual-exclusion|wrong-owner-release|stale-write|lock-unavailable|oversell|double-purchase|lost-order)")re");
+  return std::regex_search(line.substr(0, line.find("//")), re);
+}
+
+TEST_CASE("violation kinds are spelled only in their table", "[rules]") {
+  CHECK(spells_a_violation_kind(R"(  if (kind == "mutual-exclusion") return "ME";)"));
+  CHECK(spells_a_violation_kind(R"(  out.push_back({"lost-order", at, {buyer}});)"));
+  CHECK_FALSE(spells_a_violation_kind("  // a \"stale-write\" at the write"));
+  CHECK_FALSE(spells_a_violation_kind(R"(  return "stale-writes";)"));
+  std::size_t lines = 0;
+  for (const auto& file : project_sources()) {
+    const std::string path = source_path(file);
+    if (path == "vocab/violation_kinds.cpp") continue;
+    std::istringstream text(read_text(file));
+    int number = 0;
+    for (std::string line; std::getline(text, line); ++lines) {
+      ++number;
+      INFO(path << ":" << number << ": a violation kind's name outside vocab/violation_kinds.cpp (use its ViolationKind)");
+      CHECK_FALSE(spells_a_violation_kind(line));
+    }
+  }
+  CHECK(lines > 10000);
+}

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "vocab/partition_mode.hpp"
+#include "vocab/violation_kinds.hpp"
+#include "scenarios/checkers.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
@@ -706,6 +708,39 @@ TEST_CASE("triggers are HOST:EVENT with a known host and event", "[scenarios]") 
   CHECK(outcome(f + "after = \"storage:crash\"\n") ==
         "t.toml:7: fault[1].after: bad trigger \"storage:crash\": \"storage\" never crashes or restarts (only "
         "clients and Redis nodes do)");
+}
+
+TEST_CASE("every violation kind has one row: its name round-trips and the orders agree", "[scenarios]") {
+  // A kind without a row does not compile (violation_kinds.cpp static_asserts
+  // one row per enum value, in order, and a checker per kind in checkers.cpp);
+  // this proves each row answers for its own kind, by name.
+  std::set<std::string_view> names, abbreviations;
+  std::set<int> ranks;
+  for (std::size_t i = 0; i < kViolationKindCount; ++i) {
+    const auto kind = static_cast<ViolationKind>(i);
+    const ViolationKindInfo& row = violation_kind_info(kind);
+    INFO(row.name);
+    CHECK(row.kind == kind);
+    CHECK(violation_kind_from_name(violation_kind_name(kind)) == kind);
+    CHECK(violation_names().at(i) == row.name);
+    CHECK(row.severity != Severity::Safe);
+    CHECK(is_sale_violation(std::string(row.name)) == row.sale_only);
+    CHECK_FALSE(row.checker.empty());
+    CHECK_FALSE(row.short_words.empty());
+    CHECK_FALSE(row.verdict_words.empty());
+    names.insert(row.name);
+    abbreviations.insert(row.abbreviation);
+    ranks.insert(row.rank);
+  }
+  CHECK(names.size() == kViolationKindCount);
+  CHECK(abbreviations.size() == kViolationKindCount);
+  CHECK(ranks.size() == kViolationKindCount);
+  CHECK_FALSE(violation_kind_from_name("mutex").has_value());
+  // One "worst first" order for every report: corruption, then two holders, then unavailable.
+  std::vector<std::string_view> worst_first;
+  for (const ViolationKindInfo* row : violation_kinds_worst_first()) worst_first.push_back(row->name);
+  CHECK(worst_first == std::vector<std::string_view>{"oversell", "lost-order", "double-purchase", "stale-write",
+                                                     "wrong-owner-release", "mutual-exclusion", "lock-unavailable"});
 }
 
 TEST_CASE("expected violations must be the names of the CLI contract", "[scenarios]") {
