@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "live/external_lock.hpp"
 #include "live/live_runner.hpp"
@@ -119,30 +120,28 @@ TEST_CASE("library locks are listed apart, refused by the simulator, and parsed 
 
 TEST_CASE("an adapter that breaks the protocol ends the run naming the client and the line", "[external][live]") {
   tests::skip_without_redis_server();
-  SECTION("garbage") {
-    const auto why = run_error(external_toml(script("garbage", "read req\necho 'this is not json'\nsleep 60")));
-    CHECK(why.find("client A's adapter") != std::string::npos);
-    CHECK(why.find("acquire: the answer is not JSON: this is not json") != std::string::npos);
-    CHECK(why.find("\"op\":\"acquire\"") != std::string::npos);
-  }
-  SECTION("a wrong answer") {
-    const auto why = run_error(external_toml(script("wrong", "read req\necho '{\"id\":1,\"result\":true}'\nsleep 60")));
-    CHECK(why.find("must carry the library's \"token\"") != std::string::npos);
-  }
-  SECTION("exit mid-operation") {
-    const auto why = run_error(external_toml(script("exits", "read req\necho 'gone' >&2\nexit 3")));
-    CHECK(why.find("acquire: the adapter exited before answering") != std::string::npos);
-    CHECK(why.find("its stderr ended: gone") != std::string::npos);
-  }
-  SECTION("an unsupported operation") {
-    const auto why = run_error(external_toml(script("unsupported", "read req\necho '{\"id\":1,\"unsupported\":\"no locks here\"}'\nsleep 60")));
-    CHECK(why.find("does not support 'acquire'") != std::string::npos);
-  }
-  SECTION("silence past the deadline") {
-    // At time scale 1 the 20 s run outlasts the deadline: 2 s acquire
-    // timeout + the command timeout + 10 s of grace (a shorter run ends first).
-    const auto why = run_error(external_toml(script("silent", "read req\nsleep 600")), 1'000'000);
-    CHECK(why.find("acquire: no answer within") != std::string::npos);
+  struct Broken {
+    const char* name;
+    const char* body;  // after hello's answer
+    std::vector<std::string> said;
+    std::int64_t ppm = 10'000;
+  };
+  const std::vector<Broken> cases = {
+      {"garbage", "read req\necho 'this is not json'\nsleep 60",
+       {"client A's adapter", "acquire: the answer is not JSON: this is not json", "\"op\":\"acquire\""}},
+      {"wrong", "read req\necho '{\"id\":1,\"result\":true}'\nsleep 60", {"must carry the library's \"token\""}},
+      {"exits", "read req\necho 'gone' >&2\nexit 3",
+       {"acquire: the adapter exited before answering", "its stderr ended: gone"}},
+      {"unsupported", "read req\necho '{\"id\":1,\"unsupported\":\"no locks here\"}'\nsleep 60",
+       {"does not support 'acquire'"}},
+      // At time scale 1 the 20 s run outlasts the deadline: 2 s acquire
+      // timeout + the command timeout + 10 s of grace (a shorter run ends first).
+      {"silent", "read req\nsleep 600", {"acquire: no answer within"}, 1'000'000},
+  };
+  for (const Broken& c : cases) {
+    INFO(c.name);
+    const auto why = run_error(external_toml(script(c.name, c.body)), c.ppm);
+    for (const auto& text : c.said) CHECK(why.find(text) != std::string::npos);
   }
   CHECK(processes_with("locksim-test-adapter-" + std::to_string(::getpid())).first == 0);  // none left behind
 }
@@ -209,4 +208,24 @@ TEST_CASE("gc-pause with redis-py's own Lock: two holders and a stale write, as 
     if (got == std::set<std::string>{"mutual-exclusion", "stale-write"}) break;
   }
   CHECK(got == std::set<std::string>{"mutual-exclusion", "stale-write"});
+}
+
+TEST_CASE("no adapter process outlives locksim stopped by SIGINT, SIGTERM or SIGKILL", "[external][live]") {
+  tests::skip_without_redis_server();
+  const std::string adapter = live::adapters_dir() + "/redis-py/adapter.py";
+  const std::string pattern = live::adapters_dir() + "/redis-p[y]/adapter.py";  // does not match the shell's own line
+  for (const char* sig : {"INT", "TERM", "KILL"}) {
+    INFO(sig);
+    // At time scale 1 the run lasts minutes: the signal comes mid-run, once
+    // the adapters are up (seen in /proc), then the process tree is checked.
+    const auto [out, code] = tests::run_shell(std::string(LOCKSIM_BINARY) +
+                                              " live gc-pause --lock lib:redis-py --time-scale 1 >/dev/null 2>&1 & pid=$!; "
+                                              "for i in $(seq 100); do pgrep -f '" + pattern +
+                                              "' >/dev/null && { echo seen; break; }; sleep 0.1; done; kill -" + sig +
+                                              " $pid; wait $pid; for i in $(seq 50); do pgrep -f '" + pattern +
+                                              "' >/dev/null || break; sleep 0.1; done; echo done");
+    CHECK(out.find("seen") != std::string::npos);  // the adapters were running when the signal came
+    CHECK(out.find("done") != std::string::npos);
+    CHECK(processes_with(adapter).first == 0);
+  }
 }
