@@ -186,6 +186,8 @@ void ExternalClient::finish_hello() {
   const std::string line = hello_.dump() + "\n";
   hello_ = json();
   const auto answer = answer_to(line, "hello", 0, Duration{0});
+  if (answer && !(*answer)["result"].get<bool>())  // its library could not be set up: nothing to run
+    broken("hello", "the adapter could not start its library: " + shown(answer->value("error", json()).dump()), line);
   if (answer && answer->contains("library") && (*answer)["library"].is_string())
     world_.adapter_note(client_, label_ + " runs " + (*answer)["library"].get<std::string>());
 }
@@ -321,6 +323,7 @@ std::string adapters_dir() {
 
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config) {
   if (lock == "lib:redis-py") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py"};
+  if (lock == "lib:node-redlock") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js"};
   if (config.command.empty()) throw AdapterFailure("lock external needs its adapter: --client \"CMD ARGS\" or [lock] command");
   return config.command;
 }
@@ -331,6 +334,9 @@ static std::vector<locks::LockInfo> shipped_library_locks() {
                              "your adapter", "docs/external-clients.md"));
   out.push_back(library_lock("lib:redis-py", "redis-py's redis.lock.Lock (SET NX PX, Lua release/extend), the real library",
                              "redis-py 4.3.4 (Debian python3-redis)", "redis/lock.py: Lock.acquire/release/reacquire"));
+  out.push_back(library_lock("lib:node-redlock", "npm redlock's Redlock over ioredis, over every master, the real library",
+                             "redlock 5.0.0-beta.2 + ioredis 5.4.1 (npm ci in adapters/node-redlock)",
+                             "redlock src/index.ts: Redlock.acquire/release/extend"));
   return out;
 }
 

@@ -24,6 +24,15 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# adapters/node-redlock (lib:node-redlock): Node and npm (Debian's unless a
+# node is already on PATH), then its committed lockfile's packages.
+if ! command -v npm >/dev/null; then
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+(cd adapters/node-redlock && npm ci --no-audit --no-fund --silent)
+
 werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON
 # Profile-guided (cmake/Pgo.cmake): build/ is compiled with the profile an
