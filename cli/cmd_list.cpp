@@ -33,6 +33,10 @@ int print_json() {
                                          {"report", r->report},     {"fixed_by", r->fixed_by},
                                          {"violation", r->violation}};
   }
+  j["libraries"] = nlohmann::ordered_json::array();  // run in their own process (docs/external-clients.md)
+  for (const auto& lock : locks::library_locks())
+    j["libraries"].push_back({{"name", lock.name}, {"description", lock.description}, {"library", lock.library},
+                              {"source", lock.source}, {"family", "library"}});
   j["faults"] = nlohmann::ordered_json::array();
   for (auto kind : scenarios::all_fault_kinds()) j["faults"].push_back(std::string(scenarios::fault_kind_name(kind)));
   j["violations"] = scenarios::violation_names();
@@ -62,6 +66,11 @@ int print_text() {
   std::cout << "\nReproductions of shipped client bugs (--lock NAME; docs/reproductions.md):\n";
   for (const auto& lock : locks::all_locks())
     if (lock.reproduces) print_lock_line(lock);
+  std::cout << "\nClient libraries, run in their own process (locksim live --lock NAME; docs/external-clients.md):\n";
+  for (const auto& lock : locks::library_locks()) {
+    print_lock_line(lock);
+    std::cout << "  " << std::string(16, ' ') << "runs " << lock.library << "\n";
+  }
   std::cout << "\nFault kinds ([[fault]] kind = ...):\n ";
   for (auto kind : scenarios::all_fault_kinds()) std::cout << " " << scenarios::fault_kind_name(kind);
   std::cout << "\n\nViolations checked:\n ";

@@ -25,6 +25,7 @@ namespace {
 struct LiveArgs {
   std::string scenario;
   std::string lock;
+  std::string client;  // --client "CMD ARGS": the adapter of lock "external"
   std::optional<double> time_scale;  // nullopt: the scenario's [live] time_scale, else 0.01
   std::string redis_server;
   std::string format = "text";
@@ -62,6 +63,8 @@ Handler add_live_command(CLI::App& app) {
   auto args = std::make_shared<LiveArgs>();
   cmd->add_option("scenario", args->scenario, "A catalog scenario name or a scenario .toml file")->required();
   cmd->add_option("--lock", args->lock, "Lock kind (default: the scenario's [lock] kind)");
+  cmd->add_option("--client", args->client,
+                  "The client adapter's command line for --lock external (docs/external-clients.md); implies it");
   cmd->add_option("--time-scale", args->time_scale,
                   "Real seconds per scenario second (0.001..10; default: the scenario's [live] time_scale, else 0.01, "
                   "or 0.1 for etcd / ZooKeeper)");
@@ -79,6 +82,13 @@ Handler add_live_command(CLI::App& app) {
     if (!scenario) throw InputError(scenario.error().to_string());
     live::LiveOptions options;
     options.lock_kind = args->lock;
+    if (!args->client.empty()) {
+      if (!args->lock.empty() && args->lock != "external")
+        throw InputError("live: --client runs your own adapter: it goes with --lock external, not --lock " + args->lock);
+      options.lock_kind = "external";
+      scenario->lock.command = shell_words(args->client, "live: --client: cannot split the command line");
+      if (scenario->lock.command.empty()) throw InputError("live: --client names no program");
+    }
     options.seed = option_number("live", "--seed", args->seed);
     options.time_scale_ppm = live_time_scale_ppm(*scenario, args->time_scale);
     options.redis_server = args->redis_server;

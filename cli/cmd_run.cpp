@@ -161,30 +161,8 @@ int replay_json(const std::string& text, const RunArgs& base) {
   return code;
 }
 
-std::string wordexp_problem(int code) {
-  switch (code) {
-    case WRDE_BADCHAR: return "an unquoted | & ; < > ( ) { } or newline";
-    case WRDE_CMDSUB: return "a command substitution ($(...) or `...`), which replay never runs";
-    case WRDE_BADVAL: return "an undefined shell variable";
-    case WRDE_SYNTAX: return "a shell syntax error (an unclosed quote?)";
-    default: return "out of memory";
-  }
-}
-
-// The words of a repro command as a POSIX shell would split them, without
-// running anything (WRDE_NOCMD) or expanding unset variables (WRDE_UNDEF).
-std::vector<std::string> shell_words(const std::string& text) {
-  wordexp_t w{};
-  const int code = wordexp(text.c_str(), &w, WRDE_NOCMD | WRDE_UNDEF);
-  if (code == WRDE_NOSPACE) wordfree(&w);
-  if (code != 0) throw InputError("replay: cannot read the repro command: it holds " + wordexp_problem(code));
-  std::vector<std::string> words(w.we_wordv, w.we_wordv + w.we_wordc);
-  wordfree(&w);
-  return words;
-}
-
 int replay_command(const std::string& text, const RunArgs& base) {
-  std::vector<std::string> argv = shell_words(text);
+  std::vector<std::string> argv = shell_words(text, "replay: cannot read the repro command");
   if (!argv.empty()) {
     const auto tool = std::filesystem::path(argv.front()).filename();
     if (tool == "locksim" || tool == program_name()) argv.erase(argv.begin());
@@ -243,6 +221,28 @@ std::string line_of_file(const std::string& path, std::optional<std::uint64_t> w
 }
 
 }  // namespace
+
+static std::string wordexp_problem(int code) {
+  switch (code) {
+    case WRDE_BADCHAR: return "an unquoted | & ; < > ( ) { } or newline";
+    case WRDE_CMDSUB: return "a command substitution ($(...) or `...`), which is never run";
+    case WRDE_BADVAL: return "an undefined shell variable";
+    case WRDE_SYNTAX: return "a shell syntax error (an unclosed quote?)";
+    default: return "out of memory";
+  }
+}
+
+// The words of a repro command as a POSIX shell would split them, without
+// running anything (WRDE_NOCMD) or expanding unset variables (WRDE_UNDEF).
+std::vector<std::string> shell_words(const std::string& text, const std::string& what) {
+  wordexp_t w{};
+  const int code = wordexp(text.c_str(), &w, WRDE_NOCMD | WRDE_UNDEF);
+  if (code == WRDE_NOSPACE) wordfree(&w);
+  if (code != 0) throw InputError(what + ": it holds " + wordexp_problem(code));
+  std::vector<std::string> words(w.we_wordv, w.we_wordv + w.we_wordc);
+  wordfree(&w);
+  return words;
+}
 
 Handler add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run one scenario with one lock and seed; print the verdict");

@@ -67,4 +67,9 @@ Handler add_check_command(CLI::App& app);
 Handler add_report_command(CLI::App& app);
 Handler add_live_command(CLI::App& app);
 
+// The words of `text` as a POSIX shell splits them, without running
+// anything (wordexp(3) with WRDE_NOCMD) or expanding unset variables; an
+// InputError "<what>: it holds ..." otherwise.
+std::vector<std::string> shell_words(const std::string& text, const std::string& what);
+
 }  // namespace locksim::cli

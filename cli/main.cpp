@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
+#include "live/external_lock.hpp"
 #include "vocab/printable.hpp"
 #include "vocab/spelling.hpp"
 
@@ -85,6 +86,7 @@ std::string empty_value_line(CLI::App& app) {
 int main(int argc, char** argv) {
   using namespace locksim::cli;
   set_program_name(LOCKSIM_PROGRAM_NAME);
+  locksim::live::register_library_locks();  // lib:redis-py, external, ...: known to every command
   CLI::App app{std::string(LOCKSIM_PROGRAM_NAME) + ": deterministic simulation and fault injection for Redis distributed locks"};
   app.set_version_flag("--version", version_text(LOCKSIM_PROGRAM_NAME));
   app.require_subcommand(0, 1);

@@ -29,6 +29,7 @@
 #include "live/cp_cluster.hpp"
 #include "live/etcd_cluster.hpp"
 #include "live/etcd_http_client.hpp"
+#include "live/external_lock.hpp"
 #include "live/existing_servers.hpp"
 #include "live/live_cp_conns.hpp"
 #include "live/live_fault_appliers.hpp"
@@ -122,6 +123,9 @@ struct ClientState {
   // A crashed CP client's links drop what it sends until its frames are
   // gone (crash_client): its library's goodbye never reaches a member.
   bool severed = false;
+  // The process group of the client library running its lock
+  // (live/external_lock.hpp), -1 for a lock in locksim's own thread.
+  pid_t adapter = -1;
   std::uint64_t incarnation = 0, running = 0;
   bool crashed() const { return down || running != incarnation; }
 };
@@ -176,6 +180,17 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
     return std::max(50ms, std::chrono::ceil<std::chrono::milliseconds>(s_.network.timeout));
   }
   const std::string& order_key() const override { return order_key_; }
+  void adapter_process(std::size_t c, pid_t pid, const std::string& label) override;
+  bool paused(std::size_t c) override {
+    std::lock_guard lk(mutex_);
+    return clients_[c].paused_until > Clock::now();
+  }
+  void adapter_note(std::size_t c, const std::string& text) override;
+  std::unique_ptr<ExternalClient> take_adapter(std::size_t c) override {
+    std::lock_guard lk(mutex_);
+    if (clients_[c].running != 0 || c >= prestarted_.size()) return nullptr;
+    return std::move(prestarted_[c]);
+  }
 
   // --- scenarios::WorkloadWorld (each call on the client's own thread) ---
   const Scenario& scenario() const override { return s_; }
@@ -297,6 +312,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   void restart_node(std::size_t node);
   void promote_shard(int shard);
   void fail(LiveError e);
+  Result<bool, LiveError> prestart_adapters();
   void finish_entries();
   bool run_due_events();
   bool story_over();
@@ -320,6 +336,8 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   scenarios::History history_;
   scenarios::RunSummary stats_;
   std::vector<std::string> notes_;
+  std::size_t adapter_notes_ = 0;  // adapter_note calls so far
+  std::vector<std::unique_ptr<ExternalClient>> prestarted_;  // per client, until its first lock takes it
   std::chrono::microseconds origin_wall_{0};  // system_clock at origin_ (server TIME is mapped from it)
   std::vector<bool> entry_before_;            // per history_.entries slot: entry present before the command
   std::multimap<std::pair<Clock::time_point, std::uint64_t>, std::function<void()>> queue_;
@@ -512,6 +530,9 @@ void LiveSession::client_thread(std::size_t c) {
     } catch (const ClientCrashed&) {
       // its frames are gone; wait for a restart
       if (cp_) mend_crashed_links(c);
+    } catch (const AdapterFailure& e) {  // the adapter broke the protocol: the run cannot be judged
+      fail(LiveError{2, e.what()});
+      return;
     }
   }
 }
@@ -592,13 +613,35 @@ void LiveSession::client_pause(const std::string& client, Duration d) {
     std::lock_guard lk(mutex_);
     clients_[c].paused_until =
         std::max(clients_[c].paused_until, Clock::now() + std::chrono::duration_cast<Clock::duration>(d));
-    if (!cp_) return;
-    set_client_links(c);
+    if (clients_[c].adapter > 0) ::kill(-clients_[c].adapter, SIGSTOP);  // its library's timers stop too
+    if (!cp_ && clients_[c].adapter <= 0) return;
+    if (cp_) set_client_links(c);
   }
   after(d, [this, c] {
     std::lock_guard lk(mutex_);
-    set_client_links(c);
+    if (cp_) set_client_links(c);
+    // The last pause covering it has ended (a restarted process was never stopped).
+    if (clients_[c].adapter > 0 && clients_[c].paused_until <= Clock::now()) ::kill(-clients_[c].adapter, SIGCONT);
   });
+}
+
+// The process a client's lock runs in: faults signal it from now on, and
+// the run's output says which process ran which client.
+void LiveSession::adapter_process(std::size_t c, pid_t pid, const std::string& label) {
+  std::lock_guard lk(mutex_);
+  clients_[c].adapter = pid;
+  if (pid > 0)
+    notes_.push_back("external client: " + label + " ran as process " + std::to_string(pid) + " (incarnation " +
+                     std::to_string(clients_[c].running) + ")");
+}
+
+// What a library said (an exception it raised), one note each; after 40, a count.
+void LiveSession::adapter_note(std::size_t c, const std::string& text) {
+  (void)c;
+  constexpr std::size_t kShownNotes = 40;
+  std::lock_guard lk(mutex_);
+  if (++adapter_notes_ <= kShownNotes) notes_.push_back(text);
+  else if (adapter_notes_ == kShownNotes + 1) notes_.push_back("(further notes from the client libraries not shown)");
 }
 
 void LiveSession::set_client_links(std::size_t c) {
@@ -658,6 +701,7 @@ void LiveSession::crash_client(const FaultSpec& f, std::size_t c) {
   ClientState& client = clients_[c];
   client.down = true;
   ++client.incarnation;
+  if (client.adapter > 0) ::kill(-client.adapter, SIGKILL);  // its library dies with it; the owner thread reaps
   if (cp_) sever_crashed_links(c);
   scenarios::record_crash(ledger_locked(c), c);
   fire_trigger(f.target, "crash", 0);
@@ -836,6 +880,27 @@ std::string LiveSession::story_over_note(Clock::duration real) const {
          format_duration(original_.duration);
 }
 
+// A library lock's client processes start before the run's origin, all
+// side by side: an interpreter's start-up (a second or more on a loaded
+// machine) is not part of the story. A restarted client starts its own.
+Result<bool, LiveError> LiveSession::prestart_adapters() {
+  if (lock_.library.empty() || !redis_) return true;
+  try {
+    for (std::size_t c = 0; c < s_.clients.size(); ++c) {
+      std::vector<std::string> servers;
+      for (int shard = 0; shard < redis_->shards(); ++shard)
+        servers.push_back(redis_->client_endpoint(s_.clients[c].name, shard));
+      prestarted_.push_back(std::make_unique<ExternalClient>(*this, c, s_.clients[c].name, std::move(servers), s_.lock,
+                                                             adapter_command(lock_.name, s_.lock)));
+    }
+    for (auto& client : prestarted_) client->finish_hello();
+  } catch (const AdapterFailure& e) {
+    prestarted_.clear();
+    return failure(LiveError{2, e.what()});
+  }
+  return true;
+}
+
 Result<bool, LiveError> LiveSession::run() {
   history_.nodes.clear();
   history_.sale = scenarios::sale_terms(s_);
@@ -853,6 +918,7 @@ Result<bool, LiveError> LiveSession::run() {
     if (s_.redis.background_writes_per_second > 0)
       redis_->start_background_load(scale(Duration{1s}, ppm_) / s_.redis.background_writes_per_second);
   }
+  if (auto started = prestart_adapters(); !started) return started;
   origin_ = Clock::now();
   origin_wall_ = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::system_clock::now().time_since_epoch());
@@ -893,6 +959,7 @@ Result<bool, LiveError> LiveSession::run() {
   for (std::size_t n = 0; n < servers_.server_count(); ++n) servers_.resume(n);  // let hung commands finish
   for (auto& t : threads) t.join();
   late_.stop();
+  prestarted_.clear();  // those no lock took (a client that crashed first)
   if (const std::uint64_t lines = take_zk_client_log_lines())
     notes_.push_back("ZooKeeper C client: " + std::to_string(lines) +
                      " error log lines (connection timeouts, lost servers: what the faults do) not shown");
@@ -910,9 +977,31 @@ std::string scale_text(std::int64_t ppm) {
 
 }  // namespace
 
+// A client library in its own process (external_lock.hpp) keeps the
+// process's own clocks: live mode does not yet give an adapter process a
+// stepped or drifting clock, so such a fault is refused, not faked.
+static std::optional<std::string> library_lock_refusal(const Scenario& s, const locks::LockInfo& lock) {
+  if (lock.library.empty()) return std::nullopt;
+  if (lock.name == "external" && s.lock.command.empty())
+    return "lock external needs its adapter's command: --client \"CMD ARGS\" or [lock] command = [...]";
+  for (const auto& c : s.clients)
+    if (c.clock_drift_ppm != 0)
+      return "client " + c.name + " has clock_drift_ppm, and lock " + lock.name +
+             " runs in a process of its own whose clock live mode cannot drift yet (docs/external-clients.md)";
+  for (const FaultSpec& f : s.faults) {
+    const bool on_client = std::any_of(s.clients.begin(), s.clients.end(), [&](auto& c) { return c.name == f.target; });
+    if (on_client && (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift))
+      return "fault " + std::string(scenarios::fault_kind_name(f.kind)) + " on client " + f.target + ": lock " +
+             lock.name + " runs in a process of its own whose clocks live mode cannot step or drift yet "
+             "(docs/external-clients.md)";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {
   if (auto why = scenarios::unsupported_lock(s, lock)) return why;
   if (lock.needs_redis84 || s.redis.redis84) return "lock " + lock.name + " needs Redis 8.4 commands (DELEX/IFEQ): unsupported in live mode";
+  if (auto why = library_lock_refusal(s, lock)) return why;
   for (const FaultSpec& f : s.faults) {
     const std::string where = (f.line > 0 ? "fault (line " + std::to_string(f.line) + ") "
                                           : "[nemesis] fault at " + format_duration(f.at) + " ") +
@@ -1065,6 +1154,7 @@ std::string what_ran(const Scenario& s) {
 }  // namespace
 
 Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& options) {
+  register_library_locks();
   const Scenario scenario = with_nemesis_faults(given, options.seed);
   const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
   auto info = locks::find_lock(lock_kind);

@@ -26,6 +26,8 @@
 //    monotonic clock leaps ahead, so every retry loop gives up promptly.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -36,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "live/external_lock.hpp"
 #include "live/redis_cluster.hpp"
 #include "locks/hiredis/hiredis_conn.hpp"
 #include "locks/hiredis/real_runtime.hpp"
@@ -112,6 +115,28 @@ class LiveWorld {
   virtual std::chrono::milliseconds command_timeout() const = 0;
   // INCR'd in every probe: the execution order on a node.
   virtual const std::string& order_key() const = 0;
+
+  // --- client adapter processes (live/external_lock.hpp) ---
+  // Client c's incarnation runs its lock in process group `pid` (-1: no
+  // longer): faults on c act on that process (SIGSTOP/SIGCONT, SIGKILL).
+  virtual void adapter_process(std::size_t c, pid_t pid, const std::string& label) {
+    (void)c, (void)pid, (void)label;
+  }
+  // Whether a pause of client c covers now (an adapter's answer deadline
+  // does not run while its process is stopped).
+  virtual bool paused(std::size_t c) {
+    (void)c;
+    return false;
+  }
+  // The adapter started for client c before the run (its first
+  // incarnation), or nullptr: the lock starts one itself.
+  virtual std::unique_ptr<ExternalClient> take_adapter(std::size_t c) {
+    (void)c;
+    return nullptr;
+  }
+  // What the client's library said that the run's output should show
+  // (an exception it raised), one line.
+  virtual void adapter_note(std::size_t c, const std::string& text) { (void)c, (void)text; }
 };
 
 // Probed transactions a client stopped waiting for (a timeout, a request
@@ -169,6 +194,14 @@ class LiveRuntime final : public locks::Runtime {
   void cancel(std::uint64_t id) override;
   locks::EtcdConn* etcd() override { return cp_.etcd; }
   locks::ZkConn* zk() override { return cp_.zk; }
+
+  // For a lock run by a client process (live/external_lock.hpp).
+  LiveWorld& world() { return world_; }
+  std::size_t client() const { return client_; }
+  const std::string& client_name() const { return client_name_; }
+  // "127.0.0.1:port" per shard: this client's link on the proxy in front
+  // of the shard's current master, as conn(i) connects.
+  std::vector<std::string> server_endpoints() const;
 
   class ShardConn;  // a RedisConn for one shard (live_runtime.cpp)
 

@@ -125,7 +125,7 @@ bool exited(pid_t pid) {
 }  // namespace
 
 pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::vector<std::string>* env_in,
-                          const std::filesystem::path& log) {
+                          const std::filesystem::path& log, ChildStdio stdio) {
   std::vector<std::string> argv_text = argv_in;
   std::vector<char*> argv = pointers(argv_text);
   std::vector<std::string> env_text = env_in ? *env_in : std::vector<std::string>{};
@@ -152,8 +152,9 @@ pid_t spawn_process_group(const std::vector<std::string>& argv_in, const std::ve
     if (::getppid() != parent) ::_exit(127);
     child_signals_and_group();  // the mask last: a pending stop acts only once the handlers are reset
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    int in = ::open("/dev/null", O_RDONLY);
-    if (out >= 0) ::dup2(out, 1), ::dup2(out, 2);
+    int in = stdio.in >= 0 ? stdio.in : ::open("/dev/null", O_RDONLY);
+    if (stdio.out >= 0 || out >= 0) ::dup2(stdio.out >= 0 ? stdio.out : out, 1);
+    if (out >= 0) ::dup2(out, 2);
     if (in >= 0) ::dup2(in, 0);
     for (long fd = 3; fd < fd_limit; ++fd) ::close(static_cast<int>(fd));
     ::execve(argv[0], argv.data(), child_env);

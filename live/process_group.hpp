@@ -23,10 +23,17 @@
 
 namespace locksim::live {
 
+// A child's stdin and stdout, when not /dev/null and the log: descriptors
+// of this process (pipe ends, close-on-exec) that become its 0 and 1.
+struct ChildStdio {
+  int in = -1;
+  int out = -1;
+};
+
 // Starts argv[0] (a path) with `env` (nullptr: this process's environment);
 // the pid, or -1 if fork failed. An exec failure shows as exit code 127.
 pid_t spawn_process_group(const std::vector<std::string>& argv, const std::vector<std::string>* env,
-                          const std::filesystem::path& log);
+                          const std::filesystem::path& log, ChildStdio stdio = {});
 
 // Whether the child has exited (and is reaped now, the rest of its group
 // killed: what a wrapper script left); true for a pid that is not our child.

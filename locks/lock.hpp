@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "locks/runtime.hpp"
 
@@ -60,6 +61,11 @@ struct LockConfig {
   // --- watchdog (Redisson RLock) ---
   Duration renew_interval = 0ms;  // zero = ttl/3 (Redisson: 30 s lease, renew every 10 s)
   std::string thread_name = "1";  // the hash field is <clientUUID>:<thread_name>
+
+  // --- external, lib:* (live/external_lock.hpp) ---
+  // The client adapter's program and arguments (`[lock] command`, `--client`);
+  // empty = the lock's own (a shipped adapter) or none.
+  std::vector<std::string> command;
 
   std::string fence_key() const { return counter_key.empty() ? key + ":fence" : counter_key; }
 };

@@ -90,7 +90,15 @@ bool register_lock(LockInfo info) {
 
 std::vector<LockInfo> all_locks() {
   std::vector<LockInfo> out;
-  for (const auto& [name, info] : table()) out.push_back(info);
+  for (const auto& [name, info] : table())
+    if (info.library.empty()) out.push_back(info);
+  return out;
+}
+
+std::vector<LockInfo> library_locks() {
+  std::vector<LockInfo> out;
+  for (const auto& [name, info] : table())
+    if (!info.library.empty()) out.push_back(info);
   return out;
 }
 

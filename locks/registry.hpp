@@ -84,6 +84,11 @@ struct LockInfo {
   // node_timeout, renew_interval, ...): a scenario naming this kind and
   // setting another of them is an input error (the option would do nothing).
   std::vector<std::string> options = {};
+  // A lock run by a client library in its own process (family "library",
+  // live/external_lock.hpp): the package and version it runs, e.g.
+  // "redis-py 4.3.4 (redis.lock.Lock)". Non-empty = only `locksim live`
+  // can run it (the simulator refuses: real processes run in real time).
+  std::string library = {};
 };
 
 // Why `lock` cannot run on a scenario of topology `scenario`, or nullopt.
@@ -97,8 +102,13 @@ std::string reproduction_label(const Reproduction& r);
 // (empty name or no factory).
 bool register_lock(LockInfo info);
 
-// Every registered lock, sorted by name (built-ins registered on first use).
+// Every registered lock run by locksim itself, sorted by name (built-ins
+// registered on first use): what sweeps, hunts and listings go over.
 std::vector<LockInfo> all_locks();
+// The registered locks run by a client library in its own process
+// (LockInfo::library set; live/external_lock.hpp), sorted by name: only
+// `locksim live` runs them, so they are not among all_locks().
+std::vector<LockInfo> library_locks();
 std::optional<LockInfo> find_lock(const std::string& name);
 // "unknown lock kind 'naivedel'; did you mean 'naive-del'? (see `locksim list`)".
 std::string unknown_lock_message(const std::string& name);

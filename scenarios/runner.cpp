@@ -251,6 +251,9 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   auto info = locks::find_lock(lock_kind);
   if (!info) return failure(locks::unknown_lock_message(lock_kind));
   if (auto why = unsupported_lock(scenario, *info)) return failure(*why);
+  if (!info->library.empty())  // live/external_lock.hpp
+    return failure("lock " + info->name + " runs a client library in its own process (" + info->library +
+                   "): only `locksim live` can run it (the simulator has no simulated time for a real process)");
 
   RunContext ctx(scenario, *info, options.seed);
   ctx.world.trace().set_recording(options.record_trace, options.trace_limit);

@@ -140,6 +140,7 @@ class Parser {
   void read_lock(Section& root);
   void check_lock_fits(const Section& at, std::string_view key, const std::string& kind);
   void read_counter_node(Section& lock);
+  void read_lock_command(Section& lock);
   void read_clients(Section& root);
   void read_client(Section& c, std::set<std::string>& seen);
   void read_faults(Section& root);
@@ -303,7 +304,7 @@ void Parser::read_lock(Section& root) {
   if (!s) return;
   if (!s->check_keys({"kind", "ttl", "retry", "acquire_timeout", "track_validity", "node_timeout", "clock",
                       "check_validity_after_acquire", "retry_jitter", "counter_node", "counter_key", "thread_id",
-                      "thread_name", "renew_interval"}))
+                      "thread_name", "renew_interval", "command"}))
     return;
   locks::LockConfig& c = sc_.lock;
   if (auto v = s->string("kind")) {
@@ -327,6 +328,27 @@ void Parser::read_lock(Section& root) {
   if (auto v = s->string("thread_id")) c.thread_id = *v;
   if (auto v = s->string("thread_name")) c.thread_name = *v;
   if (auto v = s->duration("renew_interval", Sign::NonNegative)) c.renew_interval = *v;
+  read_lock_command(*s);
+}
+
+// `command`: the client adapter's program and its arguments (kind =
+// "external", live/external_lock.hpp), a non-empty array of strings.
+void Parser::read_lock_command(Section& lock) {
+  const toml::array* command = lock.array("command");
+  if (!command) return;
+  if (command->empty()) {
+    lock.fail_value("command", "is empty: name the adapter's program, e.g. [\"/usr/bin/python3\", \"adapter.py\"]");
+    return;
+  }
+  for (const toml::node& part : *command) {
+    const auto text = part.value<std::string>();
+    if (!text || text->empty()) {
+      fail(line_of(part.source()), lock.field("command"),
+           text ? "an empty argument" : "expected a string, got " + type_name(part));
+      return;
+    }
+    sc_.lock.command.push_back(*text);
+  }
 }
 
 void Parser::read_counter_node(Section& lock) {

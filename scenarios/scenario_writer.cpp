@@ -78,6 +78,7 @@ toml::table lock_table(const Scenario& s) {
   if (c.retry_jitter != d.retry_jitter) t.insert("retry_jitter", duration_text(c.retry_jitter));
   if (c.counter_node != d.counter_node) t.insert("counter_node", c.counter_node);
   if (c.counter_key != d.counter_key) t.insert("counter_key", c.counter_key);
+  if (!c.command.empty()) t.insert("command", string_array(c.command));
   if (c.thread_id != d.thread_id) t.insert("thread_id", c.thread_id);
   if (c.thread_name != d.thread_name) t.insert("thread_name", c.thread_name);
   if (c.renew_interval != d.renew_interval) t.insert("renew_interval", duration_text(c.renew_interval));

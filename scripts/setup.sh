@@ -10,7 +10,7 @@ packages=(g++ cmake ninja-build pkg-config catch2 librapidcheck-dev libcli11-dev
   libhiredis-dev liblua5.1-0-dev libtomlplusplus-dev nlohmann-json3-dev
   libbenchmark-dev redis-server libxml2-utils parallel time chromium
   clang-14 libclang-rt-14-dev  # clang: scripts/hardening.sh (determinism, libFuzzer)
-  python3-hypothesis python3-fakeredis python3-lupa python3-redis  # bench/peers/ (ctest peers_smoke)
+  python3-hypothesis python3-fakeredis python3-lupa python3-redis  # bench/peers/ (ctest peers_smoke); adapters/redis-py (lib:redis-py)
   etcd-server etcd-client zookeeper default-jre-headless libzookeeper-mt-dev libcurl4-openssl-dev libssl-dev)  # live CP clusters
 missing=()
 for p in "${packages[@]}"; do
@@ -23,6 +23,15 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# adapters/node-redlock (lib:node-redlock): Node and npm (Debian's unless a
+# node is already on PATH), then its committed lockfile's packages.
+if ! command -v npm >/dev/null; then
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+(cd adapters/node-redlock && npm ci --no-audit --no-fund --silent)
 
 werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON

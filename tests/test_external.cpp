@@ -1,0 +1,241 @@
+// Real client libraries in their own process (live/external_lock.hpp):
+// the adapter protocol's error paths with tiny scripted adapters, faults on
+// the adapter process, and gc-pause with redis-py's own Lock. Each test
+// starts its own redis-servers on free loopback ports (run_live does).
+#include <catch2/catch.hpp>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "live/external_lock.hpp"
+#include "live/live_runner.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/scenario.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/shell.hpp"
+
+using namespace locksim;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scenario with one or two clients of lock "external" running `adapter`.
+std::string external_toml(const std::string& adapter, const std::string& extra = "") {
+  return R"(name = "external-test"
+duration = "20s"
+[workload]
+kind = "lock"
+key = "lock:external-test"
+[lock]
+kind = "external"
+ttl = "5s"
+retry = "50ms"
+acquire_timeout = "2s"
+command = ["/bin/sh", ")" + adapter + R"("]
+[redis]
+masters = 1
+[[client]]
+name = "A"
+work = "2s"
+writes = 1
+)" + extra;
+}
+
+scenarios::Scenario scenario_from(const std::string& toml) {
+  live::register_library_locks();
+  auto s = scenarios::load_scenario_text(toml, "inline.toml");
+  if (!s) FAIL(s.error().to_string());
+  return *s;
+}
+
+// A /bin/sh adapter in a fresh temp file: `body` runs after hello's answer.
+std::string script(const std::string& name, const std::string& body) {
+  const fs::path path = fs::temp_directory_path() / ("locksim-test-adapter-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << "read hello\necho '{\"id\":0,\"result\":true,\"library\":\"fake 1\"}'\n" << body << "\n";
+  return path.string();
+}
+
+std::string run_error(const std::string& toml, std::int64_t ppm = 10'000) {
+  live::LiveOptions options;
+  options.time_scale_ppm = ppm;
+  auto run = live::run_live(scenario_from(toml), options);
+  REQUIRE_FALSE(run);
+  CHECK(run.error().exit_code == 2);
+  return run.error().message;
+}
+
+// The processes whose command line holds `marker`, and whether any is stopped.
+std::pair<int, bool> processes_with(const std::string& marker) {
+  int n = 0;
+  bool stopped = false;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream cmd(entry.path() / "cmdline");
+    std::string line((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    if (line.find(marker) == std::string::npos || entry.path().filename() == std::to_string(::getpid())) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = all.rfind(')');
+    const char state = close != std::string::npos && close + 2 < all.size() ? all[close + 2] : '?';
+    if (state == 'Z') continue;
+    ++n;
+    stopped = stopped || state == 'T';
+  }
+  return {n, stopped};
+}
+
+}  // namespace
+
+TEST_CASE("library locks are listed apart, refused by the simulator, and parsed from [lock] command", "[external]") {
+  live::register_library_locks();
+  const auto lib = locks::find_lock("lib:redis-py");
+  REQUIRE(lib);
+  CHECK(lib->library.find("redis-py 4.3.4") != std::string::npos);
+  for (const auto& info : locks::all_locks()) CHECK(info.library.empty());  // sweeps and hunts never draw them
+  CHECK(locks::library_locks().size() >= 2);
+  const auto s = scenario_from(external_toml("/x/adapter.sh"));
+  CHECK(s.lock.command == std::vector<std::string>{"/bin/sh", "/x/adapter.sh"});
+  auto sim = scenarios::run_scenario(s, scenarios::RunOptions{});
+  REQUIRE_FALSE(sim);
+  CHECK(sim.error().find("only `locksim live` can run it") != std::string::npos);
+  std::string bad_toml = external_toml("x");
+  bad_toml.replace(bad_toml.find("command = ["), 11, "command = [1, ");
+  auto bad = scenarios::load_scenario_text(bad_toml, "bad.toml");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().to_string().find("lock.command") != std::string::npos);
+  // A client clock fault cannot reach the adapter's process yet: refused, not faked.
+  const auto jump = scenario_from(external_toml("/x/a.sh", "[[fault]]\nkind = \"clock-jump\"\ntarget = \"A\"\nat = \"1s\"\nby = \"+10s\"\n"));
+  auto refused = live::run_live(jump, live::LiveOptions{});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().exit_code == 2);
+  CHECK(refused.error().message.find("cannot step or drift") != std::string::npos);
+}
+
+TEST_CASE("an adapter that breaks the protocol ends the run naming the client and the line", "[external][live]") {
+  tests::skip_without_redis_server();
+  struct Broken {
+    const char* name;
+    const char* body;  // after hello's answer
+    std::vector<std::string> said;
+    std::int64_t ppm = 10'000;
+  };
+  const std::vector<Broken> cases = {
+      {"garbage", "read req\necho 'this is not json'\nsleep 60",
+       {"client A's adapter", "acquire: the answer is not JSON: this is not json", "\"op\":\"acquire\""}},
+      {"wrong", "read req\necho '{\"id\":1,\"result\":true}'\nsleep 60", {"must carry the library's \"token\""}},
+      {"exits", "read req\necho 'gone' >&2\nexit 3",
+       {"acquire: the adapter exited before answering", "its stderr ended: gone"}},
+      {"unsupported", "read req\necho '{\"id\":1,\"unsupported\":\"no locks here\"}'\nsleep 60",
+       {"does not support 'acquire'"}},
+      // At time scale 1 the 20 s run outlasts the deadline: 2 s acquire
+      // timeout + the command timeout + 10 s of grace (a shorter run ends first).
+      {"silent", "read req\nsleep 600", {"acquire: no answer within"}, 1'000'000},
+  };
+  for (const Broken& c : cases) {
+    INFO(c.name);
+    const auto why = run_error(external_toml(script(c.name, c.body)), c.ppm);
+    for (const auto& text : c.said) CHECK(why.find(text) != std::string::npos);
+  }
+  CHECK(processes_with("locksim-test-adapter-" + std::to_string(::getpid())).first == 0);  // none left behind
+}
+
+TEST_CASE("a pause stops the adapter's process (SIGSTOP) and a crash kills it; none outlives the run", "[external][live]") {
+  tests::skip_without_redis_server();
+  // A python adapter granting a fixed token; A is paused 20 s (0.2 s real)
+  // and the test watches /proc for the stopped process meanwhile.
+  const std::string marker = "locksim-test-adapter-" + std::to_string(::getpid()) + "-pause";
+  const fs::path path = fs::temp_directory_path() / (marker + ".py");
+  std::ofstream(path) << "import json, sys\n"
+                         "for line in sys.stdin:\n"
+                         "    r = json.loads(line)\n"
+                         "    a = {'id': r['id'], 'result': True}\n"
+                         "    if r['op'] == 'acquire': a['token'] = 't-' + str(r['id'])\n"
+                         "    print(json.dumps(a), flush=True)\n";
+  auto s = scenario_from(external_toml("x", "[[fault]]\nkind = \"pause\"\ntarget = \"A\"\nafter = \"A:acquired\"\nat = \"10ms\"\nduration = \"20s\"\n"));
+  s.lock.command = {"/usr/bin/python3", path.string()};
+  std::atomic<bool> done{false};
+  bool seen_stopped = false;
+  std::thread watcher([&] {
+    while (!done.load()) {
+      seen_stopped = seen_stopped || processes_with(marker).second;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  auto run = live::run_live(s, live::LiveOptions{});
+  done.store(true);
+  watcher.join();
+  REQUIRE(run);
+  CHECK(seen_stopped);
+  CHECK(run->run.history.beliefs.size() == 1);
+  bool labelled = false;
+  for (const auto& n : run->notes) labelled = labelled || n.find("external client: client A's adapter") != std::string::npos;
+  CHECK(labelled);
+  CHECK(processes_with(marker).first == 0);
+  // A crash kills it and the restart runs a new process (a second note).
+  s.faults[0].kind = scenarios::FaultKind::Crash;
+  s.faults[0].restart_after = std::chrono::seconds(1);
+  run = live::run_live(s, live::LiveOptions{});
+  REQUIRE(run);
+  int started = 0;
+  for (const auto& n : run->notes) started += n.find("external client: client A's adapter") != std::string::npos;
+  CHECK(started == 2);
+  CHECK(run->run.history.clients[0].crashes.size() == 1);
+  CHECK(processes_with(marker).first == 0);
+}
+
+// gc-pause with a library lock at time scale 0.1 (a 3 s TTL, a 100 ms
+// socket timeout: a loaded machine's scheduling noise does not decide the
+// story): the verdict of up to three runs that first equals `want`.
+static std::set<std::string> gc_pause_kinds(const std::string& lock, const std::set<std::string>& want) {
+  auto s = scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(s);
+  live::LiveOptions options;
+  options.lock_kind = lock;
+  options.time_scale_ppm = 100'000;
+  std::set<std::string> got;
+  for (int attempt = 0; attempt < 3 && got != want; ++attempt) {
+    auto run = live::run_live(*s, options);
+    REQUIRE(run);
+    got = run->run.violation_kinds();
+  }
+  return got;
+}
+
+TEST_CASE("gc-pause with redis-py's own Lock: two holders and a stale write, as redis-py 4.3.4 really does", "[external][live]") {
+  tests::skip_without_redis_server();
+  const std::set<std::string> want = {"mutual-exclusion", "stale-write"};
+  CHECK(gc_pause_kinds("lib:redis-py", want) == want);
+}
+
+TEST_CASE("gc-pause with npm redlock over ioredis: two holders (A abandons on the library's own expiration)", "[external][live]") {
+  tests::skip_without_redis_server();
+  const std::set<std::string> want = {"mutual-exclusion"};
+  CHECK(gc_pause_kinds("lib:node-redlock", want) == want);
+}
+
+TEST_CASE("no adapter process outlives locksim stopped by SIGINT, SIGTERM or SIGKILL", "[external][live]") {
+  tests::skip_without_redis_server();
+  const std::string adapter = live::adapters_dir() + "/redis-py/adapter.py";
+  const std::string pattern = live::adapters_dir() + "/redis-p[y]/adapter.py";  // does not match the shell's own line
+  for (const char* sig : {"INT", "TERM", "KILL"}) {
+    INFO(sig);
+    // At time scale 1 the run lasts minutes: the signal comes mid-run, once
+    // the adapters are up (seen in /proc), then the process tree is checked.
+    const auto [out, code] = tests::run_shell(std::string(LOCKSIM_BINARY) +
+                                              " live gc-pause --lock lib:redis-py --time-scale 1 >/dev/null 2>&1 & pid=$!; "
+                                              "for i in $(seq 100); do pgrep -f '" + pattern +
+                                              "' >/dev/null && { echo seen; break; }; sleep 0.1; done; kill -" + sig +
+                                              " $pid; wait $pid; for i in $(seq 50); do pgrep -f '" + pattern +
+                                              "' >/dev/null || break; sleep 0.1; done; echo done");
+    CHECK(out.find("seen") != std::string::npos);  // the adapters were running when the signal came
+    CHECK(out.find("done") != std::string::npos);
+    CHECK(processes_with(adapter).first == 0);
+  }
+}
