@@ -36,6 +36,7 @@
 #include "live/live_faults.hpp"
 #include "live/live_network.hpp"
 #include "live/live_runtime.hpp"
+#include "live/process_group.hpp"
 #include "live/zk_c_client.hpp"
 #include "live/zk_cluster.hpp"
 #include "locks/registry.hpp"
@@ -613,7 +614,7 @@ void LiveSession::client_pause(const std::string& client, Duration d) {
     std::lock_guard lk(mutex_);
     clients_[c].paused_until =
         std::max(clients_[c].paused_until, Clock::now() + std::chrono::duration_cast<Clock::duration>(d));
-    if (clients_[c].adapter > 0) ::kill(-clients_[c].adapter, SIGSTOP);  // its library's timers stop too
+    pause_process_group(clients_[c].adapter);  // its library's timers stop too
     if (!cp_ && clients_[c].adapter <= 0) return;
     if (cp_) set_client_links(c);
   }
@@ -621,7 +622,7 @@ void LiveSession::client_pause(const std::string& client, Duration d) {
     std::lock_guard lk(mutex_);
     if (cp_) set_client_links(c);
     // The last pause covering it has ended (a restarted process was never stopped).
-    if (clients_[c].adapter > 0 && clients_[c].paused_until <= Clock::now()) ::kill(-clients_[c].adapter, SIGCONT);
+    if (clients_[c].paused_until <= Clock::now()) resume_process_group(clients_[c].adapter);
   });
 }
 
