@@ -101,8 +101,9 @@ void build_redis(RunContext& ctx, LockKeyObserver& observer) {
     ctx.history.nodes[node->id()] = node->host().name();
   }
   if (s.redis.replicas > 0)
-    ctx.sentinel = std::make_unique<sim::redis::Sentinel>(ctx.world.add_host(kSentinelHost), std::move(shards),
-                                                          s.redis.failover_after);
+    ctx.sentinel = std::make_unique<sim::redis::Sentinel>(
+        ctx.world.add_host(kSentinelHost), std::move(shards),
+        sim::redis::SentinelConfig{s.redis.failover_after, s.redis.parallel_syncs, s.redis.failover_timeout});
 }
 
 // The CP members on hosts etcd-1.. / zk-1.., each an ordinary host: the

@@ -225,7 +225,8 @@ void Parser::read_redis(Section& root) {
   auto s = root.sub("redis");
   if (!s) return;
   if (!s->check_keys({"masters", "replicas", "replication_lag", "appendonly", "appendfsync", "failover_after",
-                      "redis84", "min_replicas_to_write", "fsync_duration", "background_writes_per_second"}))
+                      "redis84", "min_replicas_to_write", "fsync_duration", "background_writes_per_second",
+                      "parallel_syncs", "failover_timeout"}))
     return;
   RedisSpec& r = sc_.redis;
   if (auto v = s->integer("masters", 1, kMaxMasters)) r.masters = static_cast<int>(*v);
@@ -240,6 +241,8 @@ void Parser::read_redis(Section& root) {
   if (auto v = s->boolean("redis84")) r.redis84 = *v;
   if (auto v = s->integer("min_replicas_to_write", 0, kMaxReplicas)) r.min_replicas_to_write = static_cast<int>(*v);
   if (auto v = s->duration("fsync_duration", Sign::NonNegative)) r.fsync_duration = *v;
+  if (auto v = s->integer("parallel_syncs", 1, kMaxReplicas)) r.parallel_syncs = static_cast<int>(*v);
+  if (auto v = s->duration("failover_timeout", Sign::Positive)) r.failover_timeout = *v;
   if (auto v = s->integer("background_writes_per_second", 0, kMaxBackgroundWritesPerSecond))
     r.background_writes_per_second = static_cast<std::uint32_t>(*v);
   if (!failed() && r.min_replicas_to_write > r.replicas)

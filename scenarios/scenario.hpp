@@ -157,6 +157,8 @@ struct RedisSpec {
   std::uint32_t background_writes_per_second = 0;  // unrelated keys: a busy server
   Duration failover_after{0};  // 0 = never automatically
   int min_replicas_to_write = 0;
+  int parallel_syncs = 1;  // Sentinel's parallel-syncs (sentinel.c default)
+  Duration failover_timeout{std::chrono::milliseconds(180000)};  // Sentinel's failover-timeout
   bool redis84 = false;  // DELEX / SET IFEQ
 };
 

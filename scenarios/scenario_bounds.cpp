@@ -172,7 +172,7 @@ std::optional<BoundProblem> check_nemesis_clock_shifts(const Scenario& s, const 
 // Fields that do nothing on this topology: an error, like an unknown key.
 std::optional<BoundProblem> check_fields_without_effect(const Scenario& s, const toml::table& file) {
   if (s.redis.replicas > 0) return std::nullopt;
-  for (const char* key : {"failover_after", "replication_lag"}) {
+  for (const char* key : {"failover_after", "replication_lag", "parallel_syncs", "failover_timeout"}) {
     const std::string path = std::string("redis.") + key;
     if (file.at_path(path))
       return BoundProblem{line_at(file, path), path,

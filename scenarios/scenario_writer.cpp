@@ -48,6 +48,8 @@ toml::table redis_table(const RedisSpec& r) {
   if (r.failover_after != d.failover_after) t.insert("failover_after", duration_text(r.failover_after));
   if (r.min_replicas_to_write != d.min_replicas_to_write)
     t.insert("min_replicas_to_write", std::int64_t{r.min_replicas_to_write});
+  if (r.parallel_syncs != d.parallel_syncs) t.insert("parallel_syncs", std::int64_t{r.parallel_syncs});
+  if (r.failover_timeout != d.failover_timeout) t.insert("failover_timeout", duration_text(r.failover_timeout));
   if (r.redis84 != d.redis84) t.insert("redis84", r.redis84);
   return t;
 }
@@ -256,6 +258,8 @@ void diff_topology(Diff& d, const Scenario& a, const Scenario& b) {
   d.eq("redis.background_writes_per_second", x.background_writes_per_second, y.background_writes_per_second);
   d.eq("redis.failover_after", x.failover_after, y.failover_after);
   d.eq("redis.min_replicas_to_write", x.min_replicas_to_write, y.min_replicas_to_write);
+  d.eq("redis.parallel_syncs", x.parallel_syncs, y.parallel_syncs);
+  d.eq("redis.failover_timeout", x.failover_timeout, y.failover_timeout);
   d.eq("redis.redis84", x.redis84, y.redis84);
   d.range("network.latency", a.network.latency, b.network.latency);
   d.eq("network.tail_per_mille", a.network.tail_per_mille, b.network.tail_per_mille);

@@ -405,9 +405,107 @@ TEST_CASE("an isolated old master accepts writes that are lost when it is demote
   REQUIRE(&sentinel.master_of(0) == &replica);
   CHECK(rw.call(master, {"SET", "order", "1"}).is_ok());  // the old master still says OK
   rw.w.network().heal();
-  rw.advance(500ms);
+  // sentinel.c +convert-to-slave: 8 s after it reported master, at the next
+  // 10 s INFO; then a full resync (its history diverged) after 5 s.
+  rw.advance(5s);
+  CHECK(master.role() == Role::Master);
+  rw.advance(15s);
   CHECK(master.role() == Role::Replica);
+  CHECK(master.full_syncs() == 1);
   CHECK(rw.call(master, {"GET", "order"}).is_nil());
+}
+
+namespace {
+// A master with two replicas and a Sentinel (failover after 1 s).
+struct TwoReplicaShard {
+  RedisWorld rw;
+  RedisNode& master;
+  RedisNode& r1;
+  RedisNode& r2;
+  Host& sentinel_host;
+  Sentinel sentinel;
+  explicit TwoReplicaShard(NodeConfig c = {}, SentinelConfig sc = SentinelConfig{1s})
+      : master(rw.add_node("redis-1", c)),
+        r1(rw.add_node("redis-1-replica-1", c)),
+        r2(rw.add_node("redis-1-replica-2", c)),
+        sentinel_host(rw.w.add_host("sentinel")),
+        sentinel(sentinel_host, {{&master, {&r1, &r2}}}, sc) {
+    master.attach_replica(r1);
+    master.attach_replica(r2);
+    sentinel_host.start();
+  }
+};
+}  // namespace
+
+TEST_CASE("after a failover the other replica follows the new master (partial resync)", "[redis]") {
+  TwoReplicaShard s;
+  REQUIRE(s.rw.call(s.master, {"SET", "a", "1"}).is_ok());
+  s.rw.advance(100ms);
+  s.master.host().crash();
+  s.rw.advance(3s);
+  RedisNode& promoted = s.sentinel.master_of(0);
+  REQUIRE(&promoted == &s.r1);
+  CHECK(s.sentinel.config_epoch(0) == 1);
+  CHECK(s.r2.master() == &s.r1);  // sentinelFailoverReconfNextSlave
+  CHECK(s.r2.link_up());
+  CHECK(s.r2.partial_syncs() == 1);  // PSYNC on r1's replid2
+  CHECK(s.r2.full_syncs() == 0);
+  CHECK_FALSE(s.sentinel.failover_in_progress(0));
+  // What the new master accepts reaches the other replica, so a second
+  // failover promotes a replica that has it.
+  REQUIRE(s.rw.call(promoted, {"SET", "lock", "B", "NX", "PX", "30000"}).is_ok());
+  s.rw.advance(100ms);
+  s.r1.host().crash();
+  s.rw.advance(3s);
+  REQUIRE(&s.sentinel.master_of(0) == &s.r2);
+  CHECK(s.sentinel.config_epoch(0) == 2);
+  CHECK(s.rw.call(s.r2, {"GET", "lock"}) == Reply::bulk("B"));
+  CHECK(s.rw.call(s.r2, {"SET", "lock", "C", "NX", "PX", "30000"}).is_nil());
+}
+
+TEST_CASE("with min-replicas-to-write the new master accepts writes once a replica follows it", "[redis]") {
+  TwoReplicaShard s(config([](NodeConfig& c) { c.min_replicas_to_write = 1; }));
+  s.rw.advance(2s);
+  REQUIRE(s.rw.call(s.master, {"SET", "a", "1"}).is_ok());
+  s.master.host().crash();
+  s.rw.advance(3s);
+  RedisNode& promoted = s.sentinel.master_of(0);
+  REQUIRE(&promoted == &s.r1);
+  CHECK(s.rw.call(promoted, {"SET", "b", "2"}).is_ok());
+  s.rw.advance(20s);  // acks keep it good (refreshGoodSlavesCount)
+  CHECK(s.rw.call(promoted, {"SET", "c", "3"}).is_ok());
+}
+
+TEST_CASE("parallel_syncs 1: the replicas are re-pointed one after the other", "[redis]") {
+  RedisWorld rw;
+  RedisNode& master = rw.add_node("redis-1");
+  std::vector<RedisNode*> rs;
+  for (int i = 1; i <= 3; ++i) rs.push_back(&rw.add_node("redis-1-replica-" + std::to_string(i)));
+  for (RedisNode* r : rs) master.attach_replica(*r);
+  Host& sh = rw.w.add_host("sentinel");
+  Sentinel sentinel(sh, {{&master, rs}}, SentinelConfig{1s, 1, 180s});
+  sh.start();
+  rw.advance(100ms);
+  master.host().crash();
+  rw.advance(1200ms);  // promoted; the first REPLICAOF sent
+  REQUIRE(&sentinel.master_of(0) == rs[0]);
+  CHECK(rs[1]->master() == rs[0]);
+  CHECK(rs[2]->master() == &master);  // waits for the first's INFO (1 s)
+  CHECK(rs[1]->link_up());
+  CHECK(sentinel.failover_in_progress(0));
+  rw.advance(2s);
+  CHECK(rs[2]->master() == rs[0]);
+}
+
+TEST_CASE("a refused command appears in the trace with its error", "[redis]") {
+  RedisWorld rw;
+  rw.w.trace().set_recording(true);
+  RedisNode& master = rw.add_node("redis-1", config([](NodeConfig& c) { c.min_replicas_to_write = 1; }));
+  CHECK(rw.call(master, {"SET", "k", "v"}) == Reply::error("NOREPLICAS Not enough good replicas to write."));
+  bool seen = false;
+  for (const TraceRecord& r : rw.w.trace().records())
+    seen = seen || (r.kind == "command" && r.detail.find("NOREPLICAS") != std::string::npos);
+  CHECK(seen);
 }
 
 TEST_CASE("a script's effects reach the replica as the commands it ran", "[redis]") {

@@ -109,13 +109,25 @@ Task<void> RedisNode::main() {
   aof_last_fsync_ = wall_second();  // initServerConfig: time(NULL)
   boot_monotonic_ = host_.monotonic_now();
   offset_ = 0;
-  // A restarted master has a new replication id: its replicas resync fully.
+  // A restart starts a new history (a new replication id, no backlog): its
+  // replicas resync fully.
+  new_replid();
+  has_backlog_ = !replicas_.empty() || master_ != nullptr;
+  replid2_ = 0;
+  second_replid_offset_ = 0;
+  backlog_.clear();
+  backlog_offset_ = 1;
+  backlog_bytes_ = 0;
   for (ReplicaLink& r : replicas_) {
     r.node->full_sync_from(*this);
     r.acked = offset_;
-    r.last_ack = host_.world().now();
+    r.ack_second = wall_second();
+    r.online = true;
   }
-  if (master_ && master_->host().up()) full_sync_from(*master_);
+  if (master_ && master_->host().up()) {
+    full_sync_from(*master_);
+    master_->link_online(*this);
+  }
   running_ = true;
   if (config_.appendonly && config_.appendfsync == Fsync::No) host_.spawn(os_flush_loop());
   if (config_.background_writes_per_second > 0) host_.spawn(background_write_loop());
@@ -340,7 +352,11 @@ Task<void> RedisNode::replica_ack_loop() {
 // ---- commands ----------------------------------------------------------------
 
 std::optional<Reply> RedisNode::on_request(const Request& request) {
-  if (is_command(request.argv, "wait")) return wait_command(request);
+  if (is_command(request.argv, "wait")) {
+    std::optional<Reply> reply = wait_command(request);
+    if (reply && reply->is_error()) annotate_refusal(request.client, request.argv, *reply);
+    return reply;
+  }
   Reply reply = execute(request);
   if (blocked_in_fsync()) {  // its fsync holds the event loop: answered when it returns
     held_replies_.emplace_back(request, std::move(reply));
@@ -351,9 +367,11 @@ std::optional<Reply> RedisNode::on_request(const Request& request) {
 
 Reply RedisNode::execute(const Request& request) {
   const Argv& argv = request.argv;
+  // processCommand's checkGoodReplicasStatus: refused before it runs.
   if (engine_.role() == Role::Master && config_.min_replicas_to_write > 0 &&
       Engine::is_write_command(argv) && good_replicas() < config_.min_replicas_to_write) {
     Reply refused = Reply::error("NOREPLICAS Not enough good replicas to write.");
+    annotate_refusal(request.client, argv, refused);
     static const std::vector<KeyEvent> none;
     for (NodeObserver* o : observers_)
       o->on_command({host_.world().now(), host_.id(), request.client, false, argv, refused, none});
@@ -364,6 +382,12 @@ Reply RedisNode::execute(const Request& request) {
   notify(request.client, false, argv, reply);
   record_effects(request.client);
   return reply;
+}
+
+// A command refused before it ran (issue 36): in `--trace` like one that
+// ran, as an annotation, so the digest is the same with or without it.
+void RedisNode::annotate_refusal(HostId client, const Argv& argv, const Reply& reply) {
+  if (host_.world().trace().recording()) annotate_command(client, argv, reply);
 }
 
 void RedisNode::annotate_command(HostId client, const Argv& argv, const Reply& reply) {
@@ -392,6 +416,7 @@ void RedisNode::record_effects(HostId origin) {
   for (const Argv& e : effects) {
     dataset_log_.push_back(e);
     if (config_.appendonly) aof_buf_.push_back(e);
+    to_backlog(e, offset_ + 1 + static_cast<std::uint64_t>(&e - effects.data()));
   }
   flush_aof();  // beforeSleep: the AOF write (and an fsync) before the reply
   const std::uint64_t first = offset_ + 1;
@@ -421,7 +446,7 @@ void RedisNode::on_replication_due(void* ctx, std::uint64_t batch) {
     Argv message{"REPL", std::to_string(b.origin), std::to_string(at++)};
     message.insert(message.end(), e.begin(), e.end());
     for (const ReplicaLink& r : self.replicas_)
-      self.host_.world().network().send_message(self.host_.id(), r.node->id(), message);
+      if (r.online) self.host_.world().network().send_message(self.host_.id(), r.node->id(), message);
   }
 }
 
@@ -436,10 +461,14 @@ void RedisNode::on_message(HostId from, const Argv& message) {
 void RedisNode::apply_stream(const Argv& message) {
   const auto origin = static_cast<HostId>(parse_int(message[1]).value_or(kNoHost));
   const auto offset = static_cast<std::uint64_t>(parse_int(message[2]).value_or(0));
+  // Already here: sent before this node's sync covered it (a batch waiting
+  // out the replication lag when the sync completed).
+  if (offset <= offset_) return;
   const Argv argv(message.begin() + 3, message.end());
   engine_.apply(argv, now_ms());
   (void)engine_.take_effects();
   dataset_log_.push_back(argv);
+  to_backlog(argv, offset);
   if (config_.appendonly) aof_buf_.push_back(argv);
   flush_aof();  // a replica feeds its own AOF the same way
   offset_ = offset;
@@ -450,23 +479,31 @@ void RedisNode::apply_stream(const Argv& message) {
 
 void RedisNode::on_ack(HostId from, std::uint64_t offset) {
   for (ReplicaLink& r : replicas_) {
-    if (r.node->id() != from) continue;
+    if (r.node->id() != from || !r.online) continue;
     r.acked = std::max(r.acked, offset);
-    r.last_ack = host_.world().now();
+    r.ack_second = wall_second();  // repl_ack_time = server.unixtime
   }
   answer_waits();
 }
 
+// replication.c refreshGoodSlavesCount: online replicas whose last ACK is at
+// most min-replicas-max-lag old, in the master's whole wall-clock seconds
+// (server.unixtime - repl_ack_time). A max lag of 0 turns the check off
+// (checkGoodReplicasStatus). Counted when a write needs it, where Redis
+// refreshes the count each replicationCron second and when a replica comes
+// online: the same count, except within that second.
 int RedisNode::good_replicas() const {
-  const TrueInstant now = host_.world().now();
+  const auto max_lag = std::chrono::duration_cast<std::chrono::seconds>(config_.min_replicas_max_lag).count();
+  if (max_lag == 0) return config_.min_replicas_to_write;
+  const std::int64_t now = wall_second();
   int good = 0;
-  for (const ReplicaLink& r : replicas_) good += (now - r.last_ack <= config_.min_replicas_max_lag) ? 1 : 0;
+  for (const ReplicaLink& r : replicas_) good += (r.online && now - r.ack_second <= max_lag) ? 1 : 0;
   return good;
 }
 
 std::int64_t RedisNode::acked_replicas(std::uint64_t target) const {
   std::int64_t n = 0;
-  for (const ReplicaLink& r : replicas_) n += r.acked >= target ? 1 : 0;
+  for (const ReplicaLink& r : replicas_) n += (r.online && r.acked >= target) ? 1 : 0;
   return n;
 }
 
@@ -477,7 +514,8 @@ void RedisNode::attach_replica(RedisNode& replica) {
   replica.master_ = this;
   replica.engine_.set_role(Role::Replica);
   replica.full_sync_from(*this);
-  replicas_.push_back({&replica, offset_, host_.world().now()});
+  has_backlog_ = true;
+  replicas_.push_back({&replica, offset_, wall_second(), true});
 }
 
 void RedisNode::full_sync_from(const RedisNode& master) {
@@ -493,6 +531,15 @@ void RedisNode::full_sync_from(const RedisNode& master) {
     aof_fsync_offset_ = aof_.size();
   }
   offset_ = master.offset_;
+  // The master's history from here on (replicationCreateMasterClient: its
+  // replid; a fresh backlog).
+  replid_ = master.replid_;
+  has_backlog_ = true;
+  replid2_ = 0;
+  second_replid_offset_ = 0;
+  backlog_.clear();
+  backlog_offset_ = offset_ + 1;
+  backlog_bytes_ = 0;
 }
 
 void RedisNode::promote() {
@@ -500,15 +547,12 @@ void RedisNode::promote() {
     std::erase_if(master_->replicas_, [&](const ReplicaLink& r) { return r.node == this; });
     master_ = nullptr;
   }
+  ++sync_generation_;  // a sync in progress ends here
+  // shiftReplicationId: the old history stays valid up to this offset.
+  replid2_ = replid_;
+  second_replid_offset_ = offset_ + 1;
+  new_replid();
   engine_.set_role(Role::Master);
-}
-
-void RedisNode::demote_to_replica_of(RedisNode& master) {
-  // Hand this node's replicas to the new master as well.
-  for (ReplicaLink& r : replicas_)
-    if (r.node != &master) master.attach_replica(*r.node);
-  replicas_.clear();
-  master.attach_replica(*this);
 }
 
 // ---- WAIT --------------------------------------------------------------------
@@ -557,6 +601,139 @@ void RedisNode::on_wait_timeout(void* ctx, std::uint64_t wait_id) {
   const Reply reply = Reply::integer_of(self.acked_replicas(it->target));
   self.host_.world().network().respond(it->request, reply);
   self.waits_.erase(it);
+}
+
+}  // namespace locksim::sim::redis
+
+namespace locksim::sim::redis {
+
+// ---- REPLICAOF, PSYNC (replication.c) ----------------------------------------
+
+bool RedisNode::link_up() const {
+  if (!master_) return false;
+  for (const ReplicaLink& r : master_->replicas_)
+    if (r.node == this) return r.online;
+  return false;
+}
+
+// feedReplicationBuffer: the backlog keeps the last repl-backlog-size bytes.
+// A master creates it when a replica first attaches
+// (createReplicationBacklog); a node that never had one keeps none.
+void RedisNode::to_backlog(const Argv& effect, std::uint64_t at) {
+  if (!has_backlog_) {
+    backlog_.clear();
+    backlog_bytes_ = 0;
+    backlog_offset_ = at + 1;
+    return;
+  }
+  std::size_t bytes = 0;
+  for (const std::string& a : effect) bytes += a.size();
+  backlog_.push_back(effect);
+  backlog_bytes_ += bytes;
+  while (backlog_bytes_ > config_.repl_backlog_size && backlog_.size() > 1) {
+    for (const std::string& a : backlog_.front()) backlog_bytes_ -= a.size();
+    backlog_.pop_front();
+    ++backlog_offset_;
+  }
+}
+
+// masterTryPartialResynchronization: the id is this node's replid, or its
+// replid2 up to second_replid_offset, and the backlog still holds the offset.
+bool RedisNode::can_continue(std::uint64_t replid, std::uint64_t psync_offset) const {
+  if (replid == 0) return false;
+  const bool same_history = replid == replid_ || (replid == replid2_ && psync_offset <= second_replid_offset_);
+  return same_history && psync_offset >= backlog_offset_ && psync_offset <= backlog_offset_ + backlog_.size();
+}
+
+void RedisNode::replicaof(RedisNode& master) {
+  if (master_ == &master || &master == this) return;
+  if (master_) std::erase_if(master_->replicas_, [&](const ReplicaLink& r) { return r.node == this; });
+  // No chained replication here: this node's replicas follow `master` too.
+  for (ReplicaLink& r : std::exchange(replicas_, {}))
+    if (r.node != &master) r.node->replicaof(master);
+  master_ = &master;
+  engine_.set_role(Role::Replica);
+  master.replicas_.push_back({this, 0, master.wall_second(), false});
+  master.has_backlog_ = true;
+  has_backlog_ = true;
+  ++sync_generation_;
+  if (!acking_ && running_) host_.spawn(replica_ack_loop());
+  sync_with_master();
+}
+
+// connectWithMaster + the PSYNC handshake: a master that is down or cut off
+// is retried each second (replicationCron).
+void RedisNode::sync_with_master() {
+  RedisNode& m = *master_;
+  Scheduler& sched = host_.world().scheduler();
+  if (!m.running_ || !m.host().up() || host_.world().network().cut(host_.id(), m.id())) {
+    sched.schedule(sched.now() + std::chrono::seconds(1), &RedisNode::on_sync_due, this, sync_generation_, host_.id());
+    return;
+  }
+  if (m.can_continue(replid_, offset_ + 1)) {
+    continue_from(m);
+    return;
+  }
+  // +FULLRESYNC: the RDB goes out after repl-diskless-sync-delay.
+  sched.schedule(sched.now() + m.config_.full_sync_delay, &RedisNode::on_full_sync_due, this, sync_generation_,
+                 host_.id());
+}
+
+void RedisNode::on_sync_due(void* ctx, std::uint64_t generation) {
+  auto& self = *static_cast<RedisNode*>(ctx);
+  if (generation == self.sync_generation_ && self.master_) self.sync_with_master();
+}
+
+void RedisNode::on_full_sync_due(void* ctx, std::uint64_t generation) {
+  auto& self = *static_cast<RedisNode*>(ctx);
+  if (generation != self.sync_generation_ || !self.master_) return;
+  RedisNode& m = *self.master_;
+  if (!m.running_ || !m.host().up() || self.host_.world().network().cut(self.host_.id(), m.id())) {
+    self.sync_with_master();  // the transfer broke: retry
+    return;
+  }
+  self.full_sync_from(m);
+  ++self.full_syncs_;
+  ++self.sync_generation_;
+  m.link_online(self);
+  self.host_.world().trace().annotate(self.host_.world().now(), self.host_.world().scheduler().current_seq(),
+                                      self.host_.id(), "full-resync", "from " + m.host().name());
+}
+
+// +CONTINUE: the missing effects from the master's backlog; the replica
+// takes the master's replid and keeps its own as replid2.
+void RedisNode::continue_from(RedisNode& m) {
+  const std::uint64_t from = offset_ + 1;
+  for (std::uint64_t at = from; at <= m.offset_; ++at) {
+    const Argv& argv = m.backlog_[at - m.backlog_offset_];
+    engine_.apply(argv, now_ms());
+    (void)engine_.take_effects();
+    dataset_log_.push_back(argv);
+    if (config_.appendonly) aof_buf_.push_back(argv);
+    to_backlog(argv, at);
+  }
+  flush_aof();
+  offset_ = m.offset_;
+  replid2_ = replid_;
+  second_replid_offset_ = from;
+  replid_ = m.replid_;
+  ++partial_syncs_;
+  ++sync_generation_;
+  m.link_online(*this);
+  World& w = host_.world();
+  w.trace().annotate(w.now(), w.scheduler().current_seq(), host_.id(), "partial-resync",
+                     "from " + m.host().name() + " at offset " + std::to_string(from));
+}
+
+// The replica is online (replicaPutOnline / a PSYNC accepted): repl_ack_time
+// = now, "to prevent a false timeout".
+void RedisNode::link_online(RedisNode& replica) {
+  for (ReplicaLink& r : replicas_) {
+    if (r.node != &replica) continue;
+    r.online = true;
+    r.acked = replica.offset_;
+    r.ack_second = wall_second();
+  }
 }
 
 }  // namespace locksim::sim::redis

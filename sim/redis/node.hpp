@@ -15,12 +15,16 @@
 //    master's buffer, then stream to replicas, which apply them and ack. A
 //    master that crashes loses what it had not sent. WAIT counts acks;
 //    min-replicas-to-write refuses writes with -NOREPLICAS;
+//  - REPLICAOF (replicaof()) as replication.c does it: a PSYNC first, with
+//    the replication ids and backlog (replid/replid2 shifted on promotion),
+//    a full resync after repl-diskless-sync-delay when it cannot continue;
 //  - active expiry every 100 ms on masters, on the node's own wall clock.
 // Observers see every command with its reply and keyspace effects; checkers
 // build their history from that (they never look inside lock algorithms).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,7 +50,14 @@ struct NodeConfig {
   std::uint32_t background_writes_per_second = 0;
   Duration replication_lag = std::chrono::milliseconds(5);
   int min_replicas_to_write = 0;
-  Duration min_replicas_max_lag = std::chrono::seconds(10);
+  Duration min_replicas_max_lag = std::chrono::seconds(10);  // whole seconds count (Redis' unit)
+  // A full resync waits repl-diskless-sync-delay (5 s, Redis 7.0's default
+  // with repl-diskless-sync yes) before the RDB goes out; the transfer and
+  // load then take no time here.
+  Duration full_sync_delay = std::chrono::seconds(5);
+  // repl-backlog-size (1 MB): how much history a PSYNC can continue from,
+  // counted as the effects' argument bytes.
+  std::size_t repl_backlog_size = 1024 * 1024;
   Duration active_expire_interval = std::chrono::milliseconds(100);
   EngineOptions engine;
 };
@@ -90,12 +101,27 @@ class RedisNode : public Service {
 
   // Topology. attach_replica makes `replica` follow this node (full sync now).
   void attach_replica(RedisNode& replica);
-  // Failover: this replica becomes a master (starts expiring on its own clock).
+  // Failover: REPLICAOF NO ONE — this replica becomes a master (starts
+  // expiring on its own clock) with a new replication id, keeping the old
+  // one as replid2 (replication.c shiftReplicationId).
   void promote();
-  // A returning old master is demoted: its data is replaced by a full sync
-  // from `master`; writes it accepted meanwhile are lost.
-  void demote_to_replica_of(RedisNode& master);
+  // REPLICAOF <master> (replication.c replicationSetMaster): follow `master`
+  // from now on. The sync starts with a PSYNC of this node's replication id
+  // and offset + 1 (masterTryPartialResynchronization on the master): it
+  // continues at once from the master's backlog when the id is its replid,
+  // or its replid2 up to the offset it had when promoted; otherwise a full
+  // resync replaces this node's data after `full_sync_delay` (writes only
+  // this node had are lost). Until the sync is done the link is not online:
+  // no stream, no ACK, not a good replica. The sim has no chained
+  // replication: this node's own replicas follow `master` too.
+  void replicaof(RedisNode& master);
   RedisNode* master() const { return master_; }
+  // A replica whose link to its master is online (synced, streaming):
+  // INFO's master_link_status:up.
+  bool link_up() const;
+  std::uint64_t replid() const { return replid_; }
+  std::uint64_t partial_syncs() const { return partial_syncs_; }
+  std::uint64_t full_syncs() const { return full_syncs_; }
 
   // A machine crash: only fsynced AOF data survives. (Host::crash() alone is a
   // process crash: written data survives.)
@@ -125,7 +151,8 @@ class RedisNode : public Service {
   struct ReplicaLink {
     RedisNode* node;
     std::uint64_t acked = 0;
-    TrueInstant last_ack{};
+    std::int64_t ack_second = 0;  // repl_ack_time: the master's wall second of the last ACK
+    bool online = true;           // SLAVE_STATE_ONLINE: synced, streamed to
   };
   struct PendingWait {
     Request request;
@@ -170,6 +197,15 @@ class RedisNode : public Service {
   void answer_waits();
   static void on_wait_timeout(void* ctx, std::uint64_t wait_id);
   void full_sync_from(const RedisNode& master);
+  bool can_continue(std::uint64_t replid, std::uint64_t psync_offset) const;
+  void to_backlog(const Argv& effect, std::uint64_t at);
+  void sync_with_master();
+  void continue_from(RedisNode& master);
+  static void on_sync_due(void* ctx, std::uint64_t generation);
+  static void on_full_sync_due(void* ctx, std::uint64_t generation);
+  void link_online(RedisNode& replica);
+  void new_replid() { replid_ = (std::uint64_t{host_.id()} << 32) | ++replids_; }
+  void annotate_refusal(HostId client, const Argv& argv, const Reply& reply);
   void notify(HostId client, bool replicated, const Argv& argv, const Reply& reply);
   void annotate_command(HostId client, const Argv& argv, const Reply& reply);
 
@@ -208,6 +244,20 @@ class RedisNode : public Service {
   bool acking_ = false;   // replica_ack_loop is alive
   RedisNode* master_ = nullptr;
   std::vector<ReplicaLink> replicas_;
+  // Replication ids (server.replid, replid2, second_replid_offset): unique
+  // per node and history; 0 = none. The backlog holds the effects at
+  // offsets backlog_offset_ .. offset_ (repl_backlog).
+  std::uint64_t replid_ = 0;
+  std::uint64_t replid2_ = 0;
+  std::uint64_t second_replid_offset_ = 0;
+  std::uint64_t replids_ = 0;
+  bool has_backlog_ = false;  // kept from the first replica on (repl-backlog-ttl not modelled)
+  std::deque<Argv> backlog_;
+  std::uint64_t backlog_offset_ = 1;
+  std::size_t backlog_bytes_ = 0;
+  std::uint64_t sync_generation_ = 0;  // a REPLICAOF, promotion or sync ends the pending one
+  std::uint64_t partial_syncs_ = 0;
+  std::uint64_t full_syncs_ = 0;
   // Effects waiting `replication_lag` before they are sent, by batch id.
   std::map<std::uint64_t, Batch> outbox_;
   std::uint64_t next_batch_ = 0;
