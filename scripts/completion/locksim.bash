@@ -41,7 +41,7 @@ _locksim() {
     hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation --workload --method" ;;
     check) opts="--lock --faults --kinds --property --jobs --shard --out --merge" ;;
     report) opts="--format --out" ;;
-    live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote" ;;
+    live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote --client" ;;
   esac
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$opts --help" -- "$cur")
