@@ -301,12 +301,10 @@ bool reproduces(const std::string& lock) {
 // A no-lock row's sentence: what the method did to the sale, by class.
 std::string no_lock_sentence(const Decision& d, const std::string& row) {
   std::set<FaultClass> bad, fine;
-  std::uint64_t runs = 0;
   std::set<std::string> scenarios;
   for (FaultClass f : d.classes)
     if (const DecisionCell* cell = d.no_lock_cell(row, f)) {
       (cell->severity() == Severity::Safe ? fine : bad).insert(f);
-      runs += cell->runs;
       scenarios.insert(cell->scenarios.begin(), cell->scenarios.end());
     }
   std::string out = row + ", no lock taken (" + list_words({scenarios.begin(), scenarios.end()}) + "): ";
