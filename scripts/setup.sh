@@ -31,7 +31,12 @@ if ! command -v npm >/dev/null; then
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends nodejs npm
 fi
-(cd adapters/node-redlock && npm ci --no-audit --no-fund --silent)
+# Once per lockfile: npm ci deletes node_modules first, and a second setup
+# run installs nothing.
+if [[ ! -f adapters/node-redlock/node_modules/.package-lock.json ||
+      adapters/node-redlock/package-lock.json -nt adapters/node-redlock/node_modules/.package-lock.json ]]; then
+  (cd adapters/node-redlock && npm ci --no-audit --no-fund --silent)
+fi
 
 werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON
