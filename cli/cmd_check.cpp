@@ -97,7 +97,7 @@ std::vector<scenarios::CheckPlan> make_plans(const CheckArgs& a) {
   scenarios::CheckOptions o;
   o.lock_kind = a.lock;
   o.max_faults = static_cast<int>(option_number("check", "--faults", a.faults, {1, scenarios::kMaxCheckFaults}));
-  o.kinds = kinds_of(a.kinds);
+  o.kinds = kinds_of(comma_list("check", "--kinds", a.kinds));
   o.property = a.property;
   std::vector<scenarios::CheckPlan> plans;
   for (const scenarios::CheckOptions& pass : scenarios::check_passes(*base, o)) {
@@ -582,8 +582,7 @@ Handler add_check_command(CLI::App& app) {
   cmd->add_option("--faults", args->faults,
                   "Faults per schedule at most (1.." + std::to_string(scenarios::kMaxCheckFaults) + ")")
       ->capture_default_str();
-  cmd->add_option("--kinds", args->kinds, "Fault kinds, comma separated (default: every kind the topology allows)")
-      ->delimiter(',');
+  cmd->add_option("--kinds", args->kinds, "Fault kinds, comma separated (default: every kind the topology allows)");
   cmd->add_option("--property", args->property, "Only this violation counts (default: any)");
   cmd->add_option("--jobs", args->jobs, "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + ")")->capture_default_str();
   cmd->add_option("--shard", args->shard, "Run shard K of N of the explored schedules, e.g. 2/8")->capture_default_str();

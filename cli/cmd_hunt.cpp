@@ -240,8 +240,7 @@ Handler add_hunt_command(CLI::App& app) {
   auto args = std::make_shared<HuntArgs>();
   cmd->add_option("--lock", args->lock, "Lock kind to hunt (see `locksim list`)")->required();
   cmd->add_option("--scenario", args->scenario, "Base scenario (catalog name or .toml): its topology and workload");
-  cmd->add_option("--faults", args->faults, "Fault kinds to draw, comma separated (default: all but heal)")
-      ->delimiter(',');
+  cmd->add_option("--faults", args->faults, "Fault kinds to draw, comma separated (default: all but heal)");
   auto* budget = cmd->add_option("--budget", args->budget, "Cases to try at most (at least 1; default 1000)");
   cmd->add_option("--time", args->time, "Search for this long instead (\"30s\", \"2m\")")->excludes(budget);
   cmd->add_option("--seed", args->seed, "Seed of the search")->capture_default_str();
@@ -250,9 +249,12 @@ Handler add_hunt_command(CLI::App& app) {
   cmd->add_option("--workload", args->workload,
                   "What generated clients do: lock (default) or inventory (a sale of a drawn stock)");
   cmd->add_option("--method", args->methods,
-                  "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)")
-      ->delimiter(',');
-  return [args, budget] { return run_hunt(*args, budget->count() > 0); };
+                  "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)");
+  return [args, budget] {
+    args->faults = comma_list("hunt", "--faults", args->faults);
+    args->methods = comma_list("hunt", "--method", args->methods);
+    return run_hunt(*args, budget->count() > 0);
+  };
 }
 
 }  // namespace locksim::cli

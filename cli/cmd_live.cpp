@@ -71,8 +71,7 @@ Handler add_live_command(CLI::App& app) {
   cmd->add_option("--redis-server", args->redis_server, "The redis-server binary (default: found on PATH)");
   cmd->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--seed", args->seed, "Recorded in the output (live runs are not replayable)");
-  cmd->add_option("--redis", args->redis, "Existing servers HOST:PORT[,...] (one per master) instead of started ones")
-      ->delimiter(',');
+  cmd->add_option("--redis", args->redis, "Existing servers HOST:PORT[,...] (one per master) instead of started ones");
   auto* prefix = cmd->add_option("--prefix", args->prefix, "With --redis: the prefix of every key the run touches "
                                             "(default locksim:<random>:)");
   cmd->add_flag("--allow-remote", args->allow_remote, "With --redis: allow non-loopback addresses");
@@ -93,7 +92,7 @@ Handler add_live_command(CLI::App& app) {
     options.time_scale_ppm = live_time_scale_ppm(*scenario, args->time_scale);
     options.redis_server = args->redis_server;
     options.scenario_ref = args->scenario;
-    options.redis_endpoints = args->redis;
+    options.redis_endpoints = comma_list("live", "--redis", args->redis);
     options.key_prefix = args->prefix;
     options.allow_remote = args->allow_remote;
     auto live = live::run_live(*scenario, options);

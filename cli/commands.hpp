@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,24 @@ inline std::uint64_t option_number(const std::string& command, const std::string
   auto n = reports::parse_unsigned(text, option, bounds);
   if (!n) throw InputError(command + ": " + n.error());
   return *n;
+}
+
+// The items of a comma-separated option (`--lock token,fenced`, given once
+// or repeated), in order. An empty item ("token,", ",token", "a,,b") is an
+// InputError "sweep: --lock: an empty item in \"token,\"": CLI11's own
+// splitting drops it, which would run fewer things than the user typed.
+inline std::vector<std::string> comma_list(const std::string& command, const std::string& option,
+                                           const std::vector<std::string>& values) {
+  std::vector<std::string> items;
+  for (const auto& value : values) {
+    std::size_t start = 0;
+    for (std::size_t end; start <= value.size(); start = end + 1) {
+      end = std::min(value.find(',', start), value.size());
+      if (end == start) throw InputError(command + ": " + option + ": an empty item in \"" + value + "\"");
+      items.push_back(value.substr(start, end - start));
+    }
+  }
+  return items;
 }
 
 // Fault kinds named on the command line (`hunt --faults`, `check --kinds`),

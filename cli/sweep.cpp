@@ -55,14 +55,12 @@ struct Plan {
   std::uint64_t total() const { return pairs.size() * seeds; }
 };
 
-std::vector<std::string> expand(const std::vector<std::string>& args, const std::vector<std::string>& all) {
+std::vector<std::string> expand(const std::string& option, const std::vector<std::string>& args,
+                                const std::vector<std::string>& all) {
   std::vector<std::string> out;
-  for (const auto& arg : args) {
-    std::stringstream parts(arg);
-    for (std::string item; std::getline(parts, item, ',');) {
-      if (item == "all") out.insert(out.end(), all.begin(), all.end());
-      else if (!item.empty()) out.push_back(item);
-    }
+  for (const auto& item : comma_list("sweep", option, args)) {
+    if (item == "all") out.insert(out.end(), all.begin(), all.end());
+    else out.push_back(item);
   }
   return out;
 }
@@ -86,7 +84,7 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
   for (const auto& l : locks::all_locks()) lock_names.push_back(l.name);
   Plan plan{{}, {}, {}, o.seeds, o.seed_start};
   std::map<std::string, std::string> ref_of_name;  // runs are keyed by scenario name: one source per name
-  for (const auto& ref : expand(o.scenarios, catalog_names)) {
+  for (const auto& ref : expand("--scenario", o.scenarios, catalog_names)) {
     auto s = scenarios::resolve_scenario(ref);
     if (!s) throw InputError(s.error().to_string());
     if (auto [it, fresh] = ref_of_name.emplace(s->name, ref); !fresh)
@@ -95,7 +93,7 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
     plan.scenarios.push_back(std::move(*s));
     plan.refs.push_back(ref);
   }
-  const auto locks = expand(o.locks, lock_names);
+  const auto locks = expand("--lock", o.locks, lock_names);
   for (const auto& lock : locks)
     if (!locks::find_lock(lock)) throw InputError("sweep: " + locks::unknown_lock_message(lock));
   // Through `all`, a lock runs only on the scenarios that state what it
@@ -103,7 +101,7 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
   // reproductions of shipped bugs and their fixes run on the scenarios that
   // tell their story, and every run of `--lock all` has an expectation to
   // match. A lock named one by one runs on every scenario.
-  const std::vector<std::string> named = expand(o.locks, {});
+  const std::vector<std::string> named = expand("--lock", o.locks, {});
   for (std::size_t s = 0; s < plan.scenarios.size(); ++s) {
     for (const auto& lock : locks) {
       const auto info = locks::find_lock(lock);

@@ -398,6 +398,13 @@ TEST_CASE("an empty value for any option is refused, never read as its default (
       {"check gc-pause --lock token --property ''", "--property: an empty value"},
       {"report " + out + " --out ''", "--out: an empty value"},
       {"hunt --lock token --time +30s", "hunt: --time: bad duration \"+30s\""},
+      // An empty item of a comma-separated list is refused, not dropped.
+      {"sweep --scenario gc-pause --lock token, --out " + out, "sweep: --lock: an empty item in \"token,\""},
+      {"sweep --scenario ,gc-pause --lock token --out " + out, "sweep: --scenario: an empty item in \",gc-pause\""},
+      {"hunt --lock token --faults pause,", "hunt: --faults: an empty item in \"pause,\""},
+      {"hunt --lock token --workload inventory --method lock,,decr", "hunt: --method: an empty item in \"lock,,decr\""},
+      {"check gc-pause --lock token --kinds ,pause", "check: --kinds: an empty item in \",pause\""},
+      {"live gc-pause --redis 127.0.0.1:1,", "live: --redis: an empty item in \"127.0.0.1:1,\""},
       // --resume continues a regular file only.
       {"sweep --scenario gc-pause --lock token --resume --out -", "--out - (stdout) has nothing to continue"},
       {"sweep --scenario gc-pause --lock token --resume --out /dev/null",
