@@ -18,7 +18,6 @@
 // line, and `--merge FILES` reads the shards' summary lines back and states
 // the bound's verdict (covered or not, violation or none).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <climits>
@@ -59,9 +58,6 @@ using scenarios::FaultKind;
 // listed one line each (and all are in --out).
 constexpr std::size_t kShownInFull = 3;
 
-// Set by the first Ctrl-C or SIGTERM (handle_stop_signals), or by a failed run.
-std::atomic<bool> g_stop{false};
-void request_check_stop() { g_stop.store(true); }
 
 struct CheckArgs {
   std::string scenario;
@@ -247,43 +243,33 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
   OrderedWriter writer(out ? *out : discard, 0, false, std::cerr);
   Outcome outcome;
   std::mutex mutex;
-  std::exception_ptr error;
   Progress progress(::isatty(STDERR_FILENO) == 1);
-  auto worker = [&] {
-    while (!g_stop.load()) {
-      auto work = cursor.take();
-      if (!work) break;
-      try {
-        const scenarios::Scenario s = scenarios::schedule_scenario(plan, work->schedule, work->number);
-        // The runs that larger schedules read (a single fault's) record where their events went.
-        sim::Activity activity;
-        auto options = schedule_run_options(s, plan.lock_kind);
-        options.stop = &g_stop;  // a signal ends even a run in flight (it throws sim::Scheduler::Stopped)
-        if (work->schedule.size() == 1 && plan.max_faults > 1) options.activity = &activity;
-        auto run = scenarios::run_scenario(s, options);
-        if (!run) throw std::runtime_error("schedule " + std::to_string(work->number) + " does not run: " + run.error());
-        cursor.learn(*work, scenarios::summarize(plan, *run, options.activity));
-        auto kinds = work->mine ? scenarios::counted_violations(plan, *run) : std::vector<std::string>{};
-        progress.ran(cursor, !kinds.empty());
-        if (!work->mine) continue;
-        if (out) writer.deliver(work->position, reports::to_line(reports::record_of(*run)), kinds.empty());
-        if (kinds.empty()) continue;
-        std::lock_guard<std::mutex> lock(mutex);
-        outcome.violating.push_back({work->number, std::move(work->schedule), std::move(kinds)});
-      } catch (const sim::Scheduler::Stopped&) {
-        break;  // interrupted: the run in flight is dropped
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!error) error = std::current_exception();
-        g_stop.store(true);
-      }
-    }
-    if (g_stop.load()) cursor.abort();  // a worker waiting for this one's run would wait for ever
+  auto step = [&]() -> WorkerPool::Next {
+    auto work = cursor.take();
+    if (!work) return WorkerPool::Next::Done;
+    const scenarios::Scenario s = scenarios::schedule_scenario(plan, work->schedule, work->number);
+    // The runs that larger schedules read (a single fault's) record where their events went.
+    sim::Activity activity;
+    auto options = schedule_run_options(s, plan.lock_kind);
+    options.stop = &stop_flag();  // a signal ends even a run in flight (it throws sim::Scheduler::Stopped)
+    if (work->schedule.size() == 1 && plan.max_faults > 1) options.activity = &activity;
+    auto run = scenarios::run_scenario(s, options);
+    if (!run) throw std::runtime_error("schedule " + std::to_string(work->number) + " does not run: " + run.error());
+    cursor.learn(*work, scenarios::summarize(plan, *run, options.activity));
+    auto kinds = work->mine ? scenarios::counted_violations(plan, *run) : std::vector<std::string>{};
+    progress.ran(cursor, !kinds.empty());
+    if (!work->mine) return WorkerPool::Next::More;
+    if (out) writer.deliver(work->position, reports::to_line(reports::record_of(*run)), kinds.empty());
+    if (kinds.empty()) return WorkerPool::Next::More;
+    std::lock_guard<std::mutex> lock(mutex);
+    outcome.violating.push_back({work->number, std::move(work->schedule), std::move(kinds)});
+    return WorkerPool::Next::More;
   };
-  std::vector<std::thread> threads = start_workers("check", jobs - 1, worker, std::cerr);
-  worker();
-  for (auto& t : threads) t.join();
-  if (error) std::rethrow_exception(error);
+  // A worker waiting for a stopped one's run would wait for ever.
+  auto on_leave = [&cursor] {
+    if (stop_flag().load()) cursor.abort();
+  };
+  WorkerPool("check", std::cerr).run(jobs, step, on_leave);
   if (out && writer.failed()) throw InputError(a.out + ": write failed (disk full?)");
   outcome.interrupted = !cursor.complete();
   std::tie(outcome.walked, outcome.candidates) = cursor.walked_of_candidates();
@@ -422,8 +408,7 @@ int run_check(const CheckArgs& a) {
   const auto started = std::chrono::steady_clock::now();
   if (a.out == "-")  // sweep's "-" is stdout; here stdout carries the report
     throw InputError("check: --out -: stdout carries check's report; name a file for the run records");
-  g_stop.store(false);  // a signal from here on, even while planning, ends the walk
-  handle_stop_signals(&request_check_stop, "\ncheck: second signal: stopped at once\n");
+  handle_stop_signals("\ncheck: second signal: stopped at once\n");  // from here on, even while planning, a signal ends the walk
   const std::vector<scenarios::CheckPlan> plans = make_plans(a);
   refuse_output_over_input("check", "--out", a.out, {a.scenario});
   const OutputLock out_lock("check", "--out", a.out);  // before the truncation: a second check's file is kept

@@ -90,7 +90,7 @@ Handler add_sweep_command(CLI::App& app) {
     if (o->live) o->seeds = 1, o->jobs = 1;  // --live defaults: one run per cell, one at a time
     read_numbers(*numbers, *o);
     o->progress = !*quiet && isatty(STDERR_FILENO) && o->out != "-";
-    handle_stop_signals(&request_sweep_stop, "\nsweep: second signal: stopped at once; continue with --resume\n");
+    handle_stop_signals("\nsweep: second signal: stopped at once; continue with --resume\n");
     const SweepSummary s = run_sweep(*o, std::cerr);
     print_skip_counts(s.skipped_pairs, std::cerr);
     for (const auto& skipped : s.live_skipped) std::cerr << "sweep: not run live: " << printable(skipped) << "\n";

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "cli/commands.hpp"
+#include "sim/scheduler.hpp"
 #include "vocab/argv_pool.hpp"
 #include "vocab/task.hpp"
 
@@ -25,14 +26,14 @@ namespace locksim::cli {
 
 namespace {
 
+std::atomic<bool> g_stop{false};
 std::atomic<int> g_stop_signals{0};
-void (*g_on_first_signal)() = nullptr;
 const char* g_second_signal_message = "";
 
-// Async-signal-safe: an atomic, the command's flag setter, write(2) and _exit(2) only.
+// Async-signal-safe: atomics, write(2) and _exit(2) only.
 void on_stop_signal(int) {
   if (g_stop_signals.fetch_add(1) == 0) {
-    g_on_first_signal();
+    g_stop.store(true);
     return;
   }
   [[maybe_unused]] const auto written = ::write(STDERR_FILENO, g_second_signal_message, std::strlen(g_second_signal_message));
@@ -41,9 +42,12 @@ void on_stop_signal(int) {
 
 }  // namespace
 
-void handle_stop_signals(void (*first)(), const char* second) {
-  g_on_first_signal = first;
+std::atomic<bool>& stop_flag() { return g_stop; }
+void request_stop() { g_stop.store(true); }
+
+void handle_stop_signals(const char* second) {
   g_second_signal_message = second;
+  g_stop.store(false);
   g_stop_signals.store(0);
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
@@ -86,8 +90,6 @@ void share_arenas_under_a_limit() {
   rlimit limit{};
   if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) ::mallopt(M_ARENA_MAX, 2);
 }
-
-}  // namespace
 
 // Starts up to `extra` more workers (the caller's thread is one more).
 // No worker takes work before all have started: running workers would fill
@@ -163,6 +165,43 @@ std::vector<std::thread> start_workers(const std::string& command, unsigned extr
     threads.resize(gate->kept - 1);
   }
   return threads;
+}
+
+}  // namespace
+
+void WorkerPool::run(unsigned jobs, const std::function<Next()>& step, const std::function<void()>& on_leave) {
+  std::vector<std::thread> threads = start_workers(command_, jobs - 1, [&] { work(step, on_leave); }, log_);
+  work(step, on_leave);
+  for (auto& t : threads) t.join();
+  if (retired_.load() > 0 && !g_stop.load()) work(step, on_leave);  // work given back after the others had finished
+  if (error_) std::rethrow_exception(error_);
+}
+
+void WorkerPool::work(const std::function<Next()>& step, const std::function<void()>& on_leave) {
+  ++active_;
+  Next next = Next::More;
+  try {
+    while (!g_stop.load() && (next = step()) == Next::More) {
+    }
+  } catch (const sim::Scheduler::Stopped&) {  // a signal during this run: nothing to keep of it
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    if (!error_) error_ = std::current_exception();
+    g_stop.store(true);
+  }
+  if (next != Next::Retired) --active_;  // a retired worker was counted out by may_retire
+  on_leave();
+}
+
+bool WorkerPool::may_retire() {
+  unsigned n = active_.load();
+  while (n > 1 && !active_.compare_exchange_weak(n, n - 1)) {
+  }
+  if (n <= 1) return false;
+  ++retired_;
+  if (!told_retiring_.exchange(true))
+    log_ << command_ << ": out of memory with " << n << " jobs running; going on with fewer\n";
+  return true;
 }
 
 namespace {

@@ -4,7 +4,9 @@
 // it first, so an output file is the same for any --jobs.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -22,18 +24,47 @@ namespace locksim::cli {
 // no blanks, no signs, N at most 2^32-1), 1 <= K <= N. Errors name `command`.
 std::pair<unsigned, unsigned> parse_shard(const std::string& command, const std::string& text);
 
-// Ctrl-C and SIGTERM for a long command: the first signal calls `first`
-// (async-signal-safe work only: it sets the command's stop flag, and the
-// command ends its runs in flight, keeps what finished and exits 130); a
-// second writes `second` to stderr and exits 130 at once. Installed anew
-// (the count reset) by each call.
-void handle_stop_signals(void (*first)(), const char* second);
+// The stop flag of the command that runs many worlds (sweep, check): set by
+// the first Ctrl-C or SIGTERM, by a run that failed, or by request_stop();
+// a run in flight reads it too (RunOptions::stop) and ends early.
+std::atomic<bool>& stop_flag();
+void request_stop();
 
-// Starts up to `extra` more workers; a thread that cannot start (out of
-// memory or threads: --jobs 2000 in a container) ends the spawning, and the
-// command goes on with the workers it has (the caller's thread is one).
-std::vector<std::thread> start_workers(const std::string& command, unsigned extra, const std::function<void()>& worker,
-                                       std::ostream& log);
+// Ctrl-C and SIGTERM for a long command: the first signal sets the stop flag
+// (the command ends its runs in flight, keeps what finished and exits 130);
+// a second writes `second` to stderr and exits 130 at once. Each call clears
+// the flag and the signal count.
+void handle_stop_signals(const char* second);
+
+// The workers of sweep and check: `step` takes one piece of work, runs it
+// and says whether its worker goes on. A step that throws
+// sim::Scheduler::Stopped (a signal during a run) ends its worker; any other
+// exception sets the stop flag, and run() rethrows the first once every
+// worker has left. `on_leave` runs as each worker leaves (check wakes the
+// workers that wait for a result that will not come). A thread that cannot
+// start (out of memory or threads: --jobs 2000 in a container) ends the
+// spawning, and the command goes on with the workers it has (the caller's
+// thread is one).
+class WorkerPool {
+ public:
+  enum class Next { More, Done, Retired };
+  WorkerPool(std::string command, std::ostream& log) : command_(std::move(command)), log_(log) {}
+  void run(unsigned jobs, const std::function<Next()>& step, const std::function<void()>& on_leave = [] {});
+  // For a worker whose run ran out of memory: true while another worker
+  // still runs (this one then gives its work back and returns
+  // Next::Retired); says so once. False for the last worker: its error stands.
+  bool may_retire();
+
+ private:
+  void work(const std::function<Next()>& step, const std::function<void()>& on_leave);
+  std::string command_;
+  std::ostream& log_;
+  std::atomic<unsigned> active_{0};
+  std::atomic<unsigned> retired_{0};
+  std::atomic<bool> told_retiring_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
 
 // Memory held back while a sweep's workers run. When an allocation fails,
 // the new-handler gives one block back to the heap and the allocation is

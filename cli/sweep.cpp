@@ -2,7 +2,6 @@
 #include "cli/sweep.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -17,7 +16,6 @@
 #include <set>
 #include <sstream>
 #include <system_error>
-#include <thread>
 #include <tuple>
 
 #include "cli/commands.hpp"
@@ -38,8 +36,6 @@
 namespace locksim::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
 
 struct Pair {
   std::size_t scenario;
@@ -193,7 +189,7 @@ ItemResult simulate_item(const Plan& plan, std::uint64_t item) {
   options.seed = seed_of(plan, item);
   options.scenario_ref = plan.refs[pair.scenario];
   options.program = program_name();
-  options.stop = &g_stop;  // Ctrl-C ends even a very long run (it throws sim::Scheduler::Stopped)
+  options.stop = &stop_flag();  // Ctrl-C ends even a very long run (it throws sim::Scheduler::Stopped)
   auto run = scenarios::run_scenario(plan.scenarios[pair.scenario], options);
   if (!run) throw InputError(run.error());
   return {reports::to_line(reports::record_of(*run)), run->matched, std::nullopt};
@@ -231,17 +227,6 @@ void check_live_options(const SweepOptions& o, const Plan& plan) {
   if (!on_redis) return;
   auto binary = live::locate_redis_server(o.redis_server);
   if (!binary) throw InputError("sweep --live: " + binary.error().message);
-}
-
-// Whether a worker that ran out of memory may retire (another is still
-// running); says so once.
-bool retire_on_oom(std::atomic<unsigned>& active, std::atomic<bool>& told, std::ostream& log) {
-  unsigned n = active.load();
-  while (n > 1 && !active.compare_exchange_weak(n, n - 1)) {
-  }
-  if (n <= 1) return false;
-  if (!told.exchange(true)) log << "sweep: out of memory with " << n << " jobs running; going on with fewer\n";
-  return true;
 }
 
 // This shard's work-list positions still to run, produced on demand (a
@@ -309,8 +294,6 @@ std::pair<std::uint64_t, std::uint64_t> count_shard(const Plan& plan, const Swee
 
 }  // namespace
 
-void request_sweep_stop() { g_stop.store(true); }
-
 SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   if (o.shard_count == 0 || o.shard_index == 0 || o.shard_index > o.shard_count)
     throw InputError("sweep: --shard must be K/N with 1 <= K <= N");
@@ -321,7 +304,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
     throw InputError("sweep: --seed-start " + std::to_string(o.seed_start) + " with --seeds " + std::to_string(o.seeds) +
                      " goes past the largest seed, 18446744073709551615");
   if (o.out.empty()) throw InputError("sweep: --out FILE.jsonl is required");
-  g_stop.store(false);
+  stop_flag().store(false);  // this sweep's own signals and failures only
   SweepSummary summary;
   const Plan plan = make_plan(o, summary);
   if (o.live) check_live_options(o, plan);
@@ -346,60 +329,40 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   std::ostream& out = o.out == "-" ? std::cout : file;
   OrderedWriter writer(out, to_run, o.progress, log);
 
-  std::mutex error_mutex;
-  std::exception_ptr error;
-  // Workers still taking runs. One that runs out of memory (many --jobs
-  // under a memory limit: each thread's stack and heap) gives its run back
-  // and retires while others remain; the last one's is an error. One whose
-  // run needed the memory reserve (parallel.hpp) retires after writing it.
-  std::atomic<unsigned> active{0};
-  std::atomic<bool> told_retiring{false};
-  auto worker = [&] {
-    ++active;
-    while (!g_stop.load()) {
-      const auto work = cursor.take();
-      if (!work) break;
-      const auto [p, item] = *work;
-      try {
-        auto result = o.live ? live_item(plan, item, o) : simulate_item(plan, item);
-        if (!result) {
-          g_stop.store(true);
-          break;
-        }
-        if (result->live_skipped) summary.live_skipped.push_back(*result->live_skipped);  // live: one job
-        writer.deliver(p, std::move(result->line), result->matched);
-        if (MemoryReserve::retirement_requested() && retire_on_oom(active, told_retiring, log)) return;
-      } catch (const sim::Scheduler::Stopped&) {
-        break;  // Ctrl-C during this run: nothing to write for it
-      } catch (const std::bad_alloc&) {
-        if (retire_on_oom(active, told_retiring, log)) {
-          cursor.give_back(*work);
-          return;
-        }
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        g_stop.store(true);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        g_stop.store(true);
+  // A worker that runs out of memory (many --jobs under a memory limit: each
+  // thread's stack and heap) gives its run back and retires while others
+  // remain; the last one's is an error. One whose run needed the memory
+  // reserve (parallel.hpp) retires after writing it.
+  WorkerPool pool("sweep", log);
+  auto step = [&]() -> WorkerPool::Next {
+    const auto work = cursor.take();
+    if (!work) return WorkerPool::Next::Done;
+    const auto [p, item] = *work;
+    try {
+      auto result = o.live ? live_item(plan, item, o) : simulate_item(plan, item);
+      if (!result) {
+        request_stop();
+        return WorkerPool::Next::Done;
       }
+      if (result->live_skipped) summary.live_skipped.push_back(*result->live_skipped);  // live: one job
+      writer.deliver(p, std::move(result->line), result->matched);
+      const bool retire = MemoryReserve::retirement_requested() && pool.may_retire();
+      return retire ? WorkerPool::Next::Retired : WorkerPool::Next::More;
+    } catch (const std::bad_alloc&) {
+      if (!pool.may_retire()) throw;
+      cursor.give_back(*work);
+      return WorkerPool::Next::Retired;
     }
-    --active;
   };
   const unsigned jobs = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(o.jobs, to_run), 1, UINT_MAX));
   cursor.expect_workers(jobs);
   const MemoryReserve reserve(16);  // 16 MB: each MB the runs fall back on retires a worker
-  std::vector<std::thread> threads = start_workers("sweep", jobs - 1, worker, log);
-  worker();
-  for (auto& t : threads) t.join();
-  if (!g_stop.load()) worker();  // runs given back by a retiring worker after the others had finished
+  pool.run(jobs, step);
   writer.finish();
-  if (error) std::rethrow_exception(error);
   if (writer.failed()) throw InputError(o.out + ": write failed (disk full?)");
   summary.ran = writer.written();
   summary.unmatched = writer.unmatched();
-  summary.interrupted = g_stop.load() && summary.ran < to_run;
+  summary.interrupted = stop_flag().load() && summary.ran < to_run;
   return summary;
 }
 

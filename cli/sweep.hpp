@@ -67,7 +67,4 @@ struct SweepSummary {
 // failed.
 SweepSummary run_sweep(const SweepOptions& options, std::ostream& log);
 
-// Called from a signal handler: finish the runs in flight, write them, stop.
-void request_sweep_stop();
-
 }  // namespace locksim::cli

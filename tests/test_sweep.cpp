@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/parallel.hpp"
 #include "cli/sweep.hpp"
 #include "tests/support/shell.hpp"
 
@@ -39,11 +40,11 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// Calls request_sweep_stop() after `delay`, as a signal handler would.
+// Calls request_stop() after `delay`, as a signal handler would.
 std::thread stop_after(std::chrono::milliseconds delay) {
   return std::thread([delay] {
     std::this_thread::sleep_for(delay);
-    request_sweep_stop();
+    request_stop();
   });
 }
 
