@@ -316,6 +316,8 @@ locks::LockInfo library_lock(std::string name, std::string description, std::str
   // The CP adapters report a fencing value (the lock node's czxid, the
   // lock key's create_revision), as zk-fenced / etcd-fenced do.
   info.fencing = topology != locks::Topology::Redis;
+  // kazoo's Lock has no extend (pings keep the session), as zk-lock's.
+  info.implements_extend = topology != locks::Topology::ZooKeeper;
   return info;
 }
 
@@ -345,13 +347,11 @@ static std::vector<locks::LockInfo> shipped_library_locks() {
                              "redlock 5.0.0-beta.2 + ioredis 5.4.1 (npm ci in adapters/node-redlock)",
                              "redlock src/index.ts: Redlock.acquire/release/extend"));
   out.push_back(library_lock("lib:kazoo",
-                             "kazoo's recipe.lock.Lock (ephemeral sequential node) with its connection-state listener, "
-                             "the real library; fencing by the node's czxid",
+                             "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
                              "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release",
                              locks::Topology::ZooKeeper));
   out.push_back(library_lock("lib:python-etcd3",
-                             "python-etcd3's etcd3.Lock (lease + create-revision-0 transaction), the real library; "
-                             "fencing by the key's create_revision",
+                             "python-etcd3's etcd3.Lock (lease, refresh), the real library; create_revision fencing",
                              "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)", "etcd3/locks.py: Lock.acquire/release/refresh",
                              locks::Topology::Etcd));
   return out;

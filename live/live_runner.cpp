@@ -1159,12 +1159,15 @@ Result<std::unique_ptr<CpCluster>, LiveError> start_cp_cluster(const Scenario& s
 }
 
 // What the run ran against, for its first note.
-std::string what_ran(const Scenario& s) {
+std::string what_ran(const Scenario& s, const locks::LockInfo& lock) {
   const std::string n = std::to_string(s.cp.members);
+  const bool library = !lock.library.empty();  // its own client, in the adapter's process
   if (s.topology == locks::Topology::Etcd)
-    return "a real etcd cluster (" + n + " etcd processes; clients through the v3 JSON gateway with libcurl)";
+    return "a real etcd cluster (" + n + " etcd processes; clients through " +
+           (library ? lock.library : "the v3 JSON gateway with libcurl") + ")";
   if (s.topology == locks::Topology::ZooKeeper)
-    return "a real ZooKeeper ensemble (" + n + " JVMs; clients through the C client libzookeeper_mt)";
+    return "a real ZooKeeper ensemble (" + n + " JVMs; clients through " +
+           (library ? lock.library : "the C client libzookeeper_mt") + ")";
   return "real redis-server processes";
 }
 
@@ -1238,7 +1241,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                                   given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);
   for (const auto& c : r.history.clients) r.host_names.push_back(c.name);
-  out.notes = {"live run against " + what_ran(scenario) + " at time scale " + scale_text(options.time_scale_ppm) +
+  out.notes = {"live run against " + what_ran(scenario, *info) + " at time scale " + scale_text(options.time_scale_ppm) +
                    " (times are shown in scenario time)",
                "not deterministic: the digest is a hash of this run's history, not a replayable trace digest"};
   if (existing)
