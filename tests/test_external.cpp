@@ -336,3 +336,16 @@ TEST_CASE("etcd-gc-pause with python-etcd3's own Lock: two holders (A and C), no
   const std::set<std::string> want = {"mutual-exclusion"};
   CHECK(cp_story_kinds("etcd-gc-pause", "lib:python-etcd3", want) == want);
 }
+
+// zk-holder-crash: the crash SIGKILLs A's kazoo process (its session is
+// not closed: the kernel drops the connection), the ensemble expires the
+// session a timeout later and B, waiting in kazoo's own Lock, gets it.
+TEST_CASE("zk-holder-crash with kazoo: the killed holder's session expires and the waiter gets the lock", "[external][cp-external]") {
+  const auto run = cp_live_run("zk-holder-crash", "lib:kazoo");
+  CHECK(run.run.violations.empty());
+  REQUIRE(run.run.history.clients.size() == 2);
+  CHECK(run.run.history.clients[0].crashes.size() == 1);
+  const auto& beliefs = run.run.history.beliefs;
+  CHECK(std::any_of(beliefs.begin(), beliefs.end(), [](const auto& b) { return b.client == 1; }));  // B held it
+  CHECK(processes_with(live::adapters_dir() + "/kazoo/adapter.py").first == 0);
+}
