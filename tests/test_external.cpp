@@ -349,3 +349,19 @@ TEST_CASE("zk-holder-crash with kazoo: the killed holder's session expires and t
   CHECK(std::any_of(beliefs.begin(), beliefs.end(), [](const auto& b) { return b.client == 1; }));  // B held it
   CHECK(processes_with(live::adapters_dir() + "/kazoo/adapter.py").first == 0);
 }
+
+// zk-holder-partitioned: the partition acts on A's kazoo connections (its
+// links on the member proxies drop everything). kazoo hears no ping answer
+// within its read timeout (2/3 of the session timeout) and goes SUSPENDED
+// before the session expires, so A, asking its listener before each write,
+// abandons before B is granted the lock: no two holders, unlike zk-fenced
+// (Curator's InterProcessMutex does not watch the connection state).
+TEST_CASE("zk-holder-partitioned with kazoo: its listener says SUSPENDED and A abandons before B holds", "[external][cp-external]") {
+  const auto run = cp_live_run("zk-holder-partitioned", "lib:kazoo");
+  CHECK(run.run.violations.empty());
+  const auto& beliefs = run.run.history.beliefs;
+  REQUIRE(beliefs.size() >= 2);
+  CHECK(beliefs[0].client == 0);
+  CHECK(beliefs[0].end_reason == "abandon");
+  CHECK(std::any_of(beliefs.begin(), beliefs.end(), [](const auto& b) { return b.client == 1; }));  // B held it after
+}
