@@ -557,20 +557,17 @@ std::vector<std::string> LiveSession::adapter_servers(std::size_t c) const {
 // One incarnation on an etcd / ZooKeeper topology: its own connection to
 // the members through its links on their proxies (adapter_servers). The
 // connection outlives the runtime (whose destructor joins the session's
-// keep-alive thread).
-// A library lock (external_lock.hpp) connects in its own process: no
-// connection here, which would open a session of its own.
+// keep-alive thread). A library lock (external_lock.hpp) connects from its
+// adapter's process: none here, which would open a session of its own.
 void LiveSession::client_thread_cp(std::size_t c) {
   const std::vector<std::string> endpoints = adapter_servers(c);
+  const bool own_client = lock_.library.empty();
   std::unique_ptr<LiveEtcdConn> etcd;
   std::unique_ptr<LiveZkConn> zk;
-  if (!lock_.library.empty()) {
-    // the client's library connects itself, to adapter_servers(c)
-  } else if (s_.topology == locks::Topology::Etcd) {
+  if (own_client && s_.topology == locks::Topology::Etcd)
     etcd = std::make_unique<LiveEtcdConn>(*this, c, std::make_unique<EtcdHttpConn>(endpoints, command_timeout()));
-  } else {
+  else if (own_client)
     zk = std::make_unique<LiveZkConn>(*this, c, std::make_unique<ZkCClientConn>(ZkCluster::connect_string(endpoints)));
-  }
   LiveRuntime rt(*this, late_, LiveCpConns{etcd.get(), zk.get()}, c, s_.clients[c].name, *client_clocks_[c]);
   sync_wait(scenarios::client_main(*this, c, rt));
 }

@@ -128,14 +128,14 @@ class LiveWorld {
     (void)c;
     return false;
   }
-  // The adapter started for client c before the run (its first
-  // incarnation), or nullptr: the lock starts one itself.
   // The addresses client c's adapter is told ("servers" in hello): its
   // own links on the proxies in front of the servers.
   virtual std::vector<std::string> adapter_servers(std::size_t c) const {
     (void)c;
     return {};
   }
+  // The adapter started for client c before the run (its first
+  // incarnation), or nullptr: the lock starts one itself.
   virtual std::unique_ptr<ExternalClient> take_adapter(std::size_t c) {
     (void)c;
     return nullptr;
