@@ -298,19 +298,26 @@ locks::LockFactory external_factory(std::string name) {
     std::unique_ptr<ExternalClient> client = live->world().take_adapter(live->client());
     if (!client) {
       client = std::make_unique<ExternalClient>(live->world(), live->client(), live->client_name(),
-                                                live->server_endpoints(), config, adapter_command(name, config));
+                                                live->world().adapter_servers(live->client()), config, adapter_command(name, config));
     }
     return std::make_unique<ExternalLock>(std::move(client), config);
   };
 }
 
-locks::LockInfo library_lock(std::string name, std::string description, std::string library, std::string source) {
+locks::LockInfo library_lock(std::string name, std::string description, std::string library, std::string source,
+                             locks::Topology topology = locks::Topology::Redis) {
   locks::LockInfo info;
   info.factory = external_factory(name);
   info.name = std::move(name);
   info.description = std::move(description);
   info.library = std::move(library);
   info.source = std::move(source);
+  info.topology = topology;
+  // The CP adapters report a fencing value (the lock node's czxid, the
+  // lock key's create_revision), as zk-fenced / etcd-fenced do.
+  info.fencing = topology != locks::Topology::Redis;
+  // kazoo's Lock has no extend (pings keep the session), as zk-lock's.
+  info.implements_extend = topology != locks::Topology::ZooKeeper;
   return info;
 }
 
@@ -324,6 +331,8 @@ std::string adapters_dir() {
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config) {
   if (lock == "lib:redis-py") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py"};
   if (lock == "lib:node-redlock") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js"};
+  if (lock == "lib:kazoo") return {"/usr/bin/python3", adapters_dir() + "/kazoo/adapter.py"};
+  if (lock == "lib:python-etcd3") return {"/usr/bin/python3", adapters_dir() + "/python-etcd3/adapter.py"};
   if (config.command.empty()) throw AdapterFailure("lock external needs its adapter: --client \"CMD ARGS\" or [lock] command");
   return config.command;
 }
@@ -337,6 +346,14 @@ static std::vector<locks::LockInfo> shipped_library_locks() {
   out.push_back(library_lock("lib:node-redlock", "npm redlock's Redlock over ioredis, over every master, the real library",
                              "redlock 5.0.0-beta.2 + ioredis 5.4.1 (npm ci in adapters/node-redlock)",
                              "redlock src/index.ts: Redlock.acquire/release/extend"));
+  out.push_back(library_lock("lib:kazoo",
+                             "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
+                             "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release",
+                             locks::Topology::ZooKeeper));
+  out.push_back(library_lock("lib:python-etcd3",
+                             "python-etcd3's etcd3.Lock (lease, refresh), the real library; create_revision fencing",
+                             "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)", "etcd3/locks.py: Lock.acquire/release/refresh",
+                             locks::Topology::Etcd));
   return out;
 }
 

@@ -187,6 +187,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
     return clients_[c].paused_until > Clock::now();
   }
   void adapter_note(std::size_t c, const std::string& text) override;
+  std::vector<std::string> adapter_servers(std::size_t c) const override;
   std::unique_ptr<ExternalClient> take_adapter(std::size_t c) override {
     std::lock_guard lk(mutex_);
     if (clients_[c].running != 0 || c >= prestarted_.size()) return nullptr;
@@ -538,21 +539,36 @@ void LiveSession::client_thread(std::size_t c) {
   }
 }
 
+// Client c's own links on the proxies: on Redis one per shard (its
+// master), on etcd / ZooKeeper one per member, member (c mod N) first as
+// the simulated client tries them (scenarios/runner.cpp connect_cp).
+std::vector<std::string> LiveSession::adapter_servers(std::size_t c) const {
+  const std::string& name = s_.clients[c].name;
+  std::vector<std::string> out;
+  if (cp_) {
+    out = cp_->client_endpoints(name);
+    std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(c % out.size()), out.end());
+    return out;
+  }
+  for (int shard = 0; shard < redis_->shards(); ++shard) out.push_back(redis_->client_endpoint(name, shard));
+  return out;
+}
+
 // One incarnation on an etcd / ZooKeeper topology: its own connection to
-// the members through its links on their proxies, the first one tried
-// being member (c mod N), as the simulated client's (scenarios/runner.cpp
-// connect_cp). The connection outlives the runtime (whose destructor joins
-// the session's keep-alive thread).
+// the members through its links on their proxies (adapter_servers). The
+// connection outlives the runtime (whose destructor joins the session's
+// keep-alive thread). A library lock (external_lock.hpp) connects from its
+// adapter's process: none here, which would open a session of its own.
 void LiveSession::client_thread_cp(std::size_t c) {
-  std::vector<std::string> endpoints = cp_->client_endpoints(s_.clients[c].name);
-  std::rotate(endpoints.begin(), endpoints.begin() + static_cast<std::ptrdiff_t>(c % endpoints.size()), endpoints.end());
+  const std::vector<std::string> endpoints = adapter_servers(c);
+  const bool own_client = lock_.library.empty();
   std::unique_ptr<LiveEtcdConn> etcd;
   std::unique_ptr<LiveZkConn> zk;
-  if (s_.topology == locks::Topology::Etcd)
+  if (own_client && s_.topology == locks::Topology::Etcd)
     etcd = std::make_unique<LiveEtcdConn>(*this, c, std::make_unique<EtcdHttpConn>(endpoints, command_timeout()));
-  else
+  else if (own_client)
     zk = std::make_unique<LiveZkConn>(*this, c, std::make_unique<ZkCClientConn>(ZkCluster::connect_string(endpoints)));
-  LiveRuntime rt(*this, late_, LiveCpConns{etcd.get(), zk.get()}, c, *client_clocks_[c]);
+  LiveRuntime rt(*this, late_, LiveCpConns{etcd.get(), zk.get()}, c, s_.clients[c].name, *client_clocks_[c]);
   sync_wait(scenarios::client_main(*this, c, rt));
 }
 
@@ -885,13 +901,10 @@ std::string LiveSession::story_over_note(Clock::duration real) const {
 // side by side: an interpreter's start-up (a second or more on a loaded
 // machine) is not part of the story. A restarted client starts its own.
 Result<bool, LiveError> LiveSession::prestart_adapters() {
-  if (lock_.library.empty() || !redis_) return true;
+  if (lock_.library.empty()) return true;
   try {
     for (std::size_t c = 0; c < s_.clients.size(); ++c) {
-      std::vector<std::string> servers;
-      for (int shard = 0; shard < redis_->shards(); ++shard)
-        servers.push_back(redis_->client_endpoint(s_.clients[c].name, shard));
-      prestarted_.push_back(std::make_unique<ExternalClient>(*this, c, s_.clients[c].name, std::move(servers), s_.lock,
+      prestarted_.push_back(std::make_unique<ExternalClient>(*this, c, s_.clients[c].name, adapter_servers(c), s_.lock,
                                                              adapter_command(lock_.name, s_.lock)));
     }
     for (auto& client : prestarted_) client->finish_hello();
@@ -1143,12 +1156,15 @@ Result<std::unique_ptr<CpCluster>, LiveError> start_cp_cluster(const Scenario& s
 }
 
 // What the run ran against, for its first note.
-std::string what_ran(const Scenario& s) {
+std::string what_ran(const Scenario& s, const locks::LockInfo& lock) {
   const std::string n = std::to_string(s.cp.members);
+  const bool library = !lock.library.empty();  // its own client, in the adapter's process
   if (s.topology == locks::Topology::Etcd)
-    return "a real etcd cluster (" + n + " etcd processes; clients through the v3 JSON gateway with libcurl)";
+    return "a real etcd cluster (" + n + " etcd processes; clients through " +
+           (library ? lock.library : "the v3 JSON gateway with libcurl") + ")";
   if (s.topology == locks::Topology::ZooKeeper)
-    return "a real ZooKeeper ensemble (" + n + " JVMs; clients through the C client libzookeeper_mt)";
+    return "a real ZooKeeper ensemble (" + n + " JVMs; clients through " +
+           (library ? lock.library : "the C client libzookeeper_mt") + ")";
   return "real redis-server processes";
 }
 
@@ -1222,7 +1238,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                                   given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);
   for (const auto& c : r.history.clients) r.host_names.push_back(c.name);
-  out.notes = {"live run against " + what_ran(scenario) + " at time scale " + scale_text(options.time_scale_ppm) +
+  out.notes = {"live run against " + what_ran(scenario, *info) + " at time scale " + scale_text(options.time_scale_ppm) +
                    " (times are shown in scenario time)",
                "not deterministic: the digest is a hash of this run's history, not a replayable trace digest"};
   if (existing)

@@ -220,19 +220,12 @@ LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster
 }
 
 LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client,
-                         const ClientClock& clock)
-    : world_(world), late_(late), cp_(cp), client_(client), clock_(clock) {
+                         std::string client_name, const ClientClock& clock)
+    : world_(world), late_(late), cp_(cp), client_(client), client_name_(std::move(client_name)), clock_(clock) {
   real_ = std::make_unique<locks::RealRuntime>(std::vector<std::string>{});  // clocks, sleeps, spawn only
 }
 
-LiveRuntime::~LiveRuntime() { real_.reset(); }
-
-std::vector<std::string> LiveRuntime::server_endpoints() const {
-  std::vector<std::string> out;
-  if (!cluster_) return out;
-  for (int s = 0; s < cluster_->shards(); ++s) out.push_back(cluster_->client_endpoint(client_name_, s));
-  return out;
-}  // join spawned tasks before their connections go
+LiveRuntime::~LiveRuntime() { real_.reset(); }  // join spawned tasks before their connections go
 
 LocalInstant LiveRuntime::monotonic_now() {
   const auto now = real_->monotonic_now() + clock_.monotonic_offset();

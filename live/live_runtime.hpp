@@ -128,6 +128,12 @@ class LiveWorld {
     (void)c;
     return false;
   }
+  // The addresses client c's adapter is told ("servers" in hello): its
+  // own links on the proxies in front of the servers.
+  virtual std::vector<std::string> adapter_servers(std::size_t c) const {
+    (void)c;
+    return {};
+  }
   // The adapter started for client c before the run (its first
   // incarnation), or nullptr: the lock starts one itself.
   virtual std::unique_ptr<ExternalClient> take_adapter(std::size_t c) {
@@ -180,7 +186,8 @@ class LiveRuntime final : public locks::Runtime {
               std::string client_name, std::vector<std::string> lock_keys, const ClientClock& clock);
   // On etcd / ZooKeeper: no Redis connection (node_count() 0), the CP
   // connections given (not owned; they outlive the runtime).
-  LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client, const ClientClock& clock);
+  LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client, std::string client_name,
+              const ClientClock& clock);
   ~LiveRuntime() override;
 
   LocalInstant monotonic_now() override;
@@ -199,9 +206,6 @@ class LiveRuntime final : public locks::Runtime {
   LiveWorld& world() { return world_; }
   std::size_t client() const { return client_; }
   const std::string& client_name() const { return client_name_; }
-  // "127.0.0.1:port" per shard: this client's link on the proxy in front
-  // of the shard's current master, as conn(i) connects.
-  std::vector<std::string> server_endpoints() const;
 
   class ShardConn;  // a RedisConn for one shard (live_runtime.cpp)
 

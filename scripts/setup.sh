@@ -11,6 +11,7 @@ packages=(g++ cmake ninja-build pkg-config catch2 librapidcheck-dev libcli11-dev
   libbenchmark-dev redis-server libxml2-utils parallel time chromium
   clang-14 libclang-rt-14-dev  # clang: scripts/hardening.sh (determinism, libFuzzer)
   python3-hypothesis python3-fakeredis python3-lupa python3-redis  # bench/peers/ (ctest peers_smoke); adapters/redis-py (lib:redis-py)
+  python3-kazoo python3-etcd3  # adapters/kazoo (lib:kazoo), adapters/python-etcd3 (lib:python-etcd3)
   etcd-server etcd-client zookeeper default-jre-headless libzookeeper-mt-dev libcurl4-openssl-dev libssl-dev)  # live CP clusters
 missing=()
 for p in "${packages[@]}"; do

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -238,4 +239,129 @@ TEST_CASE("no adapter process outlives locksim stopped by SIGINT, SIGTERM or SIG
     CHECK(out.find("done") != std::string::npos);
     CHECK(processes_with(adapter).first == 0);
   }
+}
+
+// ---- the CP libraries: kazoo on a real ZooKeeper ensemble, python-etcd3 on a real etcd cluster
+// (run_live starts the members on free ports and stops them; a missing etcd or JRE fails, never skips)
+
+namespace {
+
+live::LiveRun cp_live_run(const std::string& story, const std::string& lock) {
+  auto s = scenarios::load_catalog_scenario(story);
+  REQUIRE(s);
+  live::LiveOptions options;
+  options.lock_kind = lock;
+  options.time_scale_ppm = s->live_time_scale_ppm.value_or(100'000);
+  auto run = live::run_live(*s, options);
+  INFO((run ? std::string() : run.error().message));
+  REQUIRE(run);
+  return std::move(*run);
+}
+
+bool noted(const live::LiveRun& run, const std::string& text) {
+  return std::any_of(run.notes.begin(), run.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+// The violation kinds of up to three live runs of `story`, the first that equals `want`.
+std::set<std::string> cp_story_kinds(const std::string& story, const std::string& lock, const std::set<std::string>& want) {
+  std::set<std::string> got;
+  for (int attempt = 0; attempt < 3 && (attempt == 0 || got != want); ++attempt)
+    got = cp_live_run(story, lock).run.violation_kinds();
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("lib:kazoo and lib:python-etcd3 are listed with their package and run only on their own topology", "[external]") {
+  live::register_library_locks();
+  const auto kazoo = locks::find_lock("lib:kazoo");
+  const auto etcd3 = locks::find_lock("lib:python-etcd3");
+  REQUIRE(kazoo);
+  REQUIRE(etcd3);
+  CHECK(kazoo->library.find("kazoo 2.8.0") != std::string::npos);
+  CHECK(etcd3->library.find("python-etcd3 0.12.0") != std::string::npos);
+  CHECK(kazoo->topology == locks::Topology::ZooKeeper);
+  CHECK(etcd3->topology == locks::Topology::Etcd);
+  // A library of another topology: exit 2 naming it, before any server starts.
+  const std::vector<std::pair<std::string, std::string>> mismatched = {
+      {"gc-pause", "lib:kazoo"}, {"zk-gc-pause", "lib:redis-py"}, {"etcd-gc-pause", "lib:kazoo"}, {"zk-baseline", "lib:python-etcd3"}};
+  for (const auto& [story, lock] : mismatched) {
+    INFO(story << " " << lock);
+    auto s = scenarios::load_catalog_scenario(story);
+    REQUIRE(s);
+    live::LiveOptions options;
+    options.lock_kind = lock;
+    auto refused = live::run_live(*s, options);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().exit_code == 2);
+    CHECK(refused.error().message.find("topology") != std::string::npos);
+  }
+}
+
+TEST_CASE("lib:kazoo on a real ZooKeeper ensemble: three clients take turns, safely, through kazoo's own Lock", "[external][cp-external]") {
+  const auto run = cp_live_run("zk-baseline", "lib:kazoo");
+  CHECK(run.run.violations.empty());
+  CHECK(run.run.history.beliefs.size() >= 6);  // three clients, three turns each: most of them granted
+  CHECK(noted(run, "runs kazoo 2.8.0"));
+  for (const auto& b : run.run.history.beliefs) CHECK(b.fencing_token.has_value());  // the node's czxid
+}
+
+// python-etcd3 0.12.0's Lock.acquire waits through tenacity with a
+// two-argument wait callback (etcd3/locks.py); tenacity 8 (Debian's 8.2.1)
+// calls it with one retry_state: every acquire that finds the key taken
+// raises TypeError instead of waiting (python-etcd3 issue #2149). Only an
+// acquire that finds the key free succeeds. The test states that finding.
+TEST_CASE("lib:python-etcd3 on a real etcd cluster: uncontended acquires work, a contended one raises TypeError", "[external][cp-external]") {
+  const auto run = cp_live_run("etcd-baseline", "lib:python-etcd3");
+  CHECK(run.run.violations.empty());
+  CHECK(!run.run.history.beliefs.empty());
+  CHECK(noted(run, "runs python-etcd3 0.12.0"));
+  CHECK(noted(run, "acquire raised TypeError: Lock.acquire.<locals>.wait() missing 1 required positional argument"));
+  for (const auto& b : run.run.history.beliefs) CHECK(b.fencing_token.has_value());  // the key's create_revision
+}
+
+// zk-gc-pause: kazoo's session expires during A's pause and B takes the
+// lock: two holders, as zk-fenced (the adapter reports the czxid, so the
+// fencing storage rejects whatever A writes late, or A's listener has seen
+// LOST by its validity check and it abandons).
+TEST_CASE("zk-gc-pause with kazoo's own Lock: two holders, no stale write (czxid fencing), as zk-fenced", "[external][cp-external]") {
+  const std::set<std::string> want = {"mutual-exclusion"};
+  CHECK(cp_story_kinds("zk-gc-pause", "lib:kazoo", want) == want);
+}
+
+// etcd-gc-pause: A's lease expires in its pause; B's acquire, made while A
+// held the key, raised TypeError (above) and gave up, so C is the second
+// holder: two holders, and A's late writes are rejected by create_revision.
+TEST_CASE("etcd-gc-pause with python-etcd3's own Lock: two holders (A and C), no stale write, as etcd-fenced", "[external][cp-external]") {
+  const std::set<std::string> want = {"mutual-exclusion"};
+  CHECK(cp_story_kinds("etcd-gc-pause", "lib:python-etcd3", want) == want);
+}
+
+// zk-holder-crash: the crash SIGKILLs A's kazoo process (its session is
+// not closed: the kernel drops the connection), the ensemble expires the
+// session a timeout later and B, waiting in kazoo's own Lock, gets it.
+TEST_CASE("zk-holder-crash with kazoo: the killed holder's session expires and the waiter gets the lock", "[external][cp-external]") {
+  const auto run = cp_live_run("zk-holder-crash", "lib:kazoo");
+  CHECK(run.run.violations.empty());
+  REQUIRE(run.run.history.clients.size() == 2);
+  CHECK(run.run.history.clients[0].crashes.size() == 1);
+  const auto& beliefs = run.run.history.beliefs;
+  CHECK(std::any_of(beliefs.begin(), beliefs.end(), [](const auto& b) { return b.client == 1; }));  // B held it
+  CHECK(processes_with(live::adapters_dir() + "/kazoo/adapter.py").first == 0);
+}
+
+// zk-holder-partitioned: the partition acts on A's kazoo connections (its
+// links on the member proxies drop everything). kazoo hears no ping answer
+// within its read timeout (2/3 of the session timeout) and goes SUSPENDED
+// before the session expires, so A, asking its listener before each write,
+// abandons before B is granted the lock: no two holders, unlike zk-fenced
+// (Curator's InterProcessMutex does not watch the connection state).
+TEST_CASE("zk-holder-partitioned with kazoo: its listener says SUSPENDED and A abandons before B holds", "[external][cp-external]") {
+  const auto run = cp_live_run("zk-holder-partitioned", "lib:kazoo");
+  CHECK(run.run.violations.empty());
+  const auto& beliefs = run.run.history.beliefs;
+  REQUIRE(beliefs.size() >= 2);
+  CHECK(beliefs[0].client == 0);
+  CHECK(beliefs[0].end_reason == "abandon");
+  CHECK(std::any_of(beliefs.begin(), beliefs.end(), [](const auto& b) { return b.client == 1; }));  // B held it after
 }

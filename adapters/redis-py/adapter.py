@@ -6,11 +6,14 @@ raised: one JSON request per line on stdin, one answer per line on stdout.
 Reads nothing but what locksim sends (servers, key, TTL, retry, timeouts).
 Run with the Debian python3-redis (4.3.4): /usr/bin/python3.
 """
-import json
+import os
 import sys
 
 import redis
 from redis.lock import Lock
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from jsonlines_loop import serve  # noqa: E402  (adapters/jsonlines_loop.py)
 
 state = {}
 
@@ -57,20 +60,4 @@ def owned(req):
 
 OPS = {"hello": hello, "acquire": acquire, "release": release, "extend": extend, "valid": valid, "owned": owned}
 
-
-def answer(req):
-    op = OPS.get(req.get("op"))
-    if op is None:
-        return {"unsupported": "redis-py adapter has no operation " + str(req.get("op"))}
-    try:
-        return op(req)
-    except Exception as e:  # what the library raised, reported as such
-        return {"result": False, "error": {"class": type(e).__name__, "message": str(e)}}
-
-
-for line in sys.stdin:
-    request = json.loads(line)
-    reply = answer(request)
-    reply["id"] = request["id"]
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
+serve(OPS, "redis-py")
