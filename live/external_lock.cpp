@@ -173,6 +173,7 @@ ExternalClient::ExternalClient(LiveWorld& world, std::size_t client, std::string
             {"retry_us", micros(config_.retry)},
             {"acquire_timeout_us", micros(config_.acquire_timeout)},
             {"command_timeout_us", micros(world_.command_timeout())},
+            {"options", config_.adapter_options},
             {"id", next_id_++}};
   process_->send(hello_.dump() + "\n");  // a failure shows when its answer is read
 }
@@ -304,23 +305,6 @@ locks::LockFactory external_factory(std::string name) {
   };
 }
 
-locks::LockInfo library_lock(std::string name, std::string description, std::string library, std::string source,
-                             locks::Topology topology = locks::Topology::Redis) {
-  locks::LockInfo info;
-  info.factory = external_factory(name);
-  info.name = std::move(name);
-  info.description = std::move(description);
-  info.library = std::move(library);
-  info.source = std::move(source);
-  info.topology = topology;
-  // The CP adapters report a fencing value (the lock node's czxid, the
-  // lock key's create_revision), as zk-fenced / etcd-fenced do.
-  info.fencing = topology != locks::Topology::Redis;
-  // kazoo's Lock has no extend (pings keep the session), as zk-lock's.
-  info.implements_extend = topology != locks::Topology::ZooKeeper;
-  return info;
-}
-
 }  // namespace
 
 std::string adapters_dir() {
@@ -330,6 +314,7 @@ std::string adapters_dir() {
 
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config) {
   if (lock == "lib:redis-py") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py"};
+  if (lock == "lib:redis-py-pr4315") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py", "--fix=pr4315"};
   if (lock == "lib:node-redlock") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js"};
   if (lock == "lib:kazoo") return {"/usr/bin/python3", adapters_dir() + "/kazoo/adapter.py"};
   if (lock == "lib:python-etcd3") return {"/usr/bin/python3", adapters_dir() + "/python-etcd3/adapter.py"};
@@ -337,29 +322,14 @@ std::vector<std::string> adapter_command(const std::string& lock, const locks::L
   return config.command;
 }
 
-static std::vector<locks::LockInfo> shipped_library_locks() {
-  std::vector<locks::LockInfo> out;
-  out.push_back(library_lock("external", "your own client library's lock, through your adapter (--client / [lock] command)",
-                             "your adapter", "docs/external-clients.md"));
-  out.push_back(library_lock("lib:redis-py", "redis-py's redis.lock.Lock (SET NX PX, Lua release/extend), the real library",
-                             "redis-py 4.3.4 (Debian python3-redis)", "redis/lock.py: Lock.acquire/release/reacquire"));
-  out.push_back(library_lock("lib:node-redlock", "npm redlock's Redlock over ioredis, over every master, the real library",
-                             "redlock 5.0.0-beta.2 + ioredis 5.4.1 (npm ci in adapters/node-redlock)",
-                             "redlock src/index.ts: Redlock.acquire/release/extend"));
-  out.push_back(library_lock("lib:kazoo",
-                             "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
-                             "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release",
-                             locks::Topology::ZooKeeper));
-  out.push_back(library_lock("lib:python-etcd3",
-                             "python-etcd3's etcd3.Lock (lease, refresh), the real library; create_revision fencing",
-                             "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)", "etcd3/locks.py: Lock.acquire/release/refresh",
-                             locks::Topology::Etcd));
-  return out;
-}
-
+// The library locks' entries (locks/library_locks.cpp) with a factory that
+// starts their adapter.
 void register_library_locks() {
   static const bool registered = [] {
-    for (auto& info : shipped_library_locks()) locks::register_lock(std::move(info));
+    for (locks::LockInfo info : locks::library_locks()) {
+      info.factory = external_factory(info.name);
+      locks::register_lock(std::move(info));
+    }
     return true;
   }();
   (void)registered;

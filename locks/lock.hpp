@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,10 @@ struct LockConfig {
   // The client adapter's program and arguments (`[lock] command`, `--client`);
   // empty = the lock's own (a shipped adapter) or none.
   std::vector<std::string> command;
+  // `[lock] options`: the adapter's own settings, passed to it as text in
+  // hello ("options": {"timeout": "0"}); each adapter documents (and checks)
+  // the ones it reads.
+  std::map<std::string, std::string> adapter_options;
 
   std::string fence_key() const { return counter_key.empty() ? key + ":fence" : counter_key; }
 };

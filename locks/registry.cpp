@@ -35,7 +35,13 @@
   X(redlock_net_fixed)           \
   X(redlock_rb_36)               \
   X(shedlock_redis)              \
-  X(shedlock_redis_safe)
+  X(shedlock_redis_safe)         \
+  X(external)                    \
+  X(lib_redis_py)                \
+  X(lib_redis_py_pr4315)         \
+  X(lib_node_redlock)            \
+  X(lib_kazoo)                   \
+  X(lib_python_etcd3)
 
 namespace locksim::locks {
 

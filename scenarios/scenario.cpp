@@ -141,6 +141,7 @@ class Parser {
   void check_lock_fits(const Section& at, std::string_view key, const std::string& kind);
   void read_counter_node(Section& lock);
   void read_lock_command(Section& lock);
+  void read_adapter_options(Section& lock);
   void read_clients(Section& root);
   void read_client(Section& c, std::set<std::string>& seen);
   void read_faults(Section& root);
@@ -307,7 +308,7 @@ void Parser::read_lock(Section& root) {
   if (!s) return;
   if (!s->check_keys({"kind", "ttl", "retry", "acquire_timeout", "track_validity", "node_timeout", "clock",
                       "check_validity_after_acquire", "retry_jitter", "counter_node", "counter_key", "thread_id",
-                      "thread_name", "renew_interval", "command"}))
+                      "thread_name", "renew_interval", "command", "options"}))
     return;
   locks::LockConfig& c = sc_.lock;
   if (auto v = s->string("kind")) {
@@ -332,6 +333,17 @@ void Parser::read_lock(Section& root) {
   if (auto v = s->string("thread_name")) c.thread_name = *v;
   if (auto v = s->duration("renew_interval", Sign::NonNegative)) c.renew_interval = *v;
   read_lock_command(*s);
+  read_adapter_options(*s);
+}
+
+// `options`: a table of text settings for the client adapter (kind =
+// "external" or lib:*), passed to it as they are; a non-string value is an
+// error rather than a guess at its spelling ("0" vs 0 vs 0.0).
+void Parser::read_adapter_options(Section& lock) {
+  auto options = lock.sub("options");
+  if (!options) return;
+  for (const auto& [key, value] : options->table())
+    if (auto text = options->string(key.str(), true)) sc_.lock.adapter_options[std::string(key.str())] = *text;
 }
 
 // `command`: the client adapter's program and its arguments (kind =

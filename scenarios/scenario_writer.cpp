@@ -81,6 +81,11 @@ toml::table lock_table(const Scenario& s) {
   if (c.counter_node != d.counter_node) t.insert("counter_node", c.counter_node);
   if (c.counter_key != d.counter_key) t.insert("counter_key", c.counter_key);
   if (!c.command.empty()) t.insert("command", string_array(c.command));
+  if (!c.adapter_options.empty()) {
+    toml::table options;
+    for (const auto& [key, value] : c.adapter_options) options.insert(key, value);
+    t.insert("options", std::move(options));
+  }
   if (c.thread_id != d.thread_id) t.insert("thread_id", c.thread_id);
   if (c.thread_name != d.thread_name) t.insert("thread_name", c.thread_name);
   if (c.renew_interval != d.renew_interval) t.insert("renew_interval", duration_text(c.renew_interval));

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -364,4 +365,48 @@ TEST_CASE("zk-holder-partitioned with kazoo: its listener says SUSPENDED and A a
   CHECK(beliefs[0].client == 0);
   CHECK(beliefs[0].end_reason == "abandon");
   CHECK(std::any_of(beliefs.begin(), beliefs.end(), [](const auto& b) { return b.client == 1; }));  // B held it after
+}
+
+TEST_CASE("lock options reach the adapter as text; a non-string option or one the adapter does not read is exit 2",
+          "[external][live]") {
+  tests::skip_without_redis_server();
+  std::string with_option = external_toml("x");
+  with_option.replace(with_option.find("command = ["), 11, "options = { timeout = \"0\", mode = \"a b\" }\ncommand = [");
+  const auto s = scenario_from(with_option);
+  CHECK(s.lock.adapter_options == std::map<std::string, std::string>{{"mode", "a b"}, {"timeout", "0"}});
+  std::string typed = external_toml("x");
+  typed.replace(typed.find("command = ["), 11, "options = { timeout = 0 }\ncommand = [");
+  auto bad = scenarios::load_scenario_text(typed, "typed.toml");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().to_string().find("lock.options.timeout: expected a string, got integer") != std::string::npos);
+  // An adapter that reads no such option says so in hello's answer: the run ends with exit 2.
+  auto unknown = scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(unknown);
+  unknown->lock.adapter_options["mode"] = "x";
+  live::LiveOptions options;
+  options.lock_kind = "lib:redis-py";
+  auto run = live::run_live(*unknown, options);
+  REQUIRE_FALSE(run);
+  CHECK(run.error().exit_code == 2);
+  CHECK(run.error().message.find("unknown [lock] options mode") != std::string::npos);
+}
+
+// redis-py#4279 with the real library (docs/reproductions.md): Lock(timeout=0)'s
+// reacquire() deletes the key and answers True, so B takes the lock beside A;
+// with PR #4315's fix applied in the adapter, A learns it cannot renew.
+TEST_CASE("redis-py-reacquire-no-timeout: redis-py 4.3.4 gives two holders, PR #4315's fix none", "[external][live]") {
+  tests::skip_without_redis_server();
+  live::register_library_locks();
+  auto s = scenarios::load_catalog_scenario("redis-py-reacquire-no-timeout");
+  REQUIRE(s);
+  for (const std::string lock : {"lib:redis-py", "lib:redis-py-pr4315"}) {
+    live::LiveOptions options;
+    options.lock_kind = lock;
+    options.time_scale_ppm = s->live_time_scale_ppm.value();  // the story's [live] time_scale: real time
+    auto run = live::run_live(*s, options);
+    REQUIRE(run);
+    INFO(lock);
+    CHECK(run->run.matched);
+    CHECK(run->run.violation_kinds().count("mutual-exclusion") == (lock == "lib:redis-py" ? 1U : 0U));
+  }
 }

@@ -3,31 +3,58 @@
 
 Calls the library as an application does and reports what it returned or
 raised: one JSON request per line on stdin, one answer per line on stdout.
-Reads nothing but what locksim sends (servers, key, TTL, retry, timeouts).
-Run with the Debian python3-redis (4.3.4): /usr/bin/python3.
+Reads nothing but what locksim sends (servers, key, TTL, retry, timeouts,
+and the scenario's `[lock] options`). Run with the Debian python3-redis
+(4.3.4): /usr/bin/python3.
+
+Options: `timeout` (seconds, as text) is the Lock's timeout instead of the
+scenario's TTL; "0" is redis-py's "hold until released" (SET NX without PX).
+With `--fix=pr4315` on the command line (lock lib:redis-py-pr4315) the Lock
+is redis-py PR #4315's fix of issue #4279, not in 4.3.4: reacquire() with a
+timeout of 0 raises LockError instead of sending `PEXPIRE key 0`, which
+deletes the lock while the script answers 1.
 """
 import os
 import sys
 
 import redis
+from redis.exceptions import LockError
 from redis.lock import Lock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from jsonlines_loop import serve  # noqa: E402  (adapters/jsonlines_loop.py)
 
 state = {}
+KNOWN_OPTIONS = {"timeout"}
+
+
+class Pr4315Lock(Lock):
+    """redis/lock.py after PR #4315: do_reacquire refuses a timeout <= 0."""
+
+    def do_reacquire(self):
+        if self.timeout is not None and self.timeout <= 0:
+            raise LockError("Cannot reacquire a lock with a timeout of 0 or less")
+        return super().do_reacquire()
 
 
 def hello(req):
+    options = req.get("options", {})
+    unknown = sorted(set(options) - KNOWN_OPTIONS)
+    if unknown:
+        raise ValueError("unknown [lock] options " + ", ".join(unknown) + " (the redis-py adapter reads: timeout)")
     host, port = req["servers"][0].rsplit(":", 1)
     timeout_s = req["command_timeout_us"] / 1e6
     client = redis.Redis(host=host, port=int(port), socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
     # One Lock object per client, as an application keeps one: timeout is the
     # TTL (PX), sleep the retry delay, blocking_timeout the acquire timeout.
-    state["lock"] = Lock(client, req["key"], timeout=req["ttl_us"] / 1e6, sleep=req["retry_us"] / 1e6,
-                         blocking_timeout=req["acquire_timeout_us"] / 1e6)
-    state["ttl_s"] = req["ttl_us"] / 1e6
-    return {"result": True, "library": "redis-py " + redis.__version__}
+    # An options timeout is the application's own setting, not scaled.
+    lock_timeout = float(options["timeout"]) if "timeout" in options else req["ttl_us"] / 1e6
+    fixed = "--fix=pr4315" in sys.argv[1:]
+    lock_class = Pr4315Lock if fixed else Lock
+    state["lock"] = lock_class(client, req["key"], timeout=lock_timeout, sleep=req["retry_us"] / 1e6,
+                               blocking_timeout=req["acquire_timeout_us"] / 1e6)
+    library = "redis-py " + redis.__version__ + (" with PR #4315's reacquire fix (in the adapter)" if fixed else "")
+    return {"result": True, "library": library}
 
 
 def acquire(req):

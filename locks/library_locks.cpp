@@ -1,0 +1,74 @@
+// The client libraries locksim runs in their own process (family
+// "library"): what `locksim list` says of each, known to every part of the
+// program (a scenario's [expect.by_lock] may name them wherever it is
+// parsed). Their factory here only refuses: live mode's
+// live::register_library_locks() replaces it with one that starts the
+// library's adapter (live/external_lock.hpp), and the simulator refuses a
+// library lock before it builds one.
+#include <stdexcept>
+
+#include "locks/registry.hpp"
+
+namespace locksim::locks {
+
+namespace {
+
+LockInfo library_lock(std::string name, std::string description, std::string library, std::string source,
+                      Topology topology = Topology::Redis) {
+  LockInfo info;
+  info.factory = [](Runtime&, const LockConfig&) -> std::unique_ptr<Lock> {
+    throw std::logic_error("a client library's lock runs only in `locksim live`");
+  };
+  info.name = std::move(name);
+  info.description = std::move(description);
+  info.library = std::move(library);
+  info.source = std::move(source);
+  info.topology = topology;
+  // The CP adapters report a fencing value (the lock node's czxid, the
+  // lock key's create_revision), as zk-fenced / etcd-fenced do.
+  info.fencing = topology != Topology::Redis;
+  // kazoo's Lock has no extend (pings keep the session), as zk-lock's.
+  info.implements_extend = topology != Topology::ZooKeeper;
+  return info;
+}
+
+}  // namespace
+
+LockInfo lock_info_external() {
+  return library_lock("external", "your own client library's lock, through your adapter (--client / [lock] command)",
+                      "your adapter", "docs/external-clients.md");
+}
+
+LockInfo lock_info_lib_redis_py() {
+  return library_lock("lib:redis-py", "redis-py's redis.lock.Lock (SET NX PX, Lua release/extend), the real library",
+                      "redis-py 4.3.4 (Debian python3-redis)", "redis/lock.py: Lock.acquire/release/reacquire");
+}
+
+LockInfo lock_info_lib_redis_py_pr4315() {
+  return library_lock("lib:redis-py-pr4315",
+                      "redis-py's Lock with the fix of PR #4315 (issue #4279): reacquire() refuses a timeout of 0",
+                      "redis-py 4.3.4 (Debian python3-redis) + PR #4315 applied in the adapter",
+                      "redis/lock.py: Lock.do_reacquire (redis-py PR #4315)");
+}
+
+LockInfo lock_info_lib_node_redlock() {
+  return library_lock("lib:node-redlock", "npm redlock's Redlock over ioredis, over every master, the real library",
+                      "redlock 5.0.0-beta.2 + ioredis 5.4.1 (npm ci in adapters/node-redlock)",
+                      "redlock src/index.ts: Redlock.acquire/release/extend");
+}
+
+LockInfo lock_info_lib_kazoo() {
+  return library_lock("lib:kazoo",
+                      "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
+                      "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release",
+                      Topology::ZooKeeper);
+}
+
+LockInfo lock_info_lib_python_etcd3() {
+  return library_lock("lib:python-etcd3",
+                      "python-etcd3's etcd3.Lock (lease, refresh), the real library; create_revision fencing",
+                      "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)", "etcd3/locks.py: Lock.acquire/release/refresh",
+                      Topology::Etcd);
+}
+
+}  // namespace locksim::locks
