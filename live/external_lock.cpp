@@ -174,6 +174,7 @@ ExternalClient::ExternalClient(LiveWorld& world, std::size_t client, std::string
             {"acquire_timeout_us", micros(config_.acquire_timeout)},
             {"command_timeout_us", micros(world_.command_timeout())},
             {"options", config_.adapter_options},
+            {"time_scale", world_.time_scale()},
             {"id", next_id_++}};
   process_->send(hello_.dump() + "\n");  // a failure shows when its answer is read
 }
@@ -316,6 +317,7 @@ std::vector<std::string> adapter_command(const std::string& lock, const locks::L
   if (lock == "lib:redis-py") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py"};
   if (lock == "lib:redis-py-pr4315") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py", "--fix=pr4315"};
   if (lock == "lib:node-redlock") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js"};
+  if (lock == "lib:node-redlock-pr273") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js", "--fix=pr273"};
   if (lock == "lib:kazoo") return {"/usr/bin/python3", adapters_dir() + "/kazoo/adapter.py"};
   if (lock == "lib:python-etcd3") return {"/usr/bin/python3", adapters_dir() + "/python-etcd3/adapter.py"};
   if (config.command.empty()) throw AdapterFailure("lock external needs its adapter: --client \"CMD ARGS\" or [lock] command");

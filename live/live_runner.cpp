@@ -180,6 +180,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   std::chrono::milliseconds command_timeout() const override {
     return std::max(50ms, std::chrono::ceil<std::chrono::milliseconds>(s_.network.timeout));
   }
+  double time_scale() const override { return static_cast<double>(ppm_) / 1e6; }
   const std::string& order_key() const override { return order_key_; }
   void adapter_process(std::size_t c, pid_t pid, const std::string& label) override;
   bool paused(std::size_t c) override {

@@ -113,6 +113,10 @@ class LiveWorld {
   virtual void record_entry(const ProbedCommand& probe, std::optional<sim::redis::KeyEvent::Kind> kind,
                             bool entry_present_before, ServerStamp stamp) = 0;
   virtual std::chrono::milliseconds command_timeout() const = 0;
+  // Real seconds per scenario second ("time_scale" in an adapter's hello:
+  // a duration the adapter sets itself, such as a library default, is
+  // scaled by it as locksim scales the scenario's).
+  virtual double time_scale() const { return 1.0; }
   // INCR'd in every probe: the execution order on a node.
   virtual const std::string& order_key() const = 0;
 

@@ -57,6 +57,13 @@ LockInfo lock_info_lib_node_redlock() {
                       "redlock src/index.ts: Redlock.acquire/release/extend");
 }
 
+LockInfo lock_info_lib_node_redlock_pr273() {
+  return library_lock("lib:node-redlock-pr273",
+                      "npm redlock with PR #273's fix (#169): a lock's expiration counts from the attempt that won",
+                      "redlock 5.0.0-beta.2 + ioredis 5.4.1 + PR #273 (5dd9e28, on master, in no release) applied in the adapter",
+                      "redlock src/index.ts: Redlock.acquire/_execute (PR #273)");
+}
+
 LockInfo lock_info_lib_kazoo() {
   return library_lock("lib:kazoo",
                       "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",

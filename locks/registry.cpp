@@ -40,6 +40,7 @@
   X(lib_redis_py)                \
   X(lib_redis_py_pr4315)         \
   X(lib_node_redlock)            \
+  X(lib_node_redlock_pr273)      \
   X(lib_kazoo)                   \
   X(lib_python_etcd3)
 

@@ -410,3 +410,35 @@ TEST_CASE("redis-py-reacquire-no-timeout: redis-py 4.3.4 gives two holders, PR #
     CHECK(run->run.violation_kinds().count("mutual-exclusion") == (lock == "lib:redis-py" ? 1U : 0U));
   }
 }
+
+// node-redlock#169 with the real library (docs/reproductions.md): B wins
+// after retries longer than the TTL; 5.0.0-beta.2 dates its lock from the
+// first attempt, so using()'s extension fails at once and the keys expire
+// under B's routine: C takes the lock. PR #273 in the adapter: none. At
+// time scale 0.1 (using() needs a duration 100 ms over its threshold); the
+// verdict of up to three runs, as for gc-pause above (12 of 13 by hand on a
+// loaded machine).
+TEST_CASE("node-redlock-late-grant: redlock 5.0.0-beta.2's using() gives two holders, PR #273's fix none",
+          "[external][live]") {
+  tests::skip_without_redis_server();
+  live::register_library_locks();
+  auto s = scenarios::load_catalog_scenario("node-redlock-late-grant");
+  REQUIRE(s);
+  CHECK(s->lock.adapter_options.at("using") == "true");
+  for (const std::string lock : {"lib:node-redlock", "lib:node-redlock-pr273"}) {
+    live::LiveOptions options;
+    options.lock_kind = lock;
+    options.time_scale_ppm = 100'000;
+    bool matched = false;
+    std::set<std::string> kinds;
+    for (int attempt = 0; attempt < 3 && !matched; ++attempt) {
+      auto run = live::run_live(*s, options);
+      REQUIRE(run);
+      matched = run->run.matched;
+      kinds = run->run.violation_kinds();
+    }
+    INFO(lock);
+    CHECK(matched);
+    CHECK(kinds.count("mutual-exclusion") == (lock == "lib:node-redlock" ? 1U : 0U));
+  }
+}
