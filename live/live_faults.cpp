@@ -160,14 +160,33 @@ std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultS
   return std::nullopt;
 }
 
+// How a fault acts on a client whose lock is a client library's, run in
+// its own process (live/external_lock.hpp): on that process.
+std::optional<FaultMechanism> library_fault_mechanism(const Scenario& s, const FaultSpec& f) {
+  if (!is_scenario_client(s, f.target)) return std::nullopt;
+  const auto real = [&](std::string means) {
+    return FaultMechanism{std::string(scenarios::fault_kind_name(f.kind)), {f.target}, FaultProduction::Real,
+                          std::move(means)};
+  };
+  if (f.kind == FaultKind::Pause)
+    return real("SIGSTOP of the client's adapter process (its library's own timers and threads stop too), SIGCONT "
+                "after the duration");
+  if (f.kind == FaultKind::Crash || f.kind == FaultKind::Restart)
+    return real(std::string("SIGKILL of the client's adapter process") +
+                (f.restart_after || f.kind == FaultKind::Restart ? ", restarted as a new process" : ""));
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::vector<FaultMechanism> live_run_fault_mechanisms(const Scenario& s) {
-  if (!is_cp(s)) return live_fault_mechanisms(s);
+std::vector<FaultMechanism> live_run_fault_mechanisms(const Scenario& s, bool library_lock) {
+  if (!is_cp(s) && !library_lock) return live_fault_mechanisms(s);
   std::vector<FaultMechanism> out;
   Scenario one = s;
   for (const FaultSpec& f : s.faults) {
-    if (auto own = cp_fault_mechanism(s, f)) {
+    auto own = library_lock ? library_fault_mechanism(s, f) : std::nullopt;
+    if (!own && is_cp(s)) own = cp_fault_mechanism(s, f);
+    if (own) {
       scenarios::merge_fault_mechanism(out, *own);
       continue;
     }

@@ -42,7 +42,7 @@ bool is_scenario_client(const scenarios::Scenario& s, const std::string& host);
 
 // How this run produces each fault (live_fault_mechanisms, with
 // the words for etcd / ZooKeeper members and CP client pauses on a CP
-// topology).
-std::vector<scenarios::FaultMechanism> live_run_fault_mechanisms(const scenarios::Scenario& s);
+// topology, and for a client library's process when `library_lock`).
+std::vector<scenarios::FaultMechanism> live_run_fault_mechanisms(const scenarios::Scenario& s, bool library_lock);
 
 }  // namespace locksim::live

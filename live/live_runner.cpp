@@ -1245,7 +1245,7 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
   if (existing)
     out.notes.push_back("existing servers: every key was under the prefix " + prefix +
                         "; the run's keys were deleted at the end");
-  out.fault_mechanisms = live_run_fault_mechanisms(scenario);  // one line each in the text too
+  out.fault_mechanisms = live_run_fault_mechanisms(scenario, !info->library.empty());  // one line each in the text too
   for (const auto& m : out.fault_mechanisms) out.notes.push_back(scenarios::fault_mechanism_text(m));
   if (auto floored = etcd_floor_note(scaled)) out.notes.push_back(*floored);
   for (std::string& note : run.notes()) out.notes.push_back(std::move(note));

@@ -179,6 +179,9 @@ TEST_CASE("a pause stops the adapter's process (SIGSTOP) and a crash kills it; n
   bool labelled = false;
   for (const auto& n : run->notes) labelled = labelled || n.find("external client: client A's adapter") != std::string::npos;
   CHECK(labelled);
+  bool said_sigstop = false;  // the record says how: on the adapter's process, not a client thread
+  for (const auto& m : run->fault_mechanisms) said_sigstop = said_sigstop || m.means.find("SIGSTOP of the client's adapter process") == 0;
+  CHECK(said_sigstop);
   CHECK(processes_with(marker).first == 0);
   // A crash kills it and the restart runs a new process (a second note).
   s.faults[0].kind = scenarios::FaultKind::Crash;
