@@ -89,6 +89,9 @@ struct LockInfo {
   // "redis-py 4.3.4 (redis.lock.Lock)". Non-empty = only `locksim live`
   // can run it (the simulator refuses: real processes run in real time).
   std::string library = {};
+  // For a library lock: the C++ lock that ports its algorithm ("token" for
+  // redis-py's Lock), which reports set beside it (reports/library_comparison.hpp).
+  std::string port = {};
 };
 
 // Why `lock` cannot run on a scenario of topology `scenario`, or nullopt.

@@ -28,6 +28,7 @@
 
 #include "locks/registry.hpp"
 #include "reports/decision.hpp"
+#include "reports/library_comparison.hpp"
 #include "reports/report.hpp"
 #include "reports/report_plots.hpp"
 #include "reports/timeline_svg.hpp"
@@ -459,6 +460,20 @@ void html_agreement(std::ostringstream& out, const Comparison& c) {
   out << "</table>\n</details>\n";
 }
 
+void html_libraries(std::ostringstream& out, const Comparison& c) {
+  const std::vector<LibraryRow> rows = library_rows(c);
+  if (rows.empty()) return;
+  out << "<details class=\"fold\" id=\"libraries\"><summary>Client libraries beside their ports</summary>\n"
+         "<p class=\"legend\">" << esc(library_legend())
+      << "</p>\n<table>\n<tr><th>scenario</th><th>library (live)</th><th>its outcome</th><th>port</th>"
+         "<th>port simulated</th><th>port live</th><th></th></tr>\n";
+  for (const LibraryRow& r : rows)
+    out << "<tr><td>" << esc(r.scenario) << "</td><td>" << esc(r.library) << "</td><td>" << esc(r.library_live)
+        << "</td><td>" << esc(r.port.empty() ? "—" : r.port) << "</td><td>" << esc(r.port_simulated) << "</td><td>"
+        << esc(r.port_live) << "</td><td" << (r.differs ? " class=\"agree-differs\">differs" : ">") << "</td></tr>\n";
+  out << "</table>\n</details>\n";
+}
+
 void html_perf(std::ostringstream& out, const Comparison& c) {
   out << "<details class=\"fold\" id=\"perf\"><summary>Performance tables</summary>\n<p class=\"legend\">Simulated "
          "time, so these compare the algorithms, not machines: the median of each run's acquire-latency p50, the "
@@ -602,6 +617,7 @@ std::string render_html(const Comparison& c, const HtmlOptions& options) {
   out << "<h2>Details</h2>\n";
   html_timelines(out, c, options);
   html_agreement(out, c);
+  html_libraries(out, c);
   html_perf(out, c);
   out << "</body>\n</html>\n";
   return out.str();

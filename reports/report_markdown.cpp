@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "reports/decision.hpp"
+#include "reports/library_comparison.hpp"
 #include "reports/report.hpp"
 #include "vocab/printable.hpp"
 
@@ -289,6 +290,20 @@ std::string render_agreement_markdown(const Comparison& c) {
   return out.str();
 }
 
+std::string render_library_markdown(const Comparison& c) {
+  const std::vector<LibraryRow> rows = library_rows(c);
+  if (rows.empty()) return "";
+  std::ostringstream out;
+  out << "## Client libraries beside their ports\n\n" << library_legend() << "\n\n"
+      << "| scenario | library (live) | its outcome | port | port simulated | port live | |\n"
+         "|---|---|---|---|---|---|---|\n";
+  for (const LibraryRow& r : rows)
+    out << "| " << md_escape(r.scenario) << " | " << md_escape(r.library) << " | " << md_escape(r.library_live) << " | "
+        << (r.port.empty() ? "—" : md_escape(r.port)) << " | " << md_escape(r.port_simulated) << " | "
+        << md_escape(r.port_live) << " | " << (r.differs ? "**differs**" : "") << " |\n";
+  return out.str();
+}
+
 std::string render_markdown(const Comparison& c) {
   std::ostringstream out;
   out << "# locksim comparison report\n\n";
@@ -312,6 +327,7 @@ std::string render_markdown(const Comparison& c) {
   markdown_decision(out, c);
   markdown_matrix(out, c);
   if (c.has_live()) out << "\n" << render_agreement_markdown(c);
+  if (const std::string libraries = render_library_markdown(c); !libraries.empty()) out << "\n" << libraries;
   markdown_perf(out, c);
   markdown_unmatched(out, c);
   return out.str();

@@ -17,6 +17,7 @@
 
 #include "reports/comparison.hpp"
 #include "reports/decision.hpp"
+#include "reports/library_comparison.hpp"
 #include "reports/report.hpp"
 #include "reports/numbers.hpp"
 #include "reports/run_output.hpp"
@@ -770,6 +771,32 @@ TEST_CASE("a live run agrees when its violation set is one the simulation found 
   CHECK(c.agreement("gc-pause", "naive-del").status == reports::Agreement::Status::Yes);  // {SW} and {} were simulated
   REQUIRE(read(live_line(Line().with_kinds({"wrong-owner-release"}).with_seed(3)) + "\n", c));
   CHECK(c.agreement("gc-pause", "naive-del").status == reports::Agreement::Status::Differs);  // one run of three differs
+}
+
+TEST_CASE("a client library's live runs sit beside its port's; a set the port never showed differs", "[report]") {
+  Comparison c;
+  // token (redis-py's port) simulated {SW} on gc-pause; lib:redis-py live {ME, SW}: differs;
+  // on baseline both found nothing: the same.
+  REQUIRE(read(hand_written_sweep() + line(Line().in("baseline", "token")) + "\n" +
+                   live_line(Line().in("gc-pause", "lib:redis-py").with_kinds({"mutual-exclusion", "stale-write"})) +
+                   "\n" + live_line(Line().in("baseline", "lib:redis-py")) + "\n",
+               c));
+  const auto rows = reports::library_rows(c);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].scenario == "baseline");
+  CHECK(rows[0].port == "token");
+  CHECK_FALSE(rows[0].differs);
+  CHECK(rows[1].scenario == "gc-pause");
+  CHECK(rows[1].port_simulated == "stale-write");
+  CHECK(rows[1].differs);
+  const std::string md = reports::render_report(c, reports::ReportFormat::Markdown);
+  CHECK(md.find("## Client libraries beside their ports") != std::string::npos);
+  CHECK(md.find("| gc-pause | lib:redis-py | mutual-exclusion, stale-write | token | stale-write | — | **differs** |") !=
+        std::string::npos);
+  CHECK(reports::render_report(c, reports::ReportFormat::Html).find("id=\"libraries\"") != std::string::npos);
+  Comparison without;  // no library ran: no section
+  REQUIRE(read(sweep_with_live(), without));
+  CHECK(reports::library_rows(without).empty());
 }
 
 TEST_CASE("a malformed live line is an error naming the field", "[report]") {
