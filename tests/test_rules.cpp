@@ -327,3 +327,22 @@ TEST_CASE("violation kinds are spelled only in their table", "[rules]") {
   }
   CHECK(lines > 10000);
 }
+
+// Invariants are executable (issue 37): the kernel and the models carry at
+// least one assert per 100 lines, so a broken invariant stops the run with
+// its reason instead of changing a digest silently. Assertions stay on in
+// every build type (CMakeLists.txt drops NDEBUG).
+TEST_CASE("the simulation asserts its invariants: at least one assert per 100 lines of sim/", "[rules]") {
+  static const std::regex assertion(R"(\bassert\s*\()");  // not static_assert
+  std::size_t lines = 0;
+  std::size_t asserts = 0;
+  for (const auto& file : simulation_sources()) {
+    if (!starts_with(source_path(file), "sim/")) continue;
+    const std::string text = read_text(file);
+    lines += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    asserts += count_matches(code_only(text), assertion);
+  }
+  INFO(asserts << " asserts in " << lines << " lines of sim/");
+  CHECK(lines > 5000);
+  CHECK(asserts * 100 >= lines);
+}
