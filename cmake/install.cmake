@@ -9,7 +9,7 @@ set_target_properties(locksim_hiredis PROPERTIES EXPORT_NAME hiredis)
 set_target_properties(locksim_live PROPERTIES EXPORT_NAME live)
 set_target_properties(locksim_cli PROPERTIES EXPORT_NAME cli)
 
-install(TARGETS locksim locksim_core locksim_hiredis locksim_live locksim_cli
+install(TARGETS locksim locksim_core ${LOCKSIM_LAYERS} locksim_hiredis locksim_live locksim_cli
   EXPORT locksim-targets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

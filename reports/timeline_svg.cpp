@@ -22,10 +22,11 @@ namespace locksim::reports {
 namespace {
 
 using scenarios::Belief;
+using scenarios::ClockEffect;
 using scenarios::EntryEvent;
-using scenarios::FaultKind;
 using scenarios::FaultRecord;
 using scenarios::History;
+using scenarios::HostEffect;
 using scenarios::OrderRecord;
 using scenarios::RunResult;
 using scenarios::StorageWrite;
@@ -715,7 +716,7 @@ class Renderer {
     for (const auto& a : h_.attempts)
       if (a.client == c) draw_attempt(lane, a);
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && f.kind == FaultKind::Pause) draw_pause(lane, f, r, "GC pause ");
+      if (f.target == lane.name && host_effect(f) == HostEffect::Pauses) draw_pause(lane, f, r, "GC pause ");
     for (const Belief& b : h_.beliefs)
       if (b.client == c) r.bar.take(scale_.x(b.start), belief_end_x(b));
     for (const StorageWrite& w : h_.writes) {
@@ -729,7 +730,8 @@ class Renderer {
       if (b.client == c) draw_belief_deadline(lane, b);
     draw_configured_drift(lane, r);
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && !is_kind(f, {FaultKind::Pause, FaultKind::Crash, FaultKind::PowerLoss})) draw_fault_marker(lane, f, r);
+      if (f.target == lane.name && host_effect(f) != HostEffect::Pauses && host_effect(f) != HostEffect::TakesDown)
+        draw_fault_marker(lane, f, r);
     for (std::int64_t t : crash_times(c)) draw_crash(lane, t, r);
     for (const StorageWrite& w : h_.writes)
       if (w.client == c) draw_lane_write(lane, w, r);
@@ -737,16 +739,16 @@ class Renderer {
       if (b.client == c) draw_belief_end(lane, b, belief_end_x(b), r);
   }
 
-  static bool is_kind(const FaultRecord& f, std::initializer_list<FaultKind> kinds) {
-    return std::find(kinds.begin(), kinds.end(), f.kind) != kinds.end();
-  }
+  // How a fault is drawn is in the fault kind table (scenarios/fault_kinds.hpp).
+  static HostEffect host_effect(const FaultRecord& f) { return scenarios::fault_kind_info(f.kind).host; }
+  static ClockEffect clock_effect(const FaultRecord& f) { return scenarios::fault_kind_info(f.kind).clock; }
 
   // Crashes from the client record and from crash faults aimed at it, once each.
   std::vector<std::int64_t> crash_times(std::size_t c) const {
     std::vector<std::int64_t> t;
     for (TrueInstant x : h_.clients[c].crashes) t.push_back(ns(x));
     for (const FaultRecord& f : h_.faults)
-      if (f.target == h_.clients[c].name && is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss})) t.push_back(ns(f.at));
+      if (f.target == h_.clients[c].name && host_effect(f) == HostEffect::TakesDown) t.push_back(ns(f.at));
     std::sort(t.begin(), t.end());
     t.erase(std::unique(t.begin(), t.end()), t.end());
     return t;
@@ -938,23 +940,23 @@ class Renderer {
   void draw_node_lane(const Lane& lane) {
     Rows r = rows();
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && f.kind == FaultKind::Pause) draw_pause(lane, f, r, "paused ");
+      if (f.target == lane.name && host_effect(f) == HostEffect::Pauses) draw_pause(lane, f, r, "paused ");
     draw_down_periods(lane);
     const auto spans = entry_spans(static_cast<sim::HostId>(lane.index));
     for (const EntrySpan& s : spans) r.bar.take(scale_.x(s.created->at), scale_.x(s.end));
     for (const EntrySpan& s : spans) draw_entry(lane, s, r);
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && f.kind != FaultKind::Pause) draw_fault_marker(lane, f, r);
+      if (f.target == lane.name && host_effect(f) != HostEffect::Pauses) draw_fault_marker(lane, f, r);
   }
 
   // A crashed node is down until its restart: shade it.
   void draw_down_periods(const Lane& lane) {
     for (std::size_t i = 0; i < h_.faults.size(); ++i) {
       const FaultRecord& f = h_.faults[i];
-      if (f.target != lane.name || !is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss})) continue;
+      if (f.target != lane.name || host_effect(f) != HostEffect::TakesDown) continue;
       std::int64_t up = run_end_ns(run_);
       for (std::size_t j = i + 1; j < h_.faults.size(); ++j)
-        if (h_.faults[j].target == lane.name && h_.faults[j].kind == FaultKind::Restart) {
+        if (h_.faults[j].target == lane.name && host_effect(h_.faults[j]) == HostEffect::BringsUp) {
           up = ns(h_.faults[j].at);
           break;
         }
@@ -1057,16 +1059,15 @@ class Renderer {
   // fault is just its kind.
   std::string fault_label(const FaultRecord& f) const {
     std::string label = without_target(f);
-    if (f.kind == FaultKind::ClockJump) label = "clock " + label.substr(label.find(' ') + 1);
-    if (is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss, FaultKind::Restart, FaultKind::Failover}))
-      label = scenarios::fault_kind_name(f.kind);
+    if (clock_effect(f) == ClockEffect::Step) label = "clock " + label.substr(label.find(' ') + 1);
+    if (scenarios::fault_kind_info(f.kind).named_by_kind_alone) label = scenarios::fault_kind_name(f.kind);
     return label;
   }
 
   void draw_fault_marker(const Lane& lane, const FaultRecord& f, Rows& r) {
-    if (is_kind(f, {FaultKind::ClockJump, FaultKind::ClockDrift})) return draw_clock_fault(lane, f, r);
+    if (clock_effect(f) != ClockEffect::None) return draw_clock_fault(lane, f, r);
     const int x = scale_.x(f.at);
-    const bool down = is_kind(f, {FaultKind::Crash, FaultKind::PowerLoss});
+    const bool down = host_effect(f) == HostEffect::TakesDown;
     svg_.open("g", attr("data-fault", scenarios::fault_kind_name(f.kind)));
     if (down) {  // above the entry bar, whose label it would hide
       svg_.cross(x, lane.top + 8, 5, kFault, f.description + " at " + ms_text(f.at));
@@ -1083,7 +1084,7 @@ class Renderer {
   // wedge widening from its start to the end of the span (the offset grows).
   void draw_clock_fault(const Lane& lane, const FaultRecord& f, Rows& r) {
     const int x = scale_.x(f.at), base = lane.top + lane.height - 6;
-    const bool step = f.kind == FaultKind::ClockJump;
+    const bool step = clock_effect(f) == ClockEffect::Step;
     svg_.open("g", attr("data-fault", step ? "clock-jump" : "clock-drift") + attr("data-clock", lane.name));
     if (step) {
       const std::string d = "M" + num(x - 8) + " " + num(base) + "L" + num(x) + " " + num(base) + "L" + num(x) + " " +
@@ -1130,7 +1131,7 @@ class Renderer {
   void draw_storage_lane(const Lane& lane) {
     Rows r = rows();
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && f.kind == FaultKind::Pause) draw_pause(lane, f, r, "paused ");
+      if (f.target == lane.name && host_effect(f) == HostEffect::Pauses) draw_pause(lane, f, r, "paused ");
     for (const StorageWrite& w : h_.writes) {
       const int x = scale_.x(w.at);
       write_marker(x, lane.top + 26, w);
@@ -1143,7 +1144,7 @@ class Renderer {
     }
     for (const OrderRecord& o : h_.orders) draw_order(lane, o, r);
     for (const FaultRecord& f : h_.faults)
-      if (f.target == lane.name && f.kind != FaultKind::Pause) draw_fault_marker(lane, f, r);
+      if (f.target == lane.name && host_effect(f) != HostEffect::Pauses) draw_fault_marker(lane, f, r);
   }
 
   // A sale's order on the storage lane: a small square, green stored, red

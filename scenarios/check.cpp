@@ -380,7 +380,7 @@ std::string_view removal_reason_text(RemovalReason reason) {
 
 std::string CheckFault::text() const {
   std::string words = std::string(fault_kind_name(spec.kind)) + " ";
-  if (spec.kind == FaultKind::Delay) words += spec.from + "->" + spec.to;
+  if (fault_takes_key(spec.kind, "from")) words += spec.from + "->" + spec.to;  // a delay names its link
   else if (!spec.groups.empty()) words += spec.groups.front().front() + " cut off";
   else words += spec.target;
   if (spec.duration > Duration{0}) words += " " + duration_text(spec.duration);

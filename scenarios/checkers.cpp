@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <map>
 #include <set>
 
@@ -307,9 +308,54 @@ constexpr bool checkers_in_kind_order() {
 }
 static_assert(checkers_in_kind_order(), "one checker per ViolationKind, in enum order");
 
+// A History both worlds record (the simulator's runner and live mode, which
+// stamps every record under one mutex: LiveSession::now_true) holds these;
+// a checker reading one that does not would judge nonsense silently. Entry
+// events are left out: live mode orders them per node, not across nodes.
+void assert_beliefs_well_formed(const History& h) {
+  TrueInstant last{};
+  for (std::size_t i = 0; i < h.beliefs.size(); ++i) {
+    const Belief& b = h.beliefs[i];
+    assert(b.client < h.clients.size() && "a belief names a known client");
+    assert(b.grant == i && h.next_grant >= h.beliefs.size() && "grants are numbered in the order beliefs open");
+    assert(b.start >= last && "beliefs open in true time order");
+    assert((!b.end || *b.end >= b.start) && "a belief ends after it starts");
+    assert((b.end_reason.empty() || b.end) && "a release, abandon or crash ends the belief");
+    last = b.start;
+  }
+}
+
+void assert_records_well_formed(const History& h) {
+  for (const Attempt& a : h.attempts) {
+    assert(a.client < h.clients.size() && (!a.end || *a.end >= a.start) && "an attempt ends after it starts");
+    assert((!a.acquired || a.end) && "an acquired attempt has ended");
+  }
+  TrueInstant last{};
+  for (const StorageWrite& w : h.writes) {
+    assert(w.client < h.clients.size() && w.at >= last && "storage writes in true time order");
+    last = w.at;
+  }
+  // A client's "released" point follows an "acquired" point of the same
+  // client: a release (or an extend) is never recorded before an acquire.
+  std::vector<bool> acquired(h.clients.size(), false);
+  last = TrueInstant{};
+  for (const PointReached& p : h.points) {
+    assert(p.client < h.clients.size() && p.at >= last && "trigger points in the order they were reached");
+    if (p.event == "acquired") acquired[p.client] = true;
+    assert((p.event != "released" || acquired[p.client]) && "a release after an acquire of that client");
+    last = p.at;
+  }
+}
+
+void assert_well_formed(const History& h) {
+  assert_beliefs_well_formed(h);
+  assert_records_well_formed(h);
+}
+
 }  // namespace
 
 std::vector<Violation> check_all(const History& h, Duration liveness) {
+  assert_well_formed(h);
   std::vector<Violation> all;
   for (const KindChecker& checker : kCheckers) {
     auto part = checker.check(h, liveness);

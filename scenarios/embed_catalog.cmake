@@ -1,9 +1,9 @@
-# Embeds scenarios/catalog/*.toml into locksim_core, so the CLI finds the
+# Embeds scenarios/catalog/*.toml into locksim_scenarios, so the CLI finds the
 # built-in scenarios from any directory.
 #
-# Included from the top-level CMakeLists.txt after locksim_core exists, it
+# Included from the top-level CMakeLists.txt after locksim_scenarios exists, it
 # adds a custom command that generates ${CMAKE_BINARY_DIR}/generated/
-# catalog_data.cpp and adds that file to locksim_core. The same file, run as
+# catalog_data.cpp and adds that file to locksim_scenarios. The same file, run as
 # `cmake -DOUT=... -DFILES=a.toml|b.toml -P embed_catalog.cmake`, writes the
 # .cpp: one raw string literal per file, with a delimiter (at most 16 chars,
 # as GCC requires) that does not occur in the text. Defines
@@ -55,4 +55,4 @@ add_custom_command(
   DEPENDS ${LOCKSIM_CATALOG_FILES} ${CMAKE_CURRENT_LIST_FILE}
   COMMENT "Embedding the scenario catalog"
   VERBATIM)
-target_sources(locksim_core PRIVATE ${LOCKSIM_CATALOG_CPP})
+target_sources(locksim_scenarios PRIVATE ${LOCKSIM_CATALOG_CPP})

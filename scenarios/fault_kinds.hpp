@@ -118,6 +118,16 @@ enum class CheckEffect : std::uint8_t {
   FsyncInWindow,      // fsync stall: an fsync starts or ends in the window (RedisNode::start_background_fsync, on_fsync_done)
 };
 
+// What a kind does to its target host's clock: clock-jump steps it (bounds,
+// the hunt's acquire-time jump and its shrinker, the timeline's step),
+// clock-drift makes it run fast or slow (the timeline's wedge).
+enum class ClockEffect : std::uint8_t { None, Step, Drift };
+
+// What a kind does to its target host's process, as the timeline draws it:
+// a pause is a band on the lane, a crash or power loss takes the host down
+// until a restart brings it up (the lane is shaded between them).
+enum class HostEffect : std::uint8_t { None, Pauses, TakesDown, BringsUp };
+
 struct FaultKindInfo {
   FaultKind kind = FaultKind::Pause;
   std::string_view name = {};                   // "pause", "clock-jump", ... (TOML, traces, CLI)
@@ -135,6 +145,10 @@ struct FaultKindInfo {
   CheckEffect check_effect = CheckEffect::Always;
   bool needs_aof = false;                   // fsync-stall: nothing to stall with appendonly = false
   bool on_a_client_is_crash = false;        // power-loss: a client has no disk (faults.cpp crash_host)
+  ClockEffect clock = ClockEffect::None;
+  HostEffect host = HostEffect::None;
+  bool named_by_kind_alone = false;         // the timeline labels it by its kind ("crash"), without its numbers
+  bool hunt_shrinks_duration = false;       // the hunt's shrinker shortens its duration (a partition's when set)
   // The hosts or links a fault acts on, as live mode's run record names
   // them: {"redis-1"}, {"A -> storage"}, {"[A redis-1] [B]"}; none for a heal.
   std::vector<std::string> (*acts_on)(const FaultSpec&) = nullptr;

@@ -61,7 +61,7 @@ std::optional<BoundProblem> check_written_clock_shifts(const Scenario& s) {
   std::map<std::string, Duration> shift;
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     const FaultSpec& f = s.faults[i];
-    if (f.kind != FaultKind::ClockJump) continue;
+    if (fault_kind_info(f.kind).clock != ClockEffect::Step) continue;
     Duration& total = shift[f.target];
     total += magnitude(f.by);  // each |by| <= kMaxDuration, so the sum of two cannot overflow
     if (total > kMaxClockShift)
@@ -158,7 +158,7 @@ std::optional<BoundProblem> check_nemesis_clock_shifts(const Scenario& s, const 
   if (!s.nemesis) return std::nullopt;
   const NemesisSpec& n = *s.nemesis;
   bool jumps = false;
-  for (FaultKind k : n.kinds) jumps = jumps || k == FaultKind::ClockJump;
+  for (FaultKind k : n.kinds) jumps = jumps || fault_kind_info(k).clock == ClockEffect::Step;
   if (!jumps) return std::nullopt;
   const std::int64_t faults = 2 * (s.duration / n.mean_interval) + 2;
   if (faults <= kMaxClockShift / n.max_duration) return std::nullopt;

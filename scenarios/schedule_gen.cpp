@@ -86,7 +86,7 @@ void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s, std::uint3
   if (event == 4) {
     f.after = Trigger{c.name, "acquiring", 1};
     f.at = acquire_window_part(s, d.at_pm);
-    if (f.kind == FaultKind::ClockJump) f.target = c.name;  // the acquiring client's clock steps
+    if (fault_kind_info(f.kind).clock == ClockEffect::Step) f.target = c.name;  // the acquiring client's clock steps
     return;
   }
   if (event == 2 && c.writes < 1) event = 1;
@@ -130,7 +130,7 @@ std::optional<FaultSpec> build_fault(const FaultDraw& d, const Scenario& s, cons
   const std::uint32_t triggers = limits.acquiring_trigger ? 5 : 4;
   // A wall-clock-validity lock's clock steps all land inside an acquire,
   // the only place they matter to it (between its two clock reads).
-  const bool in_acquire = limits.acquiring_trigger && d.kind == FaultKind::ClockJump;
+  const bool in_acquire = limits.acquiring_trigger && fault_kind_info(d.kind).clock == ClockEffect::Step;
   if (in_acquire || d.trigger % triggers != 0) set_trigger(f, d, s, triggers, in_acquire);
   else f.at = std::min(first_client_start(s) + span_part(s.lock.ttl, d.at_pm), s.duration - ms(1));
   return f;
@@ -405,7 +405,7 @@ void forget_hosts(Scenario& s, const std::vector<std::string>& gone) {
     for (auto& g : f.groups) std::erase_if(g, is_gone);
     std::erase_if(f.groups, [](const auto& g) { return g.empty(); });
   }
-  std::erase_if(s.faults, [](const FaultSpec& f) { return f.kind == FaultKind::Partition && f.groups.size() < 2; });
+  std::erase_if(s.faults, [](const FaultSpec& f) { return fault_takes_key(f.kind, "groups") && f.groups.size() < 2; });
   if (s.nemesis) std::erase_if(s.nemesis->targets, is_gone);
 }
 
@@ -626,10 +626,11 @@ class Shrinker {
     bool changed = false;
     for (std::size_t i = 0; i < s.faults.size(); ++i) {
       auto fault = [i](Scenario& x) -> FaultSpec& { return x.faults[i]; };
-      const FaultKind k = s.faults[i].kind;
-      if (k == FaultKind::Pause || k == FaultKind::Delay || (k == FaultKind::Partition && s.faults[i].duration > ms(0)))
+      const FaultKindInfo& k = fault_kind_info(s.faults[i].kind);
+      // A partition without a duration lasts until a heal: nothing to shorten.
+      if (k.hunt_shrinks_duration && (!k.duration_may_be_zero || s.faults[i].duration > ms(0)))
         changed |= bisect(s, [&](Scenario& x) -> Duration& { return fault(x).duration; }, ms(1));
-      if (k == FaultKind::ClockJump) changed |= shorter_jump(s, i);
+      if (k.clock == ClockEffect::Step) changed |= shorter_jump(s, i);
       if (s.faults[i].restart_after)
         changed |= bisect(s, [&](Scenario& x) -> Duration& { return *fault(x).restart_after; }, ms(0));
       changed |= bisect(s, [&](Scenario& x) -> Duration& { return fault(x).at; }, ms(0));

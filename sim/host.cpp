@@ -36,6 +36,7 @@ LocalInstant Host::wall_now() const { return clock_.wall(world_.scheduler().now(
 
 TrueInstant Host::wake_after(Duration d) const {
   const TrueInstant now = world_.scheduler().now();
+  assert(d >= Duration::zero() && "a sleep or timer forward in time");
   const TrueInstant wake = clock_.true_when_monotonic(clock_.monotonic(now) + d);
   return wake < now ? now : wake;
 }
@@ -43,6 +44,7 @@ TrueInstant Host::wake_after(Duration d) const {
 SleepAwaiter Host::sleep(Duration d) { return SleepAwaiter(world_.scheduler(), id_, wake_after(d)); }
 
 void Host::every(Duration period, std::function<void()> tick) {
+  assert(period > Duration::zero() && "a periodic timer with a period (zero would spin at one instant)");
   periodic_.push_back({period, std::move(tick)});
   world_.scheduler().schedule(wake_after(period), &Host::on_periodic, this, periodic_.size() - 1, id_);
 }
@@ -106,12 +108,14 @@ void Host::crash() {
   auto doomed = std::move(roots_);
   roots_.clear();
   doomed.clear();  // destroys every frame; awaiters release their wait slots
+  assert(roots_.empty() && "a dying frame spawned nothing on its crashed host");
   periodic_.clear();
   for (auto& listener : crash_listeners_) listener();
 }
 
 void Host::restart() {
   if (up_) crash();
+  assert(roots_.empty() && periodic_.empty() && "a restart begins with no task and no timer");
   up_ = true;
   ++incarnation_;
   start();

@@ -138,7 +138,8 @@ void Network::send(HostId from, HostId to, Packet&& packet) {
 void Network::schedule_delivery(Link& l, Duration extra) {
   Scheduler& sched = world_.scheduler();
   const TrueInstant t = std::max(sched.now() + latency_.sample(rng_) + extra, l.last_delivery);
-  l.last_delivery = t;
+  assert(t >= sched.now() && "a packet never arrives before it is sent");
+  l.last_delivery = t;  // FIFO per link, as a TCP connection delivers
   sched.schedule_any_epoch(t, &Network::on_deliver, this, l.index, l.to);
 }
 
@@ -148,6 +149,7 @@ void Network::on_deliver(void* ctx, std::uint64_t link_index) {
   assert(!l.in_flight.empty());
   Packet packet = l.in_flight.pop_front();
   if (Activity* a = self.world_.scheduler().activity()) a->link(l.index, l.from, l.to).deliveries.push_back(self.world_.now());
+  assert(self.in_transit_ > 0 && "a delivered packet was counted in transit");
   if (self.cut(l.from, l.to)) {
     if (self.partition_mode_ == PartitionMode::Hold) l.held.push_back(std::move(packet));
     else --self.in_transit_;  // Drop: lost
@@ -216,7 +218,10 @@ bool Network::cut(HostId from, HostId to) const {
 void Network::partition(const std::vector<std::vector<HostId>>& groups, PartitionMode mode) {
   group_of_.assign(world_.host_count(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (HostId h : groups[g]) group_of_[h] = static_cast<int>(g);
+    for (HostId h : groups[g]) {
+      assert(h < group_of_.size() && group_of_[h] == -1 && "each host in at most one partition group");
+      group_of_[h] = static_cast<int>(g);
+    }
   partitioned_ = true;
   partition_mode_ = mode;
   release_held();
@@ -234,6 +239,7 @@ void Network::release_held() {
     // Held packets go first: they were sent before anything still in flight.
     const std::size_t n = l.held.size();
     l.in_flight.prepend(l.held);
+    assert(l.held.empty() && "held packets move to the link, not copied");
     for (std::size_t i = 0; i < n; ++i) schedule_delivery(l, Duration{0});
   }
 }

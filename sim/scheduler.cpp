@@ -61,6 +61,7 @@ void Scheduler::push(Event e) {
 }
 
 Scheduler::Event Scheduler::pop() {
+  assert(!queue_.empty());
   const Event top = queue_.front();
   note_wake_at(top, kNotQueued);
   const Event last = queue_.back();
@@ -71,6 +72,7 @@ Scheduler::Event Scheduler::pop() {
 
 // Removes the event at heap position i (a cancelled wake).
 void Scheduler::remove_at(std::size_t i) {
+  assert(i < queue_.size() && "a cancelled wake is still in the heap");
   const Event last = queue_.back();
   queue_.pop_back();
   if (i == queue_.size()) return;
@@ -80,6 +82,7 @@ void Scheduler::remove_at(std::size_t i) {
 
 void Scheduler::schedule(TrueInstant t, Callback fn, void* ctx, std::uint64_t arg, HostId host) {
   assert(t >= now_ && "cannot schedule in the past");
+  assert((host == kNoHost || host < hosts_.size()) && "an event bound to a known host");
   const std::uint32_t ep = host == kNoHost ? kAnyEpoch : hosts_[host].epoch;
   push({t, next_seq_++, fn, ctx, arg, host, ep});
 }
@@ -94,6 +97,7 @@ bool Scheduler::step() {
   if (queue_.empty()) return false;
   if (stop_ && events_run_ % kStopCheckEvery == 0 && stop_->load(std::memory_order_relaxed)) throw Stopped{};
   Event e = pop();
+  assert(e.at >= now_ && "event time never goes backwards");
   now_ = e.at;
   if (e.host != kNoHost) {
     HostState& hs = hosts_[e.host];
@@ -109,6 +113,7 @@ bool Scheduler::step() {
 }
 
 void Scheduler::dispatch(Event& e) {
+  assert(e.at == now_ && "an event runs at its own time");
   if (++events_run_ > step_limit_) throw StepLimitExceeded{};
   current_seq_ = e.seq;
   trace_.fold_event(e.at, e.seq, e.host);
@@ -135,6 +140,7 @@ HostId Scheduler::add_host() {
 }
 
 void Scheduler::pause(HostId h, Duration d) {
+  assert(h < hosts_.size() && d >= Duration::zero() && "a pause of a known host, forward in time");
   HostState& hs = hosts_[h];
   const TrueInstant until = now_ + d;
   if (until <= hs.paused_until) return;  // already paused longer
@@ -150,6 +156,7 @@ void Scheduler::on_resume_host(void* ctx, std::uint64_t host) {
   std::vector<Event> deferred = std::move(hs.deferred);
   hs.deferred.clear();
   for (Event e : deferred) {
+    assert(e.at <= self.now_ && "a deferred event was due during the pause");
     e.at = self.now_;
     e.seq = self.next_seq_++;
     self.push(e);
@@ -178,6 +185,7 @@ Scheduler::SlotRef Scheduler::acquire_slot(std::coroutine_handle<> h, HostId hos
     slots_.emplace_back();
   }
   Slot& s = slots_[index];
+  assert(!s.handle && s.queued == kNotQueued && "a free slot has no waiter and no wake");
   s.handle = h;
   s.host = host;
   s.fired = false;

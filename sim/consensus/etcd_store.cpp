@@ -2,6 +2,8 @@
 // state machine (etcdserver/apply.go, mvcc/kvstore_txn.go, lease/lessor.go).
 #include "sim/consensus/etcd_store.hpp"
 
+#include <cassert>
+
 #include "sim/consensus/raft.hpp"
 
 namespace locksim::sim::consensus {
@@ -141,6 +143,7 @@ std::optional<std::string> EtcdStore::validate(const Argv& c) {
 
 Reply EtcdStore::apply(const Argv& c) {
   if (auto bad = validate(c)) return Reply::error("etcdserver: " + *bad);
+  assert(revision_ >= 1 && "the store's revision starts at 1 and only grows");
   Writes w{revision_};
   const std::string& op = c[0];
   if (op == "PUT") return put(c[1], c[2], *parse_i64(c[3]), w);
@@ -156,11 +159,13 @@ Reply EtcdStore::put(const std::string& key, const std::string& value, std::int6
   const std::int64_t rev = w.rev();
   auto [it, created] = keys_.try_emplace(key);
   KeyValue& kv = it->second;
+  assert(rev > kv.mod_revision && "a write's revision is newer than the key's last one (mvcc)");
   if (created) kv.create_revision = rev;
   if (kv.lease != 0 && kv.lease != lease) leases_[kv.lease].keys.erase(key);  // detach from the old lease
   kv.value = value;
   kv.mod_revision = rev;
   ++kv.version;
+  assert(kv.create_revision <= kv.mod_revision && kv.version >= 1 && "a live key was created before it was modified");
   kv.lease = lease;
   if (lease != 0) leases_[lease].keys.insert(key);
   return Reply::array({int_reply(rev)});
@@ -189,7 +194,9 @@ void EtcdStore::erase_key(const std::string& key, Writes& w) {
   if (it == keys_.end()) return;
   if (it->second.lease != 0) leases_[it->second.lease].keys.erase(key);
   keys_.erase(it);
-  deletes_.push_back({w.rev(), key});
+  const std::int64_t rev = w.rev();
+  assert((deletes_.empty() || deletes_.back().revision <= rev) && "deletions are recorded in revision order");
+  deletes_.push_back({rev, key});
 }
 
 bool EtcdStore::compare(const std::string& target, const std::string& key, const std::string& op,
@@ -243,6 +250,7 @@ Reply EtcdStore::txn_op(const Argv& c, std::size_t i, Writes& w) {
 
 Reply EtcdStore::lease_grant(std::int64_t ttl) {
   const std::int64_t id = next_lease_++;
+  assert(!leases_.contains(id) && id > last_granted_ && "lease ids are fresh and increasing");
   leases_[id] = LeaseRecord{std::max(ttl, min_lease_ttl_), {}};
   last_granted_ = id;
   return Reply::array({int_reply(id), int_reply(leases_[id].ttl)});
@@ -254,6 +262,7 @@ Reply EtcdStore::lease_revoke(std::int64_t id) {
   Writes w{revision_};
   const std::set<std::string> keys = it->second.keys;
   for (const std::string& k : keys) erase_key(k, w);
+  assert(it->second.keys.empty() && "revoking a lease deletes every key attached to it");
   leases_.erase(id);
   return Reply::array({int_reply(revision_)});
 }

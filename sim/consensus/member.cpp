@@ -1,6 +1,8 @@
 // ConsensusMember: lifecycle and the propose-then-answer-on-apply request path.
 #include "sim/consensus/member.hpp"
 
+#include <cassert>
+
 namespace locksim::sim::consensus {
 
 ConsensusMember::ConsensusMember(Host& host, RaftConfig raft, std::vector<HostId> members, Duration request_timeout,
@@ -38,6 +40,7 @@ void ConsensusMember::on_message(HostId from, const Argv& message) {
 }
 
 void ConsensusMember::apply(std::uint64_t index, const LogEntry& entry) {
+  assert(index <= raft_.commit_index() && "only a committed entry is applied");
   if (entry.command.empty()) return;  // a leader's no-op
   Reply reply = apply_command(index, entry);
   if (entry.origin == host_.id()) answer(entry.request, std::move(reply));
@@ -56,7 +59,9 @@ std::optional<Reply> ConsensusMember::propose_request(const Request& request, Ar
 
 std::uint64_t ConsensusMember::wait_for(const Request& request) {
   const std::uint64_t token = next_token_++;
-  pending_.emplace(token, request);
+  const bool fresh = pending_.emplace(token, request).second;
+  assert(fresh && "a request token is never reused");
+  (void)fresh;
   // The event is the host's: a pause defers it, a crash drops it.
   host_.world().scheduler().schedule(true_after(request_timeout_), &ConsensusMember::on_request_timeout, this, token,
                                      host_.id());

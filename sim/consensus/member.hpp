@@ -92,6 +92,7 @@ class MemberCluster {
       ids.push_back(hosts.back()->id());
     }
     for (Host* h : hosts) members_.push_back(std::make_unique<M>(*h, config, ids));
+    for (auto& m : members_) m->raft().share_ledger(*ledger_);
     for (Host* h : hosts) h->start();
   }
 
@@ -108,6 +109,7 @@ class MemberCluster {
   }
 
  private:
+  std::unique_ptr<TermLedger> ledger_ = std::make_unique<TermLedger>();  // stays put if the cluster moves
   std::vector<std::unique_ptr<M>> members_;
 };
 

@@ -111,6 +111,7 @@ void RaftNode::restart() {
   applied_ = 0;
   commit_ = std::min<std::uint64_t>(commit_, log_.size());
   apply_committed();
+  assert(applied_ == commit_ && "a restart replays the whole committed log");
   if (config_.finalize_wait > Duration::zero()) start_looking();
 }
 
@@ -127,6 +128,7 @@ void RaftNode::lose_unsynced() {
   voted_for_ = synced_vote_;
   commit_ = synced_commit_;
   log_.resize(synced_len_);
+  assert(commit_ <= log_.size() && "the commit index and the log reach the disk together");
 }
 
 Task<void> RaftNode::tick_loop() {
@@ -238,6 +240,7 @@ bool RaftNode::best_notification() const {
 // ---- roles -------------------------------------------------------------------
 
 void RaftNode::campaign() {
+  assert(role_ != RaftRole::Leader && "a leader never campaigns");
   looking_ = false;
   role_ = RaftRole::Candidate;
   ++term_;
@@ -257,6 +260,7 @@ void RaftNode::campaign() {
 }
 
 void RaftNode::become_follower(std::uint64_t term, HostId leader) {
+  assert(term >= term_ && "a member's term never goes backwards");
   const bool was_leader = is_leader();
   if (term != term_) {
     term_ = term;
@@ -271,6 +275,7 @@ void RaftNode::become_follower(std::uint64_t term, HostId leader) {
 }
 
 void RaftNode::become_leader() {
+  assert(role_ == RaftRole::Candidate && voted_for_ == host_.id() && "only a candidate that voted for itself wins");
   role_ = RaftRole::Leader;
   leader_ = host_.id();
   heartbeat_elapsed_ = 0;
@@ -279,6 +284,7 @@ void RaftNode::become_leader() {
   for (HostId peer : members_)
     if (peer != host_.id()) progress_[peer] = Progress{0, last_index() + 1, false};
   note("leader for term " + u64(term_));
+  check_one_leader_per_term();
   applier_.on_leadership(true);
   append_local(LogEntry{term_, kNoHost, 0, {}});  // the new leader's no-op
   maybe_commit();
@@ -325,6 +331,7 @@ bool RaftNode::handle_message(HostId from, const Argv& m) {
 }
 
 void RaftNode::step_higher_term(HostId from, std::uint64_t term, bool from_leader) {
+  assert(term > term_);
   become_follower(term, from_leader ? from : kNoHost);
 }
 
@@ -334,6 +341,7 @@ void RaftNode::on_vote(HostId from, std::uint64_t term, std::uint64_t li, std::u
   const bool up_to_date = lt > last_term() || (lt == last_term() && li >= last_index());
   const bool grant = can_vote && up_to_date;
   if (grant) {
+    assert(role_ == RaftRole::Follower && "a candidate or leader of this term voted for itself");
     voted_for_ = from;
     persist();  // the vote is on disk before the answer leaves
     reset_election_timer();
@@ -347,6 +355,7 @@ void RaftNode::on_vote_response(HostId from, std::uint64_t term, bool granted) {
   std::size_t yes = 0;
   std::size_t no = 0;
   for (const auto& [member, v] : votes_) (v ? yes : no) += 1;
+  assert(yes + no <= members_.size() && "one vote per member");
   if (yes >= quorum()) become_leader();
   else if (no >= quorum()) become_follower(term_, kNoHost);
 }
@@ -371,11 +380,15 @@ void RaftNode::on_append(HostId from, const Argv& m) {
     LogEntry e = r.entry();
     ++index;
     if (index <= last_index()) {
-      if (term_at(index) == e.term) continue;  // already have it
+      if (term_at(index) == e.term) {  // already have it
+        check_log_matches(index, e);
+        continue;
+      }
       assert(index > commit_ && "a committed entry never conflicts");
       log_.resize(index - 1);  // a conflicting suffix from an old term
       synced_len_ = std::min<std::uint64_t>(synced_len_, log_.size());
     }
+    assert(e.term >= last_term() && e.term <= term_ && "a log's terms never decrease nor pass the leader's");
     log_.push_back(std::move(e));
     changed = true;
   }
@@ -385,6 +398,7 @@ void RaftNode::on_append(HostId from, const Argv& m) {
     commit_ = new_commit;
     changed = true;
   }
+  assert(commit_ <= last_index() && "the commit index never passes the log");
   if (changed) persist();
   send(from, {kAppResp, u64(term_), "1", u64(index)});
   apply_committed();
@@ -397,6 +411,9 @@ void RaftNode::on_append_response(HostId from, std::uint64_t term, bool success,
   Progress& p = it->second;
   p.recent_active = true;
   if (success) {
+    // The follower holds what this leader sent it in this term (without
+    // fsync, a power loss can bring a member back to an old term it led).
+    assert((!config_.fsync || index <= last_index()) && "a follower never matches past the leader's log");
     p.match = std::max(p.match, index);
     p.next = p.match + 1;
     maybe_commit();
@@ -435,6 +452,7 @@ bool RaftNode::propose(HostId origin, std::uint64_t request, Argv command) {
 }
 
 void RaftNode::append_local(LogEntry entry) {
+  assert(is_leader() && entry.term == term_ && "only a leader appends, in its own term");
   log_.push_back(std::move(entry));
   persist();
 }
@@ -446,6 +464,7 @@ void RaftNode::broadcast_append() {
 
 void RaftNode::send_append(HostId peer) {
   const Progress& p = progress_.at(peer);
+  assert(p.next >= 1 && p.next - 1 <= last_index() && "a peer's progress within the log");
   const std::uint64_t prev = p.next - 1;
   const std::uint64_t n = std::min(last_index() - prev, kMaxEntriesPerMessage);
   // etcd's heartbeats carry min(match, committed) so a follower never
@@ -456,6 +475,7 @@ void RaftNode::send_append(HostId peer) {
 }
 
 void RaftNode::maybe_commit() {
+  assert(is_leader() && progress_.size() + 1 == members_.size() && "a leader tracks every peer");
   // The highest index stored on a majority (the leader counts itself).
   std::vector<std::uint64_t> matches{last_index()};
   for (const auto& [peer, p] : progress_) matches.push_back(p.match);
@@ -466,16 +486,39 @@ void RaftNode::maybe_commit() {
 }
 
 void RaftNode::advance_commit(std::uint64_t index) {
+  assert(index > commit_ && index <= last_index() && "the commit index only grows, and never past the log");
   commit_ = index;
   persist();
   apply_committed();
 }
 
 void RaftNode::apply_committed() {
+  assert(commit_ <= last_index() && "the commit index never passes the log");
   while (applied_ < commit_) {
     ++applied_;
     applier_.apply(applied_, entry(applied_));
   }
+}
+
+// Raft's Election Safety (§5.2) across the cluster, from the shared ledger.
+void RaftNode::check_one_leader_per_term() const {
+  if (ledger_ == nullptr || !config_.fsync) return;
+  const auto [it, first] = ledger_->emplace(term_, host_.id());
+  assert((first || it->second == host_.id()) && "one leader per term");
+  (void)first;
+  (void)it;
+}
+
+// Log Matching (§5.3): an entry this member already holds at `index` with
+// the leader's term is the leader's entry, command and proposer alike.
+// Like Election Safety, it rests on votes being durable (fsync on).
+void RaftNode::check_log_matches(std::uint64_t index, const LogEntry& sent) const {
+  if (!config_.fsync) return;
+  const LogEntry& held = entry(index);
+  assert(held.origin == sent.origin && held.request == sent.request && held.command == sent.command &&
+         "log matching: same index and term, same entry");
+  (void)held;
+  (void)sent;
 }
 
 void RaftNode::persist() {

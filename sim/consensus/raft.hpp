@@ -38,6 +38,7 @@
 // log into a fresh state machine when it restarts (no snapshots).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -83,6 +84,13 @@ class RaftApplier {
   virtual void on_leadership(bool leader) = 0;
 };
 
+// Who won each term in one cluster, shared by its members' RaftNodes to
+// assert Raft's Election Safety (§5.2, Figure 3: at most one leader per
+// term). It holds only while every vote is on disk before it is answered
+// (fsync on): with etcd's --unsafe-no-fsync a power loss can forget a vote,
+// and two leaders of one term are the model's point, not a bug.
+using TermLedger = std::map<std::uint64_t, HostId>;
+
 class RaftNode {
  public:
   // `members`: every member's host, this one included, in a fixed order.
@@ -103,6 +111,8 @@ class RaftNode {
   // False when it was dropped: no leader is known.
   bool propose(HostId origin, std::uint64_t request, Argv command);
 
+  // Shares the cluster's ledger of leaders per term (MemberCluster does).
+  void share_ledger(TermLedger& ledger) { ledger_ = &ledger; }
   // The host crashed: volatile state is gone (called by the member).
   void on_crash();
   // A machine crash: only fsynced state survives. Call before Host::crash().
@@ -115,7 +125,10 @@ class RaftNode {
   std::uint64_t commit_index() const { return commit_; }
   std::uint64_t last_index() const { return log_.size(); }
   std::uint64_t synced_index() const { return synced_len_; }
-  const LogEntry& entry(std::uint64_t index) const { return log_[index - 1]; }
+  const LogEntry& entry(std::uint64_t index) const {
+    assert(index >= 1 && index <= log_.size() && "an entry index within the log");
+    return log_[index - 1];
+  }
   std::size_t quorum() const { return members_.size() / 2 + 1; }
   const RaftConfig& config() const { return config_; }
 
@@ -155,13 +168,19 @@ class RaftNode {
   void note(std::string detail);
 
   std::uint64_t last_term() const { return log_.empty() ? 0 : log_.back().term; }
-  std::uint64_t term_at(std::uint64_t index) const { return index == 0 ? 0 : log_[index - 1].term; }
+  std::uint64_t term_at(std::uint64_t index) const {
+    assert(index <= log_.size() && "a term asked of an index within the log");
+    return index == 0 ? 0 : log_[index - 1].term;
+  }
+  void check_one_leader_per_term() const;
+  void check_log_matches(std::uint64_t index, const LogEntry& sent) const;
 
   Host& host_;
   RaftConfig config_;
   std::vector<HostId> members_;
   RaftApplier& applier_;
   Rng rng_;
+  TermLedger* ledger_ = nullptr;
 
   // Persistent state (the WAL), as written.
   std::uint64_t term_ = 0;

@@ -2,6 +2,7 @@
 // machine (DataTree.java, PrepRequestProcessor.java).
 #include "sim/consensus/zk_tree.hpp"
 
+#include <cassert>
 #include <cstdio>
 
 #include "sim/consensus/raft.hpp"
@@ -78,6 +79,7 @@ Reply ZkTree::apply(const Argv& c, std::int64_t zxid) {
   const std::string& op = c[0];
   if (op == "CREATESESSION") {
     const std::int64_t id = next_session_++;
+    assert(!sessions_.contains(id) && "session ids are never reused");
     sessions_[id] = ZkSession{*parse_i64(c[1]), {}};
     return Reply::array({Reply::integer_of(id), Reply::integer_of(*parse_i64(c[1]))});
   }
@@ -104,6 +106,7 @@ Reply ZkTree::create(std::int64_t session, std::string path, const std::string& 
   if (mode.ends_with("_sequential")) path += sequence_suffix(parent->second.sequence);
   if (nodes_.contains(path)) return Reply::error("NodeExists");
   const bool ephemeral = mode.starts_with("ephemeral");
+  assert(zxid > parent->second.czxid && "a child is created after its parent (zxids grow)");
   ++parent->second.cversion;
   ++parent->second.sequence;
   nodes_[path] = Znode{data, zxid, zxid, 0, 0, 0, ephemeral ? session : 0};
@@ -124,6 +127,7 @@ Reply ZkTree::remove(const std::string& path, std::int64_t version, std::int64_t
   if (version != -1 && it->second.version != version) return Reply::error("BadVersion");
   if (has_children(path)) return Reply::error("NotEmpty");
   if (it->second.ephemeral_owner != 0) sessions_[it->second.ephemeral_owner].ephemerals.erase(path);
+  assert(zxid >= it->second.mzxid && "a delete comes after the node's last change");
   nodes_.erase(it);
   ++nodes_[parent_of(path)].cversion;
   deletes_.push_back(path);
@@ -147,6 +151,7 @@ Reply ZkTree::close_session(std::int64_t session, std::int64_t zxid) {
   if (it == sessions_.end()) return Reply::error("SessionExpired");
   const std::set<std::string> doomed = it->second.ephemerals;
   for (const std::string& path : doomed) remove(path, -1, zxid);
+  assert(it->second.ephemerals.empty() && "closing a session deletes all its ephemeral nodes");
   sessions_.erase(session);
   return Reply::array({Reply::integer_of(zxid)});
 }

@@ -235,7 +235,10 @@ struct Engine::Impl final : ScriptHost {
 
   void event(const std::string& key, KeyEvent::Kind kind) { events.push_back({key, kind}); }
 
-  void propagate(Argv argv) { (in_script ? script_effects : effects).push_back(std::move(argv)); }
+  void propagate(Argv argv) {
+    assert(!argv.empty() && "an effect is a command");
+    (in_script ? script_effects : effects).push_back(std::move(argv));
+  }
 
   // lookupKey + expireIfNeeded: a master deletes an expired key (and
   // propagates DEL); a replica answers as if it were gone but keeps it.
@@ -248,6 +251,8 @@ struct Engine::Impl final : ScriptHost {
   }
 
   void expire_entry(std::map<std::string, Entry, std::less<>>::iterator it) {
+    // A replica and a replayed command never expire a key: the master's DEL does (expireIfNeeded).
+    assert(role == Role::Master && !applying && "only a master expires keys, on its own clock");
     event(it->first, KeyEvent::Kind::Expired);
     propagate({"DEL", it->first});
     keys.erase(it);
@@ -842,6 +847,7 @@ Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(options)) {
 Engine::~Engine() = default;
 
 Reply Engine::execute(const Argv& argv, std::int64_t now_ms) {
+  assert(!impl_->applying && !impl_->in_script && "one command at a time");
   impl_->events.clear();
   impl_->now_ms = now_ms;
   try {
@@ -864,6 +870,7 @@ void Engine::apply(const Argv& argv, std::int64_t now_ms) {
     impl_->in_script = false;
   }
   impl_->applying = false;
+  assert(!impl_->in_script && "a replayed script's effects are whole commands");
 }
 
 std::vector<Argv> Engine::take_effects() { return std::exchange(impl_->effects, {}); }

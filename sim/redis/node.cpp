@@ -45,6 +45,7 @@
 #include "sim/redis/node.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <utility>
 
@@ -61,10 +62,28 @@ std::optional<std::int64_t> parse_int(const std::string& s) {
   return v;
 }
 
-bool is_command(const Argv& argv, std::string_view name) {
-  if (argv.empty() || argv[0].size() != name.size()) return false;
-  return std::equal(name.begin(), name.end(), argv[0].begin(),
+// `word` is `name` (lower case) in any case, as Redis reads command names and options.
+bool word_is(const std::string& word, std::string_view name) {
+  if (word.size() != name.size()) return false;
+  return std::equal(name.begin(), name.end(), word.begin(),
                     [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+}
+
+bool is_command(const Argv& argv, std::string_view name) { return !argv.empty() && word_is(argv[0], name); }
+
+// The AOF, an RDB transfer and the replication stream hold deadlines as
+// absolute wall-clock times: expireGenericCommand (expire.c) propagates
+// PEXPIREAT and setGenericCommand (t_string.c) SET ... PXAT. So a load never
+// moves a key's deadline — time ran while the node was down, and a key whose
+// deadline passed meanwhile is loaded expired and removed lazily or by the
+// expiry cycle (checkAlreadyExpired is false while loading), never revived.
+// A relative form here would restart the TTL at load time: a bug.
+bool has_relative_expiry(const Argv& argv) {
+  if (is_command(argv, "expire") || is_command(argv, "pexpire") || is_command(argv, "expireat")) return true;
+  if (!is_command(argv, "set")) return false;
+  for (std::size_t i = 3; i < argv.size(); ++i)
+    if (word_is(argv[i], "ex") || word_is(argv[i], "px") || word_is(argv[i], "exat")) return true;
+  return false;
 }
 
 const Argv kActiveExpire{"(active-expire)"};
@@ -88,6 +107,7 @@ Task<void> RedisNode::main() {
     // Observers learn which keys came back from the AOF (one event list).
     std::vector<KeyEvent> replayed;
     for (const Argv& argv : aof_) {
+      assert(!has_relative_expiry(argv) && "the AOF holds absolute deadlines: a load never moves a TTL");
       engine_.apply(argv, now_ms());
       if (!observers_.empty()) {
         const auto& events = engine_.last_key_events();
@@ -163,6 +183,7 @@ void RedisNode::on_crash() {
 }
 
 void RedisNode::power_loss() {
+  assert(aof_fsynced_ <= aof_.size() && "only what was written can be fsynced");
   aof_.resize(aof_fsynced_);  // what was written but not fsynced is gone
   host_.crash();
 }
@@ -227,6 +248,7 @@ void RedisNode::try_fsync(bool sync_in_progress) {
 }
 
 void RedisNode::start_background_fsync() {
+  assert(!fsync_in_flight_ && "one background fsync at a time (aofFsyncInProgress)");
   fsync_in_flight_ = true;
   fsync_target_ = aof_.size();
   aof_fsync_offset_ = aof_.size();
@@ -248,6 +270,7 @@ void RedisNode::on_fsync_done(void* ctx, std::uint64_t generation) {
   }
   self.fsync_in_flight_ = false;
   self.aof_fsynced_ = std::max(self.aof_fsynced_, std::min(self.fsync_target_, self.aof_.size()));
+  assert(self.aof_fsynced_ <= self.aof_.size() && "only what was written can be fsynced");
 }
 
 // appendfsync always: flushAppendOnlyFile (beforeSleep, before
@@ -464,6 +487,7 @@ void RedisNode::apply_stream(const Argv& message) {
   // Already here: sent before this node's sync covered it (a batch waiting
   // out the replication lag when the sync completed).
   if (offset <= offset_) return;
+  assert(engine_.role() == Role::Replica && "only a replica applies its master's stream");
   const Argv argv(message.begin() + 3, message.end());
   engine_.apply(argv, now_ms());
   (void)engine_.take_effects();
@@ -508,6 +532,7 @@ std::int64_t RedisNode::acked_replicas(std::uint64_t target) const {
 }
 
 void RedisNode::attach_replica(RedisNode& replica) {
+  assert(&replica != this && replica.master_ == nullptr && "a node replicates one master, not itself");
   // A node that becomes a replica while it runs (a demoted old master)
   // starts acking; one that starts as a replica spawns the loop in main().
   if (!replica.acking_ && replica.running_) replica.host().spawn(replica.replica_ack_loop());
@@ -521,7 +546,10 @@ void RedisNode::attach_replica(RedisNode& replica) {
 void RedisNode::full_sync_from(const RedisNode& master) {
   // The RDB transfer, instantaneous: replace the dataset with the master's.
   engine_.flush_all();
-  for (const Argv& argv : master.dataset_log_) engine_.apply(argv, now_ms());
+  for (const Argv& argv : master.dataset_log_) {
+    assert(!has_relative_expiry(argv) && "an RDB holds absolute deadlines: a load never moves a TTL");
+    engine_.apply(argv, now_ms());
+  }
   (void)engine_.take_effects();
   dataset_log_ = master.dataset_log_;
   if (config_.appendonly) {
@@ -572,6 +600,7 @@ std::optional<Reply> RedisNode::wait_command(const Request& request) {
   const std::int64_t acked = acked_replicas(offset_);
   if (acked >= *needed) return Reply::integer_of(acked);
   const std::uint64_t id = next_wait_++;
+  assert(*needed > acked && "WAIT blocks only when too few replicas acked");
   waits_.push_back({request, offset_, *needed, id});
   if (*timeout_ms > 0) {
     const HostClock& clock = host_.clock();
@@ -704,7 +733,11 @@ void RedisNode::on_full_sync_due(void* ctx, std::uint64_t generation) {
 // takes the master's replid and keeps its own as replid2.
 void RedisNode::continue_from(RedisNode& m) {
   const std::uint64_t from = offset_ + 1;
+  // A partial resync only moves forward, from effects the backlog still
+  // holds (a full resync is the one way an offset goes back).
+  assert(from >= m.backlog_offset_ && from <= m.offset_ + 1 && "the master's backlog holds what is missing");
   for (std::uint64_t at = from; at <= m.offset_; ++at) {
+    assert(at - m.backlog_offset_ < m.backlog_.size() && "the master's backlog holds every missing effect");
     const Argv& argv = m.backlog_[at - m.backlog_offset_];
     engine_.apply(argv, now_ms());
     (void)engine_.take_effects();
