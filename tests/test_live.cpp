@@ -267,9 +267,9 @@ TEST_CASE("network faults run live through the proxy and agree with the simulati
   // link; its [live] time_scale, 0.05: at 0.01 A's 10 s TTL is 100 ms of real
   // time, which a stalled thread outlasted); replica-failover: the
   // replication lag on the master -> replica proxy link loses A's SET with
-  // the master (its [live] time_scale, 0.3: the crash comes 10 ms after the
-  // SET with a 100 ms lag, which at 0.1 a loaded machine missed 1 run in
-  // 5, at 0.01 a race on 2 cores); redlock-power-loss-bare-majority:
+  // the master, and the real Sentinel quorum fails over (its [live]
+  // time_scale, 3: Sentinel's fixed 1 s failover INFO period is then a
+  // third of a scenario second); redlock-power-loss-bare-majority:
   // a drop partition of A from two of five masters (time scale 0.3: restart
   // latency, see docs/live.md); thread-id-collision: A's release held 10 s on
   // A -> redis-1 runs late, and is still recorded (LateReplies).
@@ -285,6 +285,103 @@ TEST_CASE("network faults run live through the proxy and agree with the simulati
     const std::int64_t scale = ppm != 0 ? ppm : cli::live_time_scale_ppm(s, std::nullopt);
     CHECK(live_kinds_agreeing(s, lock, simulated, scale) == simulated);
   }
+  CHECK(redis_children() == 0);
+}
+
+namespace {
+
+// INFO replication of a real node, straight to its port.
+std::string replication_info(const live::RedisCluster& cluster, std::size_t node) {
+  locks::HiredisConn conn(locks::HiredisOptions{"127.0.0.1", cluster.node(node).port, 1000ms, 1000ms});
+  return conn.execute({"INFO", "replication"}).str;
+}
+
+bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+}  // namespace
+
+// A real Sentinel quorum fails over a master with two replicas: it promotes
+// one, re-points the other to it through the promoted node's proxy (the
+// address it announces, not its real port), and its processes go with the
+// cluster.
+TEST_CASE("a real Sentinel quorum promotes a replica and re-points the other through the proxies", "[live]") {
+  tests::skip_without_redis_server();
+  live::ClusterSpec spec;
+  spec.binary = *tests::find_redis_server();
+  spec.preload = LOCKSIM_PRELOAD_LIBRARY;
+  spec.replicas = 2;
+  spec.sentinel = live::SentinelSpec{};
+  spec.sentinel->down_after = 300ms;
+  spec.sentinel->failover_timeout = 5s;
+  std::vector<pid_t> pids;
+  {
+    auto started = live::RedisCluster::start(spec);
+    if (!started) FAIL(started.error().message);
+    live::RedisCluster& cluster = **started;
+    pids = cluster.pids();
+    REQUIRE(pids.size() == 3 + live::SentinelQuorum::kSentinels);
+    REQUIRE(cluster.sentinel());
+    cluster.kill9(0);
+    std::optional<std::size_t> promoted;
+    for (int i = 0; i < 200 && (!promoted || *promoted == 0); ++i) {  // at most 20 s
+      std::this_thread::sleep_for(100ms);
+      if (const auto view = cluster.sentinel()->master(0)) promoted = cluster.node_announcing(view->port);
+    }
+    REQUIRE(promoted);
+    REQUIRE(*promoted != 0);
+    CHECK(replication_info(cluster, *promoted).find("role:master") != std::string::npos);
+    const std::size_t other = *promoted == 1 ? 2 : 1;
+    // Re-pointed to the announced address: the promoted node's shared proxy listener.
+    const std::string want = "master_port:" + std::to_string(cluster.proxy(*promoted).shared_port()) + "\r";
+    std::string info;
+    for (int i = 0; i < 200; ++i) {  // sentinelFailoverReconfNextSlave, then the link comes up
+      info = replication_info(cluster, other);
+      if (info.find(want) != std::string::npos && info.find("master_link_status:up") != std::string::npos) break;
+      std::this_thread::sleep_for(100ms);
+    }
+    INFO(info);
+    CHECK(info.find(want) != std::string::npos);
+    CHECK(info.find("master_link_status:up") != std::string::npos);
+    // The bytes go through the proxy, on the other node's own link.
+    cluster.proxy(*promoted).cut(cluster.node(other).name, locksim::PartitionMode::Drop);
+    locks::HiredisConn writer(locks::HiredisOptions{"127.0.0.1", cluster.node(*promoted).port, 1000ms, 1000ms});
+    REQUIRE(writer.execute({"SET", "through-the-proxy", "1"}).is_ok());
+    std::this_thread::sleep_for(300ms);
+    locks::HiredisConn reader(locks::HiredisOptions{"127.0.0.1", cluster.node(other).port, 1000ms, 1000ms});
+    CHECK(reader.execute({"GET", "through-the-proxy"}).is_nil());
+    cluster.proxy(*promoted).cut(cluster.node(other).name, std::nullopt);
+  }
+  for (pid_t pid : pids) CHECK_FALSE(process_exists(pid));  // the sentinels too
+  CHECK(redis_children() == 0);
+}
+
+// replica-failover with two replicas, live: the real quorum's failover
+// gives the verdict the simulated Sentinel gives, the run's record names
+// the replica it promoted, and no sentinel is left after the run.
+TEST_CASE("replica-failover runs live through a real Sentinel quorum and agrees with the simulation", "[live]") {
+  tests::skip_without_redis_server();
+  auto s = catalog_scenario("replica-failover");
+  s.redis.replicas = 2;
+  const auto simulated = sim_kinds(s, "token");
+  REQUIRE(simulated == std::set<std::string>{"mutual-exclusion", "stale-write"});
+  const std::int64_t scale = cli::live_time_scale_ppm(s, std::nullopt);
+  std::set<std::string> got;
+  std::vector<std::string> failovers;
+  for (int attempt = 0; attempt < 3 && got != simulated; ++attempt) {
+    live::LiveOptions options;
+    options.lock_kind = "token";
+    options.time_scale_ppm = scale;
+    auto run = live::run_live(s, options);
+    if (!run) FAIL(run.error().message);
+    got = run->run.violation_kinds();
+    failovers.clear();
+    for (const auto& f : run->run.history.faults)
+      if (f.kind == scenarios::FaultKind::Failover) failovers.push_back(f.description);
+  }
+  CHECK(got == simulated);
+  REQUIRE(failovers.size() == 1);
+  CHECK(failovers[0].rfind("failover to redis-1-replica-", 0) == 0);
+  CHECK(failovers[0].find("(Sentinel, epoch 1)") != std::string::npos);
   CHECK(redis_children() == 0);
 }
 
