@@ -278,15 +278,24 @@ std::vector<std::string> RedisCluster::arguments(const RedisNodeProcess& node) c
     args.insert(args.end(), {"--min-replicas-to-write", std::to_string(spec_.min_replicas_to_write),
                              "--min-replicas-max-lag", std::to_string(spec_.min_replicas_max_lag_s)});
   const std::size_t self = static_cast<std::size_t>(&node - nodes_.data());
-  const std::size_t master = master_of(node.shard);
   // Sentinel hands out what a node announces: its proxy's shared listener,
   // so a replica Sentinel re-points still replicates through the proxy
   // (docs/live.md, "Failover: a real Sentinel quorum").
   args.insert(args.end(), {"--bind-source-addr", node.source_address, "--replica-announce-ip", "127.0.0.1",
                            "--replica-announce-port", std::to_string(proxies_[self]->shared_port())});
-  if (master != self)  // through the master's proxy: the replication link can lag, be delayed or cut
-    args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(proxies_[master]->port(node.name))});
+  if (const auto master = upstream_of(node))  // through the master's proxy: the link can lag, be delayed or cut
+    args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(proxies_[*master]->port(node.name))});
   return args;
+}
+
+// The node a (re)started server replicates from: its shard's current
+// master, except that a shard's first master restarted after a Sentinel
+// failover comes back as the master it was, and Sentinel converts it
+// (+convert-to-slave), as a real one restarted from its own config does.
+std::optional<std::size_t> RedisCluster::upstream_of(const RedisNodeProcess& node) const {
+  const std::size_t master = master_of(node.shard);
+  if (master == static_cast<std::size_t>(&node - nodes_.data()) || (sentinel_ && node.replica == 0)) return std::nullopt;
+  return master;
 }
 
 // The environment a server starts with: ours, plus the preload library, its
@@ -326,8 +335,8 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
   if (pid < 0) return false;
   node.pid = pid;
   node.exited_before_ready = false;
-  const std::size_t master = master_of(node.shard);
-  const bool replica = master != static_cast<std::size_t>(&node - nodes_.data()) && nodes_[master].pid > 0;
+  const auto master = upstream_of(node);
+  const bool replica = master && nodes_[*master].pid > 0;
   const auto deadline = std::chrono::steady_clock::now() + spec_.start_deadline;
   while (std::chrono::steady_clock::now() < deadline && !interrupted()) {
     if (reaped(pid)) {

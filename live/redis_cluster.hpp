@@ -177,6 +177,7 @@ class RedisCluster final : public LiveServers {
   Result<bool, LiveError> start_proxy(std::size_t i);
   Result<bool, LiveError> start_sentinels();
   std::vector<std::string> arguments(const RedisNodeProcess& node) const;
+  std::optional<std::size_t> upstream_of(const RedisNodeProcess& node) const;
   std::vector<std::string> environment(const RedisNodeProcess& node) const;
   void stop_node(RedisNodeProcess& node);
   bool interrupted() const { return spec_.interrupted && spec_.interrupted->load() != 0; }

@@ -296,7 +296,14 @@ std::string replication_info(const live::RedisCluster& cluster, std::size_t node
   return conn.execute({"INFO", "replication"}).str;
 }
 
-bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+// Whether a process is gone (or a zombie nobody has reaped yet: it runs nothing).
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!stat || !std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
 
 }  // namespace
 
@@ -351,7 +358,7 @@ TEST_CASE("a real Sentinel quorum promotes a replica and re-points the other thr
     CHECK(reader.execute({"GET", "through-the-proxy"}).is_nil());
     cluster.proxy(*promoted).cut(cluster.node(other).name, std::nullopt);
   }
-  for (pid_t pid : pids) CHECK_FALSE(process_exists(pid));  // the sentinels too
+  for (pid_t pid : pids) CHECK(process_gone(pid));  // the sentinels too
   CHECK(redis_children() == 0);
 }
 
@@ -1866,13 +1873,25 @@ TEST_CASE("live --redis: every segment of a segmented sale and its fence key are
 
 namespace {
 
-// Whether a process is gone (or a zombie nobody has reaped yet: it runs nothing).
-bool process_gone(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!stat || !std::getline(stat, line)) return true;
-  const auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+// A redis-server wrapper script in a fresh `dir` that keeps the server as
+// its child (no exec), as many wrappers do — PR_SET_PDEATHSIG reaches the
+// wrapper only — and appends each server's pid to dir/pids.
+fs::path keeping_wrapper(const fs::path& dir) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path wrapper = dir / "wrapped-redis-server";
+  std::ofstream(wrapper) << "#!/bin/sh\n" << tests::find_redis_server()->string() << " \"$@\" &\necho $! >> "
+                         << (dir / "pids").string() << "\nwait\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  return wrapper;
+}
+
+// `locksim live ARGS --redis-server WRAPPER` in the background: its pid.
+pid_t live_in_background(const std::string& args, const fs::path& wrapper) {
+  const auto [pid_text, spawned] = run_shell(std::string(LOCKSIM_BINARY) + " live " + args + " --redis-server " +
+                                             wrapper.string() + " >/dev/null 2>&1 & echo $!");
+  REQUIRE(spawned == 0);
+  return static_cast<pid_t>(std::stol(pid_text));
 }
 
 }  // namespace
@@ -1881,18 +1900,8 @@ TEST_CASE("a server started through a wrapper script dies with locksim, even whe
           "[live]") {
   tests::skip_without_redis_server();
   const fs::path dir = fs::temp_directory_path() / ("locksim-test-orphan-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  // The wrapper keeps redis-server as its child (no exec), as many wrappers
-  // do; PR_SET_PDEATHSIG reaches the wrapper only.
-  const fs::path wrapper = dir / "wrapped-redis-server", server_pid = dir / "server.pid";
-  std::ofstream(wrapper) << "#!/bin/sh\n" << tests::find_redis_server()->string() << " \"$@\" &\necho $! > "
-                         << server_pid.string() << "\nwait\n";
-  fs::permissions(wrapper, fs::perms::owner_all);
-  const auto [pid_text, spawned] = run_shell(std::string(LOCKSIM_BINARY) + " live gc-pause --lock token --time-scale 1 "
-                                             "--redis-server " + wrapper.string() + " >/dev/null 2>&1 & echo $!");
-  REQUIRE(spawned == 0);
-  const pid_t locksim = static_cast<pid_t>(std::stol(pid_text));
+  const fs::path wrapper = keeping_wrapper(dir), server_pid = dir / "pids";
+  const pid_t locksim = live_in_background("gc-pause --lock token --time-scale 1", wrapper);
   pid_t server = -1;
   for (int i = 0; i < 3000 && server < 0; ++i) {  // up to 30 s for the server to start
     std::ifstream in(server_pid);
@@ -1908,5 +1917,30 @@ TEST_CASE("a server started through a wrapper script dies with locksim, even whe
   const bool gone = process_gone(server);
   if (!gone) ::kill(server, SIGKILL);  // it used to be left running, orphaned
   CHECK(gone);
+  fs::remove_all(dir);
+}
+
+// The Sentinel quorum's processes are process groups with the watchdog,
+// like the servers: a SIGKILLed locksim leaves none of them behind.
+TEST_CASE("the sentinels and servers of a failover run die with locksim when it is SIGKILLed", "[live]") {
+  tests::skip_without_redis_server();
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-sentinels-" + std::to_string(::getpid()));
+  const fs::path wrapper = keeping_wrapper(dir), pids_file = dir / "pids";
+  const pid_t locksim = live_in_background("replica-failover --lock token", wrapper);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 3000 && pids.size() < 5; ++i) {  // master, replica, 3 sentinels: up to 30 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::ifstream in(pids_file);
+    pids.clear();
+    for (long pid = 0; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
+  }
+  REQUIRE(pids.size() == 5);
+  ::kill(locksim, SIGKILL);
+  for (pid_t pid : pids) {
+    for (int i = 0; i < 2000 && !process_gone(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const bool gone = process_gone(pid);
+    if (!gone) ::kill(pid, SIGKILL);
+    CHECK(gone);
+  }
   fs::remove_all(dir);
 }
