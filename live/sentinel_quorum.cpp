@@ -3,6 +3,7 @@
 // (sentinel_quorum.hpp).
 #include "live/sentinel_quorum.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
@@ -20,19 +21,28 @@ namespace {
 constexpr int kStartAttempts = 5;  // fresh ports tried when another process wins a port race
 constexpr auto kAskTimeout = 100ms;
 
-// sentinel.c's periods and timeouts (SENTINEL DEBUG names, Redis 7.0
-// defaults: sentinel_info_period, sentinel_ping_period, ...), in ms of
-// scenario time; each runs scaled. TILT is left alone: it guards against
-// the real process being stalled, which the time scale does not change.
+// Sentinel's periods and timeouts (SENTINEL DEBUG names), in ms of
+// scenario time; each runs scaled, at least 10 ms. Those the simulated
+// Sentinel (sim/redis/sentinel.cpp) also has keep sentinel.c's Redis 7.0
+// defaults (sentinel_info_period, sentinel_publish_period: the 8 s
+// conversion wait, sentinel_slave_reconf_timeout, sentinel_election_timeout).
+// PING and the quorum's questions get the simulated Sentinel's 100 ms
+// check, not sentinel.c's 1 s: the model detects a master down within a
+// check and takes the quorum's agreement as immediate, and a 1 s period
+// would move a real SDOWN by up to a second (it counts from the last
+// reply) and ODOWN by up to another. TILT is left alone: it guards
+// against the real process being stalled, which the time scale does not
+// change.
 struct SentinelPeriod {
   const char* name;
-  std::int64_t default_ms;
+  std::int64_t scenario_ms;
 };
 constexpr SentinelPeriod kScaledPeriods[] = {
-    {"info-period", 10000},          {"ping-period", 1000},
-    {"ask-period", 1000},            {"publish-period", 2000},
+    {"info-period", 10000},          {"ping-period", 100},
+    {"ask-period", 100},             {"publish-period", 2000},
     {"slave-reconf-timeout", 10000}, {"election-timeout", 10000},
 };
+constexpr std::int64_t kLeastPeriodMs = 10;
 
 std::string sentinel_log_tail(const fs::path& dir) { return last_log_line(dir / "sentinel.log"); }
 
@@ -67,6 +77,8 @@ Result<std::unique_ptr<SentinelQuorum>, LiveError> SentinelQuorum::start(const S
                                       " ms: " + sentinel_log_tail(spec.dir / "sentinel-1")});
     std::this_thread::sleep_for(10ms);
   }
+  if (spec.time_scale_ppm > 1'000'000)
+    for (int port : q->ports_) q->scale_periods(port, spec.time_scale_ppm);
   return q;
 }
 
@@ -100,7 +112,10 @@ bool SentinelQuorum::start_one(std::size_t i) {
     const auto deadline = std::chrono::steady_clock::now() + spec_.start_deadline;
     while (std::chrono::steady_clock::now() < deadline && !interrupted() && !reaped(pids_[i])) {
       if (loopback_roundtrip(port, "PING\r\n").rfind("+PONG", 0) == 0) {
-        scale_periods(port);
+        // Not slower than the defaults until the sentinels have found each
+        // other (a hello each publish-period): a start at a scale above 1
+        // would otherwise wait that much longer.
+        scale_periods(port, std::min<std::int64_t>(spec_.time_scale_ppm, 1'000'000));
         return true;
       }
       std::this_thread::sleep_for(5ms);
@@ -110,13 +125,12 @@ bool SentinelQuorum::start_one(std::size_t i) {
   return false;
 }
 
-// SENTINEL DEBUG <period> <ms>: each period at the run's time scale, at
-// least 1 ms.
-void SentinelQuorum::scale_periods(int port) const {
+// SENTINEL DEBUG <period> <ms>: each period at time scale `ppm`.
+void SentinelQuorum::scale_periods(int port, std::int64_t ppm) const {
   Argv argv = {"SENTINEL", "DEBUG"};
   for (const auto& p : kScaledPeriods) {
     argv.push_back(p.name);
-    argv.push_back(std::to_string(std::max<std::int64_t>(1, p.default_ms * spec_.time_scale_ppm / 1'000'000)));
+    argv.push_back(std::to_string(std::max<std::int64_t>(kLeastPeriodMs, p.scenario_ms * ppm / 1'000'000)));
   }
   (void)ask_once(port, argv);
 }

@@ -10,10 +10,11 @@
 // is the shared listener of the master's TCP proxy (the port every node
 // announces: live/tcp_proxy.hpp SharedListener), with down-after-
 // milliseconds, failover-timeout and parallel-syncs from the scenario.
-// Sentinel's own periods (PING, INFO, hello, the quorum's questions, the
-// replica reconfiguration and election timeouts) are scaled by the time
-// scale like every other duration, through SENTINEL DEBUG (Redis 7.0);
-// the failover's one-second INFO period is fixed in sentinel.c.
+// Sentinel's own periods (INFO, hello, the replica reconfiguration and
+// election timeouts; PING and the quorum's questions at the simulated
+// Sentinel's 100 ms check) are scaled by the time scale like every other
+// duration, through SENTINEL DEBUG (Redis 7.0); the failover's one-second
+// INFO period is fixed in sentinel.c.
 //
 // Processes: each in its own process group with the watchdog of
 // live/process_group.hpp, so none outlives locksim (SIGINT, SIGTERM,
@@ -82,7 +83,7 @@ class SentinelQuorum {
   explicit SentinelQuorum(SentinelSpec spec) : spec_(std::move(spec)) {}
   bool start_one(std::size_t i);
   bool ready() const;
-  void scale_periods(int port) const;
+  void scale_periods(int port, std::int64_t ppm) const;
   std::string config(int port) const;
   Reply ask(std::size_t i, const Argv& argv);  // on sentinel i's kept connection
   bool interrupted() const { return spec_.interrupted && spec_.interrupted->load() != 0; }
