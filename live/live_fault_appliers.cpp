@@ -143,7 +143,9 @@ How how_restart(const FaultSpec&, bool on_server) {
                    : real("the client thread unwinds and runs the iterations left with a fresh lock");
 }
 
-How how_failover(const FaultSpec&, bool) { return real("REPLICAOF NO ONE on the replica"); }
+How how_failover(const FaultSpec&, bool) {
+  return real("SENTINEL FAILOVER to the real Sentinel quorum (3 sentinels, quorum 2); it promotes and re-points");
+}
 
 How how_partition(const FaultSpec& f, bool) {
   return real(f.mode == PartitionMode::Hold ? "the TCP proxies hold every byte between the groups until the heal"
@@ -206,7 +208,8 @@ void add_settings(std::vector<FaultMechanism>& out, const scenarios::Scenario& s
                                         " delay on the TCP proxy's master -> replica link (loopback replicates in "
                                         "microseconds)"});
   if (s.redis.replicas > 0 && s.redis.failover_after > Duration{0})
-    add(out, "failover_after", masters, real("REPLICAOF NO ONE on the replica once its master has been down that long"));
+    add(out, "failover_after", masters, real("the real Sentinel quorum's own detection (down-after-milliseconds, ODOWN by 2 of 3, a "
+                                               "leader elected), promotion and reconfiguration"));
   if (s.redis.background_writes_per_second > 0)
     add(out, "background_writes_per_second", masters, real("a thread SETs an unrelated key at that rate"));
 }

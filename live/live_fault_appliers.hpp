@@ -39,7 +39,7 @@ class LiveFaultActions {
   virtual void server_pause(std::size_t node, Duration d) = 0;  // SIGSTOP, SIGCONT after d
   virtual void server_crash(const scenarios::FaultSpec& f, std::size_t node, bool power_loss) = 0;
   virtual void server_restart(std::size_t node) = 0;
-  virtual void server_promote(std::size_t node) = 0;  // a replica of node's shard takes over
+  virtual void server_promote(std::size_t node) = 0;  // SENTINEL FAILOVER of node's shard
   virtual void server_clock_step(std::size_t node, Duration by) = 0;
   virtual void server_clock_drift(std::size_t node, std::int64_t ppm) = 0;
   virtual void server_stall_fsync(std::size_t node, Duration d) = 0;

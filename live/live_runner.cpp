@@ -302,7 +302,6 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
 
   void crash_node(const FaultSpec& f, std::size_t node, bool power_loss);
   void crash_redis_node(std::size_t node, bool power_loss);
-  void schedule_failover(std::size_t node);  // requires mutex_
   // A CP client's links on every member's proxy: held while it is paused
   // (its client library's threads, e.g. ZooKeeper's pings, stop with it),
   // else as the partition says. Requires mutex_.
@@ -314,6 +313,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   void note_power_cut(const std::string& node, const std::vector<PowerCut>& cuts);
   void restart_node(std::size_t node);
   void promote_shard(int shard);
+  void follow_sentinel();
   void fail(LiveError e);
   Result<bool, LiveError> prestart_adapters();
   void finish_entries();
@@ -751,8 +751,9 @@ void LiveSession::restart_client(std::size_t c) {
 }
 
 // A server's crash: SIGKILL (a Redis node's power loss: observed, see
-// crash_redis_node), then its restart and, for a Redis master, the
-// automatic failover, when the scenario asks for them.
+// crash_redis_node), then its restart when the scenario asks for it. A
+// Redis master's automatic failover is the Sentinel quorum's own doing
+// (follow_sentinel sees it).
 void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_loss) {
   if (redis_) crash_redis_node(node, power_loss);
   else servers_.kill9(node);  // live_faults.cpp refuses a member's power loss
@@ -763,7 +764,6 @@ void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_lo
       note_restart(servers_.server_name(node));
       restart_node(node);
     });
-  if (redis_) schedule_failover(node);
 }
 
 void LiveSession::crash_redis_node(std::size_t node, bool power_loss) {
@@ -776,15 +776,6 @@ void LiveSession::crash_redis_node(std::size_t node, bool power_loss) {
   else redis_->kill9(node);
 }
 
-void LiveSession::schedule_failover(std::size_t node) {
-  const int shard = redis_->node(node).shard;
-  if (s_.redis.replicas > 0 && s_.redis.failover_after > Duration{0} && redis_->master_of(shard) == node)
-    schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(s_.redis.failover_after),
-             [this, node, shard] {
-               if (redis_->node(node).pid <= 0 && redis_->master_of(shard) == node) promote_shard(shard);
-             });
-}
-
 void LiveSession::restart_node(std::size_t node) {
   auto restarted = servers_.restart(node);
   if (!restarted) return fail(restarted.error());
@@ -792,15 +783,37 @@ void LiveSession::restart_node(std::size_t node) {
   fire_trigger(servers_.server_name(node), "restart", 0);
 }
 
+// The `failover` fault: what Sentinel does when asked (SENTINEL FAILOVER);
+// follow_sentinel records what it then did. A refusal (-NOGOODSLAVE,
+// -INPROG) changes nothing, as the simulated Sentinel's.
 void LiveSession::promote_shard(int shard) {
-  if (s_.redis.replicas == 0) return;  // nothing to promote (the simulator's sentinel does not exist either)
-  const std::size_t replica = static_cast<std::size_t>(shard) * static_cast<std::size_t>(s_.redis.replicas + 1) + 1;
-  if (redis_->master_of(shard) == replica) return;
-  auto promoted = redis_->promote(replica);
-  if (!promoted) return fail(promoted.error());
-  std::lock_guard lk(mutex_);
-  history_.faults.push_back({now_true(), FaultKind::Failover, "failover to " + redis_->node(replica).name,
-                             redis_->node(replica).name, std::nullopt});
+  SentinelQuorum* quorum = redis_->sentinel();
+  if (!quorum) return;  // no replica: nothing to promote (the simulated Sentinel watches none either)
+  if (auto asked = quorum->failover(shard); !asked) {
+    std::lock_guard lk(mutex_);
+    notes_.push_back("SENTINEL FAILOVER " + SentinelQuorum::master_name(shard) + " refused: " + asked.error());
+  }
+}
+
+// Clients follow the master the Sentinel quorum names (SENTINEL MASTER, the
+// answer with the newest configuration epoch), as a Sentinel-aware client
+// asks get-master-addr-by-name: from the moment the leader has seen its
+// replica promoted (sentinelGetCurrentMasterAddress). The fault record
+// says which replica Sentinel promoted, when locksim saw it.
+void LiveSession::follow_sentinel() {
+  SentinelQuorum* quorum = redis_ ? redis_->sentinel() : nullptr;
+  if (!quorum) return;
+  for (int shard = 0; shard < redis_->shards(); ++shard) {
+    const auto view = quorum->master(shard);
+    const auto node = view ? redis_->node_announcing(view->port) : std::nullopt;
+    if (!node || *node == redis_->master_of(shard)) continue;
+    redis_->redirect(shard, *node);
+    const std::string& name = redis_->node(*node).name;
+    std::lock_guard lk(mutex_);
+    history_.faults.push_back({now_true(), FaultKind::Failover,
+                               "failover to " + name + " (Sentinel, epoch " + std::to_string(view->config_epoch) + ")",
+                               name, std::nullopt});
+  }
 }
 
 // `delay from -> to`: the next bytes (or storage message) on that link wait
@@ -956,6 +969,7 @@ Result<bool, LiveError> LiveSession::run() {
       break;
     }
     if (!run_due_events()) break;
+    follow_sentinel();
     if (story_over()) {
       notes_.push_back(story_over_note(Clock::now() - origin_));
       break;
@@ -1071,6 +1085,21 @@ int min_replicas_max_lag_s(std::int64_t ppm) {
   return static_cast<int>(std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(lag).count()));
 }
 
+// The Sentinel quorum's settings, scaled: down-after-milliseconds is
+// failover_after (0, no automatic failover: longer than the whole run).
+SentinelSpec sentinel_spec(const Scenario& scenario, std::int64_t ppm) {
+  const auto real_ms = [ppm](Duration d) {
+    return std::max(1ms, std::chrono::ceil<std::chrono::milliseconds>(scale(d, ppm)));
+  };
+  SentinelSpec spec;
+  spec.down_after = scenario.redis.failover_after > Duration{0} ? real_ms(scenario.redis.failover_after)
+                                                                 : real_ms(scenario.duration) + 1h;
+  spec.failover_timeout = real_ms(scenario.redis.failover_timeout);
+  spec.parallel_syncs = scenario.redis.parallel_syncs;
+  spec.time_scale_ppm = ppm;
+  return spec;
+}
+
 Result<std::unique_ptr<RedisCluster>, LiveError> start_cluster(const Scenario& scenario, const LiveOptions& options) {
   auto binary = locate_redis_server(options.redis_server);
   if (!binary) return failure(binary.error());
@@ -1084,6 +1113,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> start_cluster(const Scenario& s
   for (const auto& c : scenario.clients) spec.clients.push_back(c.name);
   spec.min_replicas_to_write = scenario.redis.min_replicas_to_write;
   spec.min_replicas_max_lag_s = min_replicas_max_lag_s(options.time_scale_ppm);
+  if (scenario.redis.replicas > 0) spec.sentinel = sentinel_spec(scenario, options.time_scale_ppm);
   return RedisCluster::start(spec);
 }
 

@@ -263,4 +263,12 @@ std::string loopback_roundtrip(int port, const std::string& request, bool until_
   return reply;
 }
 
+std::string last_log_line(const std::filesystem::path& log) {
+  std::ifstream in(log);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last.empty() ? "(empty log)" : last;
+}
+
 }  // namespace locksim::live

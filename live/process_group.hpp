@@ -58,4 +58,8 @@ void kill_process_group(pid_t& pid);
 // ZooKeeper's four-letter words).
 std::string loopback_roundtrip(int port, const std::string& request, bool until_closed = false);
 
+// The last non-empty line of a child's log file, for an error message
+// ("(empty log)" when there is none).
+std::string last_log_line(const std::filesystem::path& log);
+
 }  // namespace locksim::live

@@ -43,13 +43,7 @@ bool is_executable(const fs::path& p) {
   return !p.empty() && ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p, ec);
 }
 
-std::string log_tail(const fs::path& dir) {
-  std::ifstream in(dir / "redis.log");
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last.empty() ? "(empty log)" : last;
-}
+std::string log_tail(const fs::path& dir) { return last_log_line(dir / "redis.log"); }
 
 // Where the kernel's ephemeral range starts (net.ipv4.ip_local_port_range);
 // Linux's default if it cannot be read.
@@ -150,6 +144,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
       node.replica = r;
       node.name = scenarios::redis_host_name(m + 1, r);
       node.dir = cluster->dir_ / node.name;
+      node.source_address = "127.0.0." + std::to_string(2 + cluster->nodes_.size());
       fs::create_directories(node.dir);
       std::string why;
       auto clock = ServerClock::create(node.dir / "clock.ctl", &why);
@@ -159,14 +154,31 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
     }
     cluster->shard_master_.push_back(cluster->nodes_.size() - static_cast<std::size_t>(spec.replicas) - 1);
   }
-  for (std::size_t i = 0; i < cluster->nodes_.size(); ++i) {  // masters come before their replicas
-    auto started = cluster->start_node(cluster->nodes_[i], true);
+  cluster->proxies_.resize(cluster->nodes_.size());
+  for (auto& node : cluster->nodes_) {  // masters come before their replicas
+    auto started = cluster->start_node(node, true);
     if (cluster->interrupted())
       return failure(LiveError{3, "interrupted by a signal while starting redis-server; every server was stopped", true});
     if (!started) return failure(started.error());  // the destructor stops what did start
-    if (auto proxied = cluster->start_proxy(i); !proxied) return failure(proxied.error());
   }
+  if (auto watched = cluster->start_sentinels(); !watched) return failure(watched.error());
   return cluster;
+}
+
+// The quorum watches each shard's master through its proxy's shared
+// listener, the address every node announces.
+Result<bool, LiveError> RedisCluster::start_sentinels() {
+  if (!spec_.sentinel || spec_.replicas == 0) return true;
+  SentinelSpec spec = *spec_.sentinel;
+  spec.binary = spec_.binary;
+  spec.dir = dir_;
+  spec.replicas = spec_.replicas;
+  spec.interrupted = spec_.interrupted;
+  for (int m = 0; m < spec_.masters; ++m) spec.master_ports.push_back(proxies_[master_of(m)]->shared_port());
+  auto quorum = SentinelQuorum::start(spec);
+  if (!quorum) return failure(quorum.error());
+  sentinel_ = std::move(*quorum);
+  return true;
 }
 
 Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::attach(const std::vector<std::string>& endpoints,
@@ -186,19 +198,30 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::attach(const std:
     node.port = std::stoi(endpoints[m].substr(colon + 1));
     cluster->nodes_.push_back(node);
     cluster->shard_master_.push_back(m);
+    cluster->proxies_.emplace_back();
     if (auto proxied = cluster->start_proxy(m); !proxied) return failure(proxied.error());
   }
   return cluster;
 }
 
-// The node's proxy: a listener per client and per other node of its shard.
+// The node's proxy: a listener per client, per other node of its shard
+// and for the Sentinel quorum; a started node's proxy also has the shared
+// listener it announces, where the other nodes' links are told apart by
+// their source address (tcp_proxy.hpp SharedListener) and anyone else is
+// the sentinel.
 Result<bool, LiveError> RedisCluster::start_proxy(std::size_t i) {
   std::vector<std::string> sources = spec_.clients;
-  for (const auto& other : nodes_)
-    if (other.shard == nodes_[i].shard && other.name != nodes_[i].name) sources.push_back(other.name);
-  auto proxy = TcpProxy::start(nodes_[i].host, nodes_[i].port, sources);
+  std::optional<SharedListener> shared;
+  if (!external_) shared = SharedListener{{}, scenarios::kSentinelHost};
+  for (const auto& other : nodes_) {
+    if (other.shard != nodes_[i].shard || other.name == nodes_[i].name) continue;
+    sources.push_back(other.name);
+    if (shared) shared->by_address.emplace_back(other.source_address, other.name);
+  }
+  if (shared) sources.push_back(scenarios::kSentinelHost);
+  auto proxy = TcpProxy::start(nodes_[i].host, nodes_[i].port, sources, shared);
   if (!proxy) return failure(LiveError{3, nodes_[i].name + ": proxy: " + proxy.error()});
-  proxies_.push_back(std::move(*proxy));
+  proxies_[i] = std::move(*proxy);
   return true;
 }
 
@@ -255,10 +278,24 @@ std::vector<std::string> RedisCluster::arguments(const RedisNodeProcess& node) c
     args.insert(args.end(), {"--min-replicas-to-write", std::to_string(spec_.min_replicas_to_write),
                              "--min-replicas-max-lag", std::to_string(spec_.min_replicas_max_lag_s)});
   const std::size_t self = static_cast<std::size_t>(&node - nodes_.data());
-  const std::size_t master = master_of(node.shard);
-  if (master != self)  // through the master's proxy: the replication link can lag, be delayed or cut
-    args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(proxies_[master]->port(node.name))});
+  // Sentinel hands out what a node announces: its proxy's shared listener,
+  // so a replica Sentinel re-points still replicates through the proxy
+  // (docs/live.md, "Failover: a real Sentinel quorum").
+  args.insert(args.end(), {"--bind-source-addr", node.source_address, "--replica-announce-ip", "127.0.0.1",
+                           "--replica-announce-port", std::to_string(proxies_[self]->shared_port())});
+  if (const auto master = upstream_of(node))  // through the master's proxy: the link can lag, be delayed or cut
+    args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(proxies_[*master]->port(node.name))});
   return args;
+}
+
+// The node a (re)started server replicates from: its shard's current
+// master, except that a shard's first master restarted after a Sentinel
+// failover comes back as the master it was, and Sentinel converts it
+// (+convert-to-slave), as a real one restarted from its own config does.
+std::optional<std::size_t> RedisCluster::upstream_of(const RedisNodeProcess& node) const {
+  const std::size_t master = master_of(node.shard);
+  if (master == static_cast<std::size_t>(&node - nodes_.data()) || (sentinel_ && node.replica == 0)) return std::nullopt;
+  return master;
 }
 
 // The environment a server starts with: ours, plus the preload library, its
@@ -298,8 +335,8 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
   if (pid < 0) return false;
   node.pid = pid;
   node.exited_before_ready = false;
-  const std::size_t master = master_of(node.shard);
-  const bool replica = master != static_cast<std::size_t>(&node - nodes_.data()) && nodes_[master].pid > 0;
+  const auto master = upstream_of(node);
+  const bool replica = master && nodes_[*master].pid > 0;
   const auto deadline = std::chrono::steady_clock::now() + spec_.start_deadline;
   while (std::chrono::steady_clock::now() < deadline && !interrupted()) {
     if (reaped(pid)) {
@@ -327,6 +364,9 @@ Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fr
   for (int attempt = 0; attempt < (fresh_port ? kStartAttempts : 1); ++attempt) {
     if (fresh_port) node.port = free_loopback_port();
     if (node.port == 0) return failure(LiveError{3, "cannot find a free loopback port"});
+    if (fresh_port) {  // a new port: a new proxy in front of it, before the server announces it
+      if (auto proxied = start_proxy(static_cast<std::size_t>(&node - nodes_.data())); !proxied) return proxied;
+    }
     if (spawn_and_wait(node)) return true;
     if (preload_error_) return failure(*preload_error_);
     if (interrupted()) return false;
@@ -363,14 +403,16 @@ Result<bool, LiveError> RedisCluster::restart(std::size_t i) {
   return true;
 }
 
-Result<bool, LiveError> RedisCluster::promote(std::size_t replica) {
-  const RedisNodeProcess& node = nodes_[replica];
-  const std::string reply = loopback_roundtrip(node.port, "REPLICAOF NO ONE\r\n");
-  if (reply.rfind("+OK", 0) != 0) return failure(LiveError{3, node.name + ": REPLICAOF NO ONE failed"});
+void RedisCluster::redirect(int shard, std::size_t i) {
   std::lock_guard lock(mutex_);
-  shard_master_[static_cast<std::size_t>(node.shard)] = replica;
+  shard_master_[static_cast<std::size_t>(shard)] = i;
   ++generation_;
-  return true;
+}
+
+std::optional<std::size_t> RedisCluster::node_announcing(int port) const {
+  for (std::size_t i = 0; i < proxies_.size(); ++i)
+    if (proxies_[i] && proxies_[i]->shared_port() == port) return i;
+  return std::nullopt;
 }
 
 std::vector<PowerCut> RedisCluster::power_loss(std::size_t i) {
@@ -433,7 +475,9 @@ std::optional<std::string> RedisCluster::died_unexpectedly() {
 void RedisCluster::stop_all() {
   load_stop_.store(true);
   if (load_.joinable()) load_.join();
-  for (auto& proxy : proxies_) proxy->stop();  // first: a held replication link must not delay a shutdown
+  if (sentinel_) sentinel_->stop_all();  // first: no failover while the servers stop
+  for (auto& proxy : proxies_)
+    if (proxy) proxy->stop();  // first: a held replication link must not delay a shutdown
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) stop_node(*it);
 }
 
@@ -441,6 +485,8 @@ std::vector<pid_t> RedisCluster::pids() const {
   std::vector<pid_t> out;
   for (const auto& node : nodes_)
     if (node.pid > 0) out.push_back(node.pid);
+  if (sentinel_)
+    for (pid_t p : sentinel_->pids()) out.push_back(p);
   return out;
 }
 

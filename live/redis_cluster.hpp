@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "live/live_servers.hpp"
+#include "live/sentinel_quorum.hpp"
 #include "live/server_preload.hpp"
 #include "live/tcp_proxy.hpp"
 #include "vocab/result.hpp"
@@ -69,6 +70,9 @@ struct ClusterSpec {
   std::vector<std::string> clients{};  // a proxy listener for each on every node
   int min_replicas_to_write = 0;       // 0 = off
   int min_replicas_max_lag_s = 10;     // whole seconds (Redis' unit)
+  // With replicas: a real Sentinel quorum watches the shards (its binary,
+  // directory and master ports are filled in by start()).
+  std::optional<SentinelSpec> sentinel{};
 };
 
 struct RedisNodeProcess {
@@ -79,6 +83,9 @@ struct RedisNodeProcess {
   int port = 0;
   pid_t pid = -1;  // -1: down, or an existing server we did not start
   std::filesystem::path dir;
+  // The loopback address it connects out from (bind-source-addr), which
+  // tells its links apart on another node's shared proxy listener.
+  std::string source_address;
   bool exited_before_ready = false;  // its last start ended with the process exiting (a lost port race)
 };
 
@@ -134,7 +141,12 @@ class RedisCluster final : public LiveServers {
   void pause(std::size_t i) override;
   void resume(std::size_t i) override;
   Result<bool, LiveError> restart(std::size_t i) override;  // on the same port and dir
-  Result<bool, LiveError> promote(std::size_t replica);  // REPLICAOF NO ONE, redirect its shard
+  // The Sentinel quorum, if the cluster has one.
+  SentinelQuorum* sentinel() const { return sentinel_.get(); }
+  // Clients of shard m go to node i from now on (a failover Sentinel made).
+  void redirect(int shard, std::size_t i);
+  // The node whose proxy announces this port (what Sentinel hands out).
+  std::optional<std::size_t> node_announcing(int port) const;
   // A machine's power loss, observed: SIGKILL, then every file of the
   // node's AOF directory cut back to the length its last fsync made
   // durable (the preload's log). Returns the files it shortened.
@@ -163,7 +175,9 @@ class RedisCluster final : public LiveServers {
   Result<bool, LiveError> start_node(RedisNodeProcess& node, bool fresh_port);
   bool spawn_and_wait(RedisNodeProcess& node);
   Result<bool, LiveError> start_proxy(std::size_t i);
+  Result<bool, LiveError> start_sentinels();
   std::vector<std::string> arguments(const RedisNodeProcess& node) const;
+  std::optional<std::size_t> upstream_of(const RedisNodeProcess& node) const;
   std::vector<std::string> environment(const RedisNodeProcess& node) const;
   void stop_node(RedisNodeProcess& node);
   bool interrupted() const { return spec_.interrupted && spec_.interrupted->load() != 0; }
@@ -172,6 +186,7 @@ class RedisCluster final : public LiveServers {
   std::filesystem::path dir_;
   std::vector<RedisNodeProcess> nodes_;
   std::vector<std::unique_ptr<TcpProxy>> proxies_;  // per node
+  std::unique_ptr<SentinelQuorum> sentinel_;
   std::vector<std::unique_ptr<ServerClock>> clocks_;  // per node (none when attached)
   std::optional<LiveError> preload_error_;            // a server that did not load the library
   std::atomic<bool> load_stop_{false};

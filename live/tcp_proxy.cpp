@@ -91,6 +91,12 @@ class TcpProxy::Impl {
  public:
   sockaddr_in upstream{};
   std::vector<Link> links;
+  // The shared listener (SharedListener): its fd and port, and which link
+  // each source address's connections belong to (else shared_otherwise).
+  int shared_fd = -1;
+  int shared_port = 0;
+  std::vector<std::pair<in_addr_t, std::size_t>> shared_links;
+  std::size_t shared_otherwise = 0;
   std::list<Conn> conns;
   mutable std::mutex mutex;
   int wake_fd = -1;
@@ -108,6 +114,14 @@ class TcpProxy::Impl {
   }
   void run();
   void accept_all(std::size_t link);
+  void accept_shared();
+  std::string listen_shared(const SharedListener& shared);
+  void open_conn(int fd, std::size_t link);
+  std::size_t link_of_address(in_addr_t addr) const {
+    for (const auto& [a, link] : shared_links)
+      if (a == addr) return link;
+    return shared_otherwise;
+  }
   void read_side(Conn& c, bool from_source);
   void flush(Conn& c, bool to_server);
   bool finished(const Conn& c) const;
@@ -120,32 +134,67 @@ class TcpProxy::Impl {
     for (auto& c : conns) close_conn(c);
     conns.clear();
     for (auto& l : links) close_fd(l.listen_fd);
+    close_fd(shared_fd);
     close_fd(wake_fd);
   }
 };
 
 void TcpProxy::Impl::accept_all(std::size_t link) {
   for (;;) {
-    int fd = ::accept4(links[link].listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    const int fd = ::accept4(links[link].listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
-    int server = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    const bool connecting =
-        server >= 0 && (::connect(server, reinterpret_cast<const sockaddr*>(&upstream), sizeof upstream) == 0 ||
-                        errno == EINPROGRESS);
-    if (!connecting) {  // the node is down: the source sees its connection closed at once
-      ::close(fd);
-      if (server >= 0) ::close(server);
-      continue;
-    }
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    ::setsockopt(server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    Conn c;
-    c.link = link;
-    c.source_fd = fd;
-    c.server_fd = server;
-    conns.push_back(std::move(c));
+    open_conn(fd, link);
   }
+}
+
+// The link of a connection on the shared listener is its source address's.
+void TcpProxy::Impl::accept_shared() {
+  for (;;) {
+    sockaddr_in peer{};
+    socklen_t len = sizeof peer;
+    const int fd = ::accept4(shared_fd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    open_conn(fd, link_of_address(peer.sin_addr.s_addr));
+  }
+}
+
+void TcpProxy::Impl::open_conn(int fd, std::size_t link) {
+  int server = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const bool connecting =
+      server >= 0 && (::connect(server, reinterpret_cast<const sockaddr*>(&upstream), sizeof upstream) == 0 ||
+                      errno == EINPROGRESS);
+  if (!connecting) {  // the node is down: the source sees its connection closed at once
+    ::close(fd);
+    if (server >= 0) ::close(server);
+    return;
+  }
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  ::setsockopt(server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  Conn c;
+  c.link = link;
+  c.source_fd = fd;
+  c.server_fd = server;
+  conns.push_back(std::move(c));
+}
+
+// "" or why not.
+std::string TcpProxy::Impl::listen_shared(const SharedListener& shared) {
+  const auto index = [&](const std::string& source) {
+    for (std::size_t l = 0; l < links.size(); ++l)
+      if (links[l].source == source) return l;
+    return links.size();
+  };
+  shared_otherwise = index(shared.otherwise);
+  if (shared_otherwise == links.size()) return "shared listener: " + shared.otherwise + " is not a source";
+  for (const auto& [address, source] : shared.by_address) {
+    in_addr a{};
+    if (::inet_pton(AF_INET, address.c_str(), &a) != 1 || index(source) == links.size())
+      return "shared listener: bad address " + address + " or source " + source;
+    shared_links.emplace_back(a.s_addr, index(source));
+  }
+  shared_fd = loopback_listener(shared_port);
+  return shared_fd < 0 ? "cannot listen on a loopback port for the shared listener" : "";
 }
 
 // Reads what is there; each read becomes one chunk, due per its direction.
@@ -223,6 +272,7 @@ void TcpProxy::Impl::run() {
       fds.clear();
       fds.push_back({wake_fd, POLLIN, 0});
       for (const auto& l : links) fds.push_back({l.listen_fd, POLLIN, 0});
+      fds.push_back({shared_fd, POLLIN, 0});  // -1 (ignored by poll) when there is none
       const auto now = Clock::now();
       for (const auto& c : conns) {
         // POLLOUT only for bytes that may go now (else poll would spin), and
@@ -247,6 +297,7 @@ void TcpProxy::Impl::run() {
     }
     for (std::size_t l = 0; l < links.size(); ++l)
       if (fds[1 + l].revents & POLLIN) accept_all(l);
+    if (fds[1 + links.size()].revents & POLLIN) accept_shared();
     for (auto& c : conns) {
       read_side(c, true);
       read_side(c, false);
@@ -265,7 +316,8 @@ void TcpProxy::Impl::run() {
 }
 
 Result<std::unique_ptr<TcpProxy>, std::string> TcpProxy::start(const std::string& upstream_host, int upstream_port,
-                                                               const std::vector<std::string>& sources) {
+                                                               const std::vector<std::string>& sources,
+                                                               const std::optional<SharedListener>& shared) {
   auto impl = std::make_unique<Impl>();
   addrinfo hints{};
   hints.ai_family = AF_INET;
@@ -286,6 +338,12 @@ Result<std::unique_ptr<TcpProxy>, std::string> TcpProxy::start(const std::string
     if (l.listen_fd < 0) {
       impl->close_all();
       return failure("cannot listen on a loopback port for " + source + "'s link");
+    }
+  }
+  if (shared) {
+    if (auto why = impl->listen_shared(*shared); !why.empty()) {
+      impl->close_all();
+      return failure(why);
     }
   }
   Impl* raw = impl.get();
@@ -317,6 +375,11 @@ std::vector<std::string> TcpProxy::sources() const {
   std::vector<std::string> out;
   for (const auto& l : impl_->links) out.push_back(l.source);
   return out;
+}
+
+int TcpProxy::shared_port() const {
+  std::lock_guard lk(impl_->mutex);
+  return impl_->shared_port;
 }
 
 bool TcpProxy::has_source(const std::string& source) const { return port(source) != 0; }

@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vocab/partition_mode.hpp"
@@ -39,12 +40,23 @@ namespace locksim::live {
 
 enum class Flow { ToServer, ToSource };
 
+// One more listener, shared by sources told apart by the address they
+// connect from (each redis-server connects out from its own loopback
+// address, `bind-source-addr`): the port a node announces
+// (`replica-announce-port`), which Redis Sentinel hands to the other nodes.
+// A connection from an address not listed is `otherwise`'s link.
+struct SharedListener {
+  std::vector<std::pair<std::string, std::string>> by_address;  // IPv4 address, source
+  std::string otherwise;
+};
+
 class TcpProxy {
  public:
   // Binds a listener per source on 127.0.0.1 and starts forwarding to
   // upstream_host:upstream_port. Error: why (one line).
   static Result<std::unique_ptr<TcpProxy>, std::string> start(const std::string& upstream_host, int upstream_port,
-                                                              const std::vector<std::string>& sources);
+                                                              const std::vector<std::string>& sources,
+                                                              const std::optional<SharedListener>& shared = std::nullopt);
   ~TcpProxy();
   TcpProxy(const TcpProxy&) = delete;
   TcpProxy& operator=(const TcpProxy&) = delete;
@@ -52,6 +64,7 @@ class TcpProxy {
   // The listening port of a source's link (0 if the source is unknown).
   int port(const std::string& source) const;
   bool has_source(const std::string& source) const;
+  int shared_port() const;  // 0 without a SharedListener
   std::vector<std::string> sources() const;
 
   void set_latency(const std::string& source, Flow flow, std::chrono::nanoseconds latency);

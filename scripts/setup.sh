@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build pkg-config catch2 librapidcheck-dev libcli11-dev
   libhiredis-dev liblua5.1-0-dev libtomlplusplus-dev nlohmann-json3-dev
-  libbenchmark-dev redis-server libxml2-utils parallel time chromium
+  libbenchmark-dev redis-server redis-sentinel libxml2-utils parallel time chromium  # redis-sentinel: live failover
   clang-14 libclang-rt-14-dev  # clang: scripts/hardening.sh (determinism, libFuzzer)
   python3-hypothesis python3-fakeredis python3-lupa python3-redis  # bench/peers/ (ctest peers_smoke); adapters/redis-py (lib:redis-py)
   python3-kazoo python3-etcd3  # adapters/kazoo (lib:kazoo), adapters/python-etcd3 (lib:python-etcd3)

@@ -268,9 +268,9 @@ TEST_CASE("network faults run live through the proxy and agree with the simulati
   // link; its [live] time_scale, 0.05: at 0.01 A's 10 s TTL is 100 ms of real
   // time, which a stalled thread outlasted); replica-failover: the
   // replication lag on the master -> replica proxy link loses A's SET with
-  // the master (its [live] time_scale, 0.3: the crash comes 10 ms after the
-  // SET with a 100 ms lag, which at 0.1 a loaded machine missed 1 run in
-  // 5, at 0.01 a race on 2 cores); redlock-power-loss-bare-majority:
+  // the master, and the real Sentinel quorum fails over (its [live]
+  // time_scale, 3: Sentinel's fixed 1 s failover INFO period is then a
+  // third of a scenario second); redlock-power-loss-bare-majority:
   // a drop partition of A from two of five masters (time scale 0.3: restart
   // latency, see docs/live.md); thread-id-collision: A's release held 10 s on
   // A -> redis-1 runs late, and is still recorded (LateReplies).
@@ -286,6 +286,110 @@ TEST_CASE("network faults run live through the proxy and agree with the simulati
     const std::int64_t scale = ppm != 0 ? ppm : cli::live_time_scale_ppm(s, std::nullopt);
     CHECK(live_kinds_agreeing(s, lock, simulated, scale) == simulated);
   }
+  CHECK(redis_children() == 0);
+}
+
+namespace {
+
+// INFO replication of a real node, straight to its port.
+std::string replication_info(const live::RedisCluster& cluster, std::size_t node) {
+  locks::HiredisConn conn(locks::HiredisOptions{"127.0.0.1", cluster.node(node).port, 1000ms, 1000ms});
+  return conn.execute({"INFO", "replication"}).str;
+}
+
+// Whether a process is gone (or a zombie nobody has reaped yet: it runs nothing).
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!stat || !std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+}  // namespace
+
+// A real Sentinel quorum fails over a master with two replicas: it promotes
+// one, re-points the other to it through the promoted node's proxy (the
+// address it announces, not its real port), and its processes go with the
+// cluster.
+TEST_CASE("a real Sentinel quorum promotes a replica and re-points the other through the proxies", "[live]") {
+  tests::skip_without_redis_server();
+  live::ClusterSpec spec;
+  spec.binary = *tests::find_redis_server();
+  spec.preload = LOCKSIM_PRELOAD_LIBRARY;
+  spec.replicas = 2;
+  spec.sentinel = live::SentinelSpec{};
+  spec.sentinel->down_after = 300ms;
+  spec.sentinel->failover_timeout = 5s;
+  std::vector<pid_t> pids;
+  {
+    auto started = live::RedisCluster::start(spec);
+    if (!started) FAIL(started.error().message);
+    live::RedisCluster& cluster = **started;
+    pids = cluster.pids();
+    REQUIRE(pids.size() == 3 + live::SentinelQuorum::kSentinels);
+    REQUIRE(cluster.sentinel());
+    cluster.kill9(0);
+    std::optional<std::size_t> promoted;
+    for (int i = 0; i < 200 && (!promoted || *promoted == 0); ++i) {  // at most 20 s
+      std::this_thread::sleep_for(100ms);
+      if (const auto view = cluster.sentinel()->master(0)) promoted = cluster.node_announcing(view->port);
+    }
+    REQUIRE(promoted);
+    REQUIRE(*promoted != 0);
+    CHECK(replication_info(cluster, *promoted).find("role:master") != std::string::npos);
+    const std::size_t other = *promoted == 1 ? 2 : 1;
+    // Re-pointed to the announced address: the promoted node's shared proxy listener.
+    const std::string want = "master_port:" + std::to_string(cluster.proxy(*promoted).shared_port()) + "\r";
+    std::string info;
+    for (int i = 0; i < 200; ++i) {  // sentinelFailoverReconfNextSlave, then the link comes up
+      info = replication_info(cluster, other);
+      if (info.find(want) != std::string::npos && info.find("master_link_status:up") != std::string::npos) break;
+      std::this_thread::sleep_for(100ms);
+    }
+    INFO(info);
+    CHECK(info.find(want) != std::string::npos);
+    CHECK(info.find("master_link_status:up") != std::string::npos);
+    // The bytes go through the proxy, on the other node's own link.
+    cluster.proxy(*promoted).cut(cluster.node(other).name, locksim::PartitionMode::Drop);
+    locks::HiredisConn writer(locks::HiredisOptions{"127.0.0.1", cluster.node(*promoted).port, 1000ms, 1000ms});
+    REQUIRE(writer.execute({"SET", "through-the-proxy", "1"}).is_ok());
+    std::this_thread::sleep_for(300ms);
+    locks::HiredisConn reader(locks::HiredisOptions{"127.0.0.1", cluster.node(other).port, 1000ms, 1000ms});
+    CHECK(reader.execute({"GET", "through-the-proxy"}).is_nil());
+    cluster.proxy(*promoted).cut(cluster.node(other).name, std::nullopt);
+  }
+  for (pid_t pid : pids) CHECK(process_gone(pid));  // the sentinels too
+  CHECK(redis_children() == 0);
+}
+
+// replica-failover with two replicas, live: the real quorum's failover
+// gives the verdict the simulated Sentinel gives, the run's record names
+// the replica it promoted, and no sentinel is left after the run.
+TEST_CASE("replica-failover runs live through a real Sentinel quorum and agrees with the simulation", "[live]") {
+  tests::skip_without_redis_server();
+  auto s = catalog_scenario("replica-failover");
+  s.redis.replicas = 2;
+  const auto simulated = sim_kinds(s, "token");
+  REQUIRE(simulated == std::set<std::string>{"mutual-exclusion", "stale-write"});
+  const std::int64_t scale = cli::live_time_scale_ppm(s, std::nullopt);
+  std::set<std::string> got;
+  std::vector<std::string> failovers;
+  for (int attempt = 0; attempt < 3 && got != simulated; ++attempt) {
+    live::LiveOptions options;
+    options.lock_kind = "token";
+    options.time_scale_ppm = scale;
+    auto run = live::run_live(s, options);
+    if (!run) FAIL(run.error().message);
+    got = run->run.violation_kinds();
+    failovers.clear();
+    for (const auto& f : run->run.history.faults)
+      if (f.kind == scenarios::FaultKind::Failover) failovers.push_back(f.description);
+  }
+  CHECK(got == simulated);
+  REQUIRE(failovers.size() == 1);
+  CHECK(failovers[0].rfind("failover to redis-1-replica-", 0) == 0);
+  CHECK(failovers[0].find("(Sentinel, epoch 1)") != std::string::npos);
   CHECK(redis_children() == 0);
 }
 
@@ -1771,13 +1875,25 @@ TEST_CASE("live --redis: every segment of a segmented sale and its fence key are
 
 namespace {
 
-// Whether a process is gone (or a zombie nobody has reaped yet: it runs nothing).
-bool process_gone(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!stat || !std::getline(stat, line)) return true;
-  const auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+// A redis-server wrapper script in a fresh `dir` that keeps the server as
+// its child (no exec), as many wrappers do — PR_SET_PDEATHSIG reaches the
+// wrapper only — and appends each server's pid to dir/pids.
+fs::path keeping_wrapper(const fs::path& dir) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path wrapper = dir / "wrapped-redis-server";
+  std::ofstream(wrapper) << "#!/bin/sh\n" << tests::find_redis_server()->string() << " \"$@\" &\necho $! >> "
+                         << (dir / "pids").string() << "\nwait\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  return wrapper;
+}
+
+// `locksim live ARGS --redis-server WRAPPER` in the background: its pid.
+pid_t live_in_background(const std::string& args, const fs::path& wrapper) {
+  const auto [pid_text, spawned] = run_shell(std::string(LOCKSIM_BINARY) + " live " + args + " --redis-server " +
+                                             wrapper.string() + " >/dev/null 2>&1 & echo $!");
+  REQUIRE(spawned == 0);
+  return static_cast<pid_t>(std::stol(pid_text));
 }
 
 }  // namespace
@@ -1786,18 +1902,8 @@ TEST_CASE("a server started through a wrapper script dies with locksim, even whe
           "[live]") {
   tests::skip_without_redis_server();
   const fs::path dir = fs::temp_directory_path() / ("locksim-test-orphan-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  // The wrapper keeps redis-server as its child (no exec), as many wrappers
-  // do; PR_SET_PDEATHSIG reaches the wrapper only.
-  const fs::path wrapper = dir / "wrapped-redis-server", server_pid = dir / "server.pid";
-  std::ofstream(wrapper) << "#!/bin/sh\n" << tests::find_redis_server()->string() << " \"$@\" &\necho $! > "
-                         << server_pid.string() << "\nwait\n";
-  fs::permissions(wrapper, fs::perms::owner_all);
-  const auto [pid_text, spawned] = run_shell(std::string(LOCKSIM_BINARY) + " live gc-pause --lock token --time-scale 1 "
-                                             "--redis-server " + wrapper.string() + " >/dev/null 2>&1 & echo $!");
-  REQUIRE(spawned == 0);
-  const pid_t locksim = static_cast<pid_t>(std::stol(pid_text));
+  const fs::path wrapper = keeping_wrapper(dir), server_pid = dir / "pids";
+  const pid_t locksim = live_in_background("gc-pause --lock token --time-scale 1", wrapper);
   pid_t server = -1;
   for (int i = 0; i < 3000 && server < 0; ++i) {  // up to 30 s for the server to start
     std::ifstream in(server_pid);
@@ -1813,5 +1919,30 @@ TEST_CASE("a server started through a wrapper script dies with locksim, even whe
   const bool gone = process_gone(server);
   if (!gone) ::kill(server, SIGKILL);  // it used to be left running, orphaned
   CHECK(gone);
+  fs::remove_all(dir);
+}
+
+// The Sentinel quorum's processes are process groups with the watchdog,
+// like the servers: a SIGKILLed locksim leaves none of them behind.
+TEST_CASE("the sentinels and servers of a failover run die with locksim when it is SIGKILLed", "[live]") {
+  tests::skip_without_redis_server();
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-sentinels-" + std::to_string(::getpid()));
+  const fs::path wrapper = keeping_wrapper(dir), pids_file = dir / "pids";
+  const pid_t locksim = live_in_background("replica-failover --lock token", wrapper);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 3000 && pids.size() < 5; ++i) {  // master, replica, 3 sentinels: up to 30 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::ifstream in(pids_file);
+    pids.clear();
+    for (long pid = 0; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
+  }
+  REQUIRE(pids.size() == 5);
+  ::kill(locksim, SIGKILL);
+  for (pid_t pid : pids) {
+    for (int i = 0; i < 2000 && !process_gone(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const bool gone = process_gone(pid);
+    if (!gone) ::kill(pid, SIGKILL);
+    CHECK(gone);
+  }
   fs::remove_all(dir);
 }

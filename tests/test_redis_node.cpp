@@ -497,6 +497,56 @@ TEST_CASE("parallel_syncs 1: the replicas are re-pointed one after the other", "
   CHECK(rs[2]->master() == rs[0]);
 }
 
+// sentinelFailoverDetectEnd: a replica whose link to the new master never
+// comes up keeps the failover going until failover_timeout ends it (before
+// the 10 s sentinel_slave_reconf_timeout would have).
+TEST_CASE("failover_timeout ends a reconfiguration that cannot finish", "[redis]") {
+  const auto in_progress_at_5s = [](Duration failover_timeout) {
+    TwoReplicaShard s({}, SentinelConfig{1s, 1, failover_timeout});
+    s.rw.advance(100ms);
+    // r2 keeps the Sentinel but cannot reach r1: its REPLICAOF r1 is sent, its link never up.
+    s.rw.w.network().partition({{s.r1.id()}, {s.r2.id()}}, PartitionMode::Drop);
+    s.master.host().crash();
+    s.rw.advance(1500ms);
+    REQUIRE(&s.sentinel.master_of(0) == &s.r1);
+    CHECK(s.r2.master() == &s.r1);
+    CHECK_FALSE(s.r2.link_up());
+    CHECK(s.sentinel.failover_in_progress(0));
+    s.rw.advance(3500ms);
+    return s.sentinel.failover_in_progress(0);
+  };
+  CHECK_FALSE(in_progress_at_5s(3s));  // +failover-end-for-timeout
+  CHECK(in_progress_at_5s(180s));      // still waiting for r2 (reconf timeout 10 s)
+}
+
+// sentinelRefreshInstanceInfo, +fix-slave-config: a replica the failover
+// could not reach still follows the dead old master; once reachable again
+// it is re-pointed at an INFO (every 10 s here: its link never went down
+// in the simulation) that comes failover_timeout after the failover's end
+// and after its last SDOWN.
+TEST_CASE("a replica left on the old master is re-pointed after failover_timeout (+fix-slave-config)", "[redis]") {
+  const auto follows_new_master_at_14s = [](Duration failover_timeout) {
+    TwoReplicaShard s({}, SentinelConfig{1s, 1, failover_timeout});
+    s.rw.advance(100ms);
+    s.rw.w.network().partition({{s.sentinel_host.id()}, {s.r2.id()}}, PartitionMode::Drop);
+    s.master.host().crash();
+    s.rw.advance(2500ms);  // r1 promoted; r2 SDOWN, so the failover ended without it
+    REQUIRE(&s.sentinel.master_of(0) == &s.r1);
+    REQUIRE_FALSE(s.sentinel.failover_in_progress(0));
+    s.rw.w.network().heal();
+    s.rw.advance(1500ms);  // reachable, INFO seen, but within failover_timeout
+    CHECK(s.r2.master() == &s.master);
+    s.rw.advance(10s);
+    if (s.r2.master() != &s.r1) return false;
+    REQUIRE(s.rw.call(s.r1, {"SET", "k", "v"}).is_ok());
+    s.rw.advance(2s);
+    CHECK(s.rw.call(s.r2, {"GET", "k"}) == Reply::bulk("v"));
+    return true;
+  };
+  CHECK(follows_new_master_at_14s(3s));
+  CHECK_FALSE(follows_new_master_at_14s(60s));
+}
+
 TEST_CASE("a refused command appears in the trace with its error", "[redis]") {
   RedisWorld rw;
   rw.w.trace().set_recording(true);

@@ -864,7 +864,8 @@ TEST_CASE("live fault mechanisms say real, observed or emulated as live mode pro
         V{"crash redis-1: real (SIGKILL)",
           "replication_lag redis-1 -> redis-1-replica-1: emulated (a constant 100ms delay on the TCP proxy's master -> "
           "replica link (loopback replicates in microseconds))",
-          "failover_after redis-1: real (REPLICAOF NO ONE on the replica once its master has been down that long)"});
+          "failover_after redis-1: real (the real Sentinel quorum's own detection (down-after-milliseconds, ODOWN by 2 "
+          "of 3, a leader elected), promotion and reconfiguration)"});
   CHECK(mechanisms("redlock-slow-client-clock") ==
         V{"clock_drift_ppm A: real (the client runtime's clocks and sleeps drift (ClientClock))"});
   CHECK(mechanisms("redlock-clock-jump-four-held") ==
