@@ -408,7 +408,8 @@ int run_check(const CheckArgs& a) {
   const auto started = std::chrono::steady_clock::now();
   if (a.out == "-")  // sweep's "-" is stdout; here stdout carries the report
     throw InputError("check: --out -: stdout carries check's report; name a file for the run records");
-  handle_stop_signals("\ncheck: second signal: stopped at once\n");  // from here on, even while planning, a signal ends the walk
+  // From here on, even while planning, a signal ends the walk.
+  handle_stop_signals("\ncheck: second signal: stopped at once\n");
   const std::vector<scenarios::CheckPlan> plans = make_plans(a);
   refuse_output_over_input("check", "--out", a.out, {a.scenario});
   const OutputLock out_lock("check", "--out", a.out);  // before the truncation: a second check's file is kept

@@ -300,7 +300,8 @@ locks::LockFactory external_factory(std::string name) {
     std::unique_ptr<ExternalClient> client = live->world().take_adapter(live->client());
     if (!client) {
       client = std::make_unique<ExternalClient>(live->world(), live->client(), live->client_name(),
-                                                live->world().adapter_servers(live->client()), config, adapter_command(name, config));
+                                                live->world().adapter_servers(live->client()), config,
+                                                adapter_command(name, config));
     }
     return std::make_unique<ExternalLock>(std::move(client), config);
   };
@@ -315,9 +316,11 @@ std::string adapters_dir() {
 
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config) {
   if (lock == "lib:redis-py") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py"};
-  if (lock == "lib:redis-py-pr4315") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py", "--fix=pr4315"};
+  if (lock == "lib:redis-py-pr4315")
+    return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py", "--fix=pr4315"};
   if (lock == "lib:node-redlock") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js"};
-  if (lock == "lib:node-redlock-pr273") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js", "--fix=pr273"};
+  if (lock == "lib:node-redlock-pr273")
+    return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js", "--fix=pr273"};
   if (lock == "lib:kazoo") return {"/usr/bin/python3", adapters_dir() + "/kazoo/adapter.py"};
   if (lock == "lib:python-etcd3") return {"/usr/bin/python3", adapters_dir() + "/python-etcd3/adapter.py"};
   if (config.command.empty()) throw AdapterFailure("lock external needs its adapter: --client \"CMD ARGS\" or [lock] command");

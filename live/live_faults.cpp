@@ -76,7 +76,9 @@ std::optional<std::string> proxied_partition(const Scenario& s, const FaultSpec&
   std::optional<std::size_t> member_group;
   for (std::size_t g = 0; g < f.groups.size(); ++g)
     for (const auto& host : f.groups[g]) {
-      if (host == scenarios::kSentinelHost) return ": unsupported in live mode (the sentinel host is the Sentinel quorum live mode starts, which stays reachable)";
+      if (host == scenarios::kSentinelHost)
+        return ": unsupported in live mode (the sentinel host is the Sentinel quorum live mode starts, which stays "
+               "reachable)";
       if (!is_cp_member(s, host)) continue;
       if (member_group && *member_group != g)
         return ": unsupported in live mode (it separates etcd / ZooKeeper members, whose links are direct, not "

@@ -1269,8 +1269,8 @@ Result<LiveRun, LiveError> run_live(const Scenario& given, const LiveOptions& op
                                   given.nemesis ? std::optional<std::uint64_t>(options.seed) : std::nullopt);
   for (const auto& n : r.history.nodes) r.host_names.push_back(n);
   for (const auto& c : r.history.clients) r.host_names.push_back(c.name);
-  out.notes = {"live run against " + what_ran(scenario, *info) + " at time scale " + scale_text(options.time_scale_ppm) +
-                   " (times are shown in scenario time)",
+  out.notes = {"live run against " + what_ran(scenario, *info) + " at time scale " +
+                   scale_text(options.time_scale_ppm) + " (times are shown in scenario time)",
                "not deterministic: the digest is a hash of this run's history, not a replayable trace digest"};
   if (existing)
     out.notes.push_back("existing servers: every key was under the prefix " + prefix +

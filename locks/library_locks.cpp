@@ -42,7 +42,8 @@ LockInfo lock_info_external() {
 
 LockInfo lock_info_lib_redis_py() {
   return library_lock("lib:redis-py", "redis-py's redis.lock.Lock (SET NX PX, Lua release/extend), the real library",
-                      "redis-py 4.3.4 (Debian python3-redis)", "redis/lock.py: Lock.acquire/release/reacquire", "token");
+                      "redis-py 4.3.4 (Debian python3-redis)", "redis/lock.py: Lock.acquire/release/reacquire",
+                      "token");
 }
 
 LockInfo lock_info_lib_redis_py_pr4315() {
@@ -61,7 +62,8 @@ LockInfo lock_info_lib_node_redlock() {
 LockInfo lock_info_lib_node_redlock_pr273() {
   return library_lock("lib:node-redlock-pr273",
                       "npm redlock with PR #273's fix (#169): a lock's expiration counts from the attempt that won",
-                      "redlock 5.0.0-beta.2 + ioredis 5.4.1 + PR #273 (5dd9e28, on master, in no release) applied in the adapter",
+                      "redlock 5.0.0-beta.2 + ioredis 5.4.1 + PR #273 (5dd9e28, on master, in no release) applied in "
+                      "the adapter",
                       "redlock src/index.ts: Redlock.acquire/_execute (PR #273)", "node-redlock-fixed");
 }
 
@@ -75,7 +77,8 @@ LockInfo lock_info_lib_kazoo() {
 LockInfo lock_info_lib_python_etcd3() {
   return library_lock("lib:python-etcd3",
                       "python-etcd3's etcd3.Lock (lease, refresh), the real library; create_revision fencing",
-                      "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)", "etcd3/locks.py: Lock.acquire/release/refresh",
+                      "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)",
+                      "etcd3/locks.py: Lock.acquire/release/refresh",
                       "etcd-fenced", Topology::Etcd);
 }
 

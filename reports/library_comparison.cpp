@@ -39,7 +39,8 @@ std::vector<LibraryRow> library_rows(const Comparison& c) {
 std::string library_legend() {
   return "Each client library locksim ran live (its own code, in its own process: lib:*) beside the C++ lock that "
          "ports its algorithm. differs: the library showed a violation set the port's simulated runs of that scenario "
-         "never showed — the library's own behaviour (how it retries, renews, discovers a failover, reports an error) "
+         "never showed — the library's own behaviour (how it retries, renews, discovers a failover, reports an "
+         "error) "
          "or a live-only effect; docs/external-clients.md explains the measured ones. Run the port in the same "
          "report (sweep --lock lib:redis-py,token and its simulated sweep) to fill its columns.";
 }
