@@ -315,14 +315,13 @@ std::string adapters_dir() {
 }
 
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config) {
-  if (lock == "lib:redis-py") return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py"};
-  if (lock == "lib:redis-py-pr4315")
-    return {"/usr/bin/python3", adapters_dir() + "/redis-py/adapter.py", "--fix=pr4315"};
-  if (lock == "lib:node-redlock") return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js"};
-  if (lock == "lib:node-redlock-pr273")
-    return {"/usr/bin/env", "node", adapters_dir() + "/node-redlock/adapter.js", "--fix=pr273"};
-  if (lock == "lib:kazoo") return {"/usr/bin/python3", adapters_dir() + "/kazoo/adapter.py"};
-  if (lock == "lib:python-etcd3") return {"/usr/bin/python3", adapters_dir() + "/python-etcd3/adapter.py"};
+  const auto info = locks::find_lock(lock);
+  if (info && !info->adapter.script.empty()) {
+    std::vector<std::string> command = info->adapter.interpreter;
+    command.push_back(adapters_dir() + "/" + info->adapter.script);
+    command.insert(command.end(), info->adapter.arguments.begin(), info->adapter.arguments.end());
+    return command;
+  }
   if (config.command.empty()) throw AdapterFailure("lock external needs its adapter: --client \"CMD ARGS\" or [lock] command");
   return config.command;
 }

@@ -79,8 +79,9 @@ class ExternalClient {
   std::int64_t next_id_ = 0;
 };
 
-// The adapter's command line for library lock `lock`: a shipped adapter's,
-// or the scenario's `command` for "external" (AdapterFailure if none).
+// The adapter's command line for library lock `lock`: a shipped adapter's
+// (LockInfo::adapter, its script under adapters_dir()), or the scenario's
+// `command` for "external" (AdapterFailure if none).
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config);
 
 // Registers the library locks (idempotent): "external" (the user's

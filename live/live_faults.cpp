@@ -88,7 +88,6 @@ std::optional<std::string> proxied_partition(const Scenario& s, const FaultSpec&
   return std::nullopt;
 }
 
-// In FaultKind order (checked below).
 // In FaultKind order (checked below). A server's clock is set through the
 // preload of a server live mode starts, so clock faults on a server need
 // process control as a pause of one does.
@@ -138,14 +137,17 @@ namespace {
 using scenarios::FaultMechanism;
 using scenarios::FaultProduction;
 
+// The fault as live mode really makes it on its own target.
+FaultMechanism real_on_target(const FaultSpec& f, std::string means) {
+  return FaultMechanism{std::string(scenarios::fault_kind_name(f.kind)), {f.target}, FaultProduction::Real,
+                        std::move(means)};
+}
+
 // How live mode produces a fault on a CP topology where it differs from the
 // Redis words of scenarios/fault_mechanism.cpp: on a member process, and a
 // client pause or crash (its links are held or cut too: live_runner.cpp).
 std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultSpec& f) {
-  const auto real = [&](std::string means) {
-    return FaultMechanism{std::string(scenarios::fault_kind_name(f.kind)), {f.target}, FaultProduction::Real,
-                          std::move(means)};
-  };
+  const auto real = [&f](std::string means) { return real_on_target(f, std::move(means)); };
   if (f.kind == FaultKind::Pause && is_scenario_client(s, f.target))
     return real("the client thread stops at its next step until the pause ends, and the TCP proxies hold its links "
                 "meanwhile (its client library's own threads send nothing either)");
@@ -166,10 +168,7 @@ std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultS
 // its own process (live/external_lock.hpp): on that process.
 std::optional<FaultMechanism> library_fault_mechanism(const Scenario& s, const FaultSpec& f) {
   if (!is_scenario_client(s, f.target)) return std::nullopt;
-  const auto real = [&](std::string means) {
-    return FaultMechanism{std::string(scenarios::fault_kind_name(f.kind)), {f.target}, FaultProduction::Real,
-                          std::move(means)};
-  };
+  const auto real = [&f](std::string means) { return real_on_target(f, std::move(means)); };
   if (f.kind == FaultKind::Pause)
     return real("SIGSTOP of the client's adapter process (its library's own timers and threads stop too), SIGCONT "
                 "after the duration");

@@ -13,9 +13,20 @@ namespace locksim::locks {
 
 namespace {
 
+// The adapter run by Debian's Python (which has the python3-* libraries), or
+// by the `node` on PATH. Functions, not globals: the registry table may be
+// built during another file's static initialization (LOCKSIM_REGISTER_LOCK).
+LockInfo::Adapter python(std::string script, std::vector<std::string> arguments = {}) {
+  return {{"/usr/bin/python3"}, std::move(script), std::move(arguments)};
+}
+LockInfo::Adapter node(std::string script, std::vector<std::string> arguments = {}) {
+  return {{"/usr/bin/env", "node"}, std::move(script), std::move(arguments)};
+}
+
 LockInfo library_lock(std::string name, std::string description, std::string library, std::string source,
-                      std::string port, Topology topology = Topology::Redis) {
+                      LockInfo::Adapter adapter, std::string port, Topology topology = Topology::Redis) {
   LockInfo info;
+  info.adapter = std::move(adapter);
   info.port = std::move(port);
   info.factory = [](Runtime&, const LockConfig&) -> std::unique_ptr<Lock> {
     throw std::logic_error("a client library's lock runs only in `locksim live`");
@@ -37,26 +48,28 @@ LockInfo library_lock(std::string name, std::string description, std::string lib
 
 LockInfo lock_info_external() {
   return library_lock("external", "your own client library's lock, through your adapter (--client / [lock] command)",
-                      "your adapter", "docs/external-clients.md", "");
+                      "your adapter", "docs/external-clients.md", {}, "");
 }
 
 LockInfo lock_info_lib_redis_py() {
   return library_lock("lib:redis-py", "redis-py's redis.lock.Lock (SET NX PX, Lua release/extend), the real library",
                       "redis-py 4.3.4 (Debian python3-redis)", "redis/lock.py: Lock.acquire/release/reacquire",
-                      "token");
+                      python("redis-py/adapter.py"), "token");
 }
 
 LockInfo lock_info_lib_redis_py_pr4315() {
   return library_lock("lib:redis-py-pr4315",
                       "redis-py's Lock with the fix of PR #4315 (issue #4279): reacquire() refuses a timeout of 0",
                       "redis-py 4.3.4 (Debian python3-redis) + PR #4315 applied in the adapter",
-                      "redis/lock.py: Lock.do_reacquire (redis-py PR #4315)", "token");
+                      "redis/lock.py: Lock.do_reacquire (redis-py PR #4315)",
+                      python("redis-py/adapter.py", {"--fix=pr4315"}), "token");
 }
 
 LockInfo lock_info_lib_node_redlock() {
   return library_lock("lib:node-redlock", "npm redlock's Redlock over ioredis, over every master, the real library",
                       "redlock 5.0.0-beta.2 + ioredis 5.4.1 (npm ci in adapters/node-redlock)",
-                      "redlock src/index.ts: Redlock.acquire/release/extend", "node-redlock-169");
+                      "redlock src/index.ts: Redlock.acquire/release/extend",
+                      node("node-redlock/adapter.js"), "node-redlock-169");
 }
 
 LockInfo lock_info_lib_node_redlock_pr273() {
@@ -64,14 +77,15 @@ LockInfo lock_info_lib_node_redlock_pr273() {
                       "npm redlock with PR #273's fix (#169): a lock's expiration counts from the attempt that won",
                       "redlock 5.0.0-beta.2 + ioredis 5.4.1 + PR #273 (5dd9e28, on master, in no release) applied in "
                       "the adapter",
-                      "redlock src/index.ts: Redlock.acquire/_execute (PR #273)", "node-redlock-fixed");
+                      "redlock src/index.ts: Redlock.acquire/_execute (PR #273)",
+                      node("node-redlock/adapter.js", {"--fix=pr273"}), "node-redlock-fixed");
 }
 
 LockInfo lock_info_lib_kazoo() {
   return library_lock("lib:kazoo",
                       "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
-                      "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release", "zk-fenced",
-                      Topology::ZooKeeper);
+                      "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release",
+                      python("kazoo/adapter.py"), "zk-fenced", Topology::ZooKeeper);
 }
 
 LockInfo lock_info_lib_python_etcd3() {
@@ -79,7 +93,7 @@ LockInfo lock_info_lib_python_etcd3() {
                       "python-etcd3's etcd3.Lock (lease, refresh), the real library; create_revision fencing",
                       "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)",
                       "etcd3/locks.py: Lock.acquire/release/refresh",
-                      "etcd-fenced", Topology::Etcd);
+                      python("python-etcd3/adapter.py"), "etcd-fenced", Topology::Etcd);
 }
 
 }  // namespace locksim::locks

@@ -89,6 +89,16 @@ struct LockInfo {
   // "redis-py 4.3.4 (redis.lock.Lock)". Non-empty = only `locksim live`
   // can run it (the simulator refuses: real processes run in real time).
   std::string library = {};
+  // For a shipped library lock: how live mode starts its adapter, the
+  // program and its arguments around the adapter's script, a path under the
+  // adapters directory (live/external_lock.hpp: adapters_dir()). Empty for
+  // "external", whose command is the scenario's.
+  struct Adapter {
+    std::vector<std::string> interpreter;  // {"/usr/bin/python3"}
+    std::string script;                    // "redis-py/adapter.py"
+    std::vector<std::string> arguments;    // {"--fix=pr4315"}
+  };
+  Adapter adapter = {};
   // For a library lock: the C++ lock that ports its algorithm ("token" for
   // redis-py's Lock), which reports set beside it (reports/library_comparison.hpp).
   std::string port = {};
