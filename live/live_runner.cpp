@@ -214,7 +214,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
     return (std::chrono::duration_cast<std::chrono::microseconds>(true_elapsed) * ppm_ / 1'000'000).count();
   }
   Task<Reply> send_write(std::size_t c, scenarios::WriteRequest w) override;
-  Task<void> reach(std::size_t c, std::string_view event, int write_index) override;
+  Task<void> reach(std::size_t c, scenarios::TriggerEvent event, int write_index) override;
   bool ended() const override { return stop_.load(); }
   scenarios::ClientProgress& progress(std::size_t c) override { return clients_[c].progress; }
   // Live keeps no trace: the History is its whole record.
@@ -267,7 +267,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   // Faults (main thread; arming from any thread).
   std::uint64_t schedule(Clock::time_point at, std::function<void()> run);  // requires mutex_
   // Arms the faults waiting for this trigger; returns those due at once.
-  std::vector<std::uint64_t> fire_trigger(const std::string& host, std::string_view event,
+  std::vector<std::uint64_t> fire_trigger(const std::string& host, scenarios::TriggerEvent event,
                                           int write_index);   // requires mutex_
   std::uint64_t arm(const FaultSpec& f, Clock::time_point at);  // requires mutex_
   void apply(const FaultSpec& f);
@@ -469,7 +469,7 @@ void LiveSession::answer_write(const PendingWrite& w) {
 
 // Fires a trigger point; a fault armed with no delay acts before we go on
 // (as the simulated client yields for an instant), then a pause holds us.
-Task<void> LiveSession::reach(std::size_t c, std::string_view event, int write_index) {
+Task<void> LiveSession::reach(std::size_t c, scenarios::TriggerEvent event, int write_index) {
   std::unique_lock lk(mutex_);
   check_alive(c);
   const std::vector<std::uint64_t> now_due = fire_trigger(s_.clients[c].name, event, write_index);
@@ -582,12 +582,11 @@ std::uint64_t LiveSession::schedule(Clock::time_point at, std::function<void()> 
   return id;
 }
 
-std::vector<std::uint64_t> LiveSession::fire_trigger(const std::string& host, std::string_view event,
+std::vector<std::uint64_t> LiveSession::fire_trigger(const std::string& host, scenarios::TriggerEvent event,
                                                      int write_index) {
   std::vector<std::uint64_t> due;
   for (const FaultSpec& f : s_.faults) {
-    if (!f.after || f.after->host != host || f.after->event != event) continue;
-    if (event == "write" && f.after->write_index != write_index) continue;
+    if (!f.after || !f.after->fired_by(host, event, write_index)) continue;
     if (!fired_.insert(&f).second) continue;  // a trigger fires once (scenarios/faults.cpp)
     const auto id = arm(f, Clock::now() + std::chrono::duration_cast<Clock::duration>(f.at));
     if (f.at == Duration{0}) due.push_back(id);
@@ -722,7 +721,7 @@ void LiveSession::crash_client(const FaultSpec& f, std::size_t c) {
   if (client.adapter > 0) ::kill(-client.adapter, SIGKILL);  // its library dies with it; the owner thread reaps
   if (cp_) sever_crashed_links(c);
   scenarios::record_crash(ledger_locked(c), c);
-  fire_trigger(f.target, "crash", 0);
+  fire_trigger(f.target, scenarios::TriggerEvent::Crash, 0);
   if (f.restart_after)
     schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after), [this, c] {
       note_restart(s_.clients[c].name);
@@ -746,7 +745,7 @@ void LiveSession::restart_client(std::size_t c) {
   }
   std::lock_guard lk(mutex_);
   clients_[c].down = false;
-  fire_trigger(s_.clients[c].name, "restart", 0);
+  fire_trigger(s_.clients[c].name, scenarios::TriggerEvent::Restart, 0);
   cv_.notify_all();
 }
 
@@ -758,7 +757,7 @@ void LiveSession::crash_node(const FaultSpec& f, std::size_t node, bool power_lo
   if (redis_) crash_redis_node(node, power_loss);
   else servers_.kill9(node);  // live_faults.cpp refuses a member's power loss
   std::lock_guard lk(mutex_);
-  fire_trigger(f.target, "crash", 0);
+  fire_trigger(f.target, scenarios::TriggerEvent::Crash, 0);
   if (f.restart_after)
     schedule(Clock::now() + std::chrono::duration_cast<Clock::duration>(*f.restart_after), [this, node] {
       note_restart(servers_.server_name(node));
@@ -780,7 +779,7 @@ void LiveSession::restart_node(std::size_t node) {
   auto restarted = servers_.restart(node);
   if (!restarted) return fail(restarted.error());
   std::lock_guard lk(mutex_);
-  fire_trigger(servers_.server_name(node), "restart", 0);
+  fire_trigger(servers_.server_name(node), scenarios::TriggerEvent::Restart, 0);
 }
 
 // The `failover` fault: what Sentinel does when asked (SENTINEL FAILOVER);

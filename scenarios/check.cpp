@@ -135,20 +135,19 @@ struct Point {
 std::vector<Trigger> declared_points(const Scenario& s) {
   std::vector<Trigger> out;
   for (const ClientSpec& c : s.clients) {
-    out.push_back({c.name, "acquiring", 1});
-    out.push_back({c.name, "acquired", 1});
-    for (int i = 1; i <= c.writes && s.workload == WorkloadKind::Lock; ++i) out.push_back({c.name, "write", i});
-    if (s.workload == WorkloadKind::Lock) out.push_back({c.name, "released", 1});
+    out.push_back({c.name, TriggerEvent::Acquiring, 1});
+    out.push_back({c.name, TriggerEvent::Acquired, 1});
+    for (int i = 1; i <= c.writes && s.workload == WorkloadKind::Lock; ++i)
+      out.push_back({c.name, TriggerEvent::Write, i});
+    if (s.workload == WorkloadKind::Lock) out.push_back({c.name, TriggerEvent::Released, 1});
   }
   return out;
 }
 
-// The first time the run reached `t` (a trigger fires once: faults.cpp fire_trigger).
+// The first time the run reached `t` (a trigger fires once: FaultTimeline::reach).
 std::optional<Duration> reached_at(const RunResult& run, const Trigger& t) {
   for (const PointReached& p : run.history.points) {
-    if (run.history.clients[p.client].name != t.host || p.event != t.event) continue;
-    if (p.event == "write" && p.write_index != t.write_index) continue;
-    return p.at - true_epoch;
+    if (t.fired_by(run.history.clients[p.client].name, p.event, p.write_index)) return p.at - true_epoch;
   }
   return std::nullopt;
 }

@@ -341,8 +341,8 @@ void assert_records_well_formed(const History& h) {
   last = TrueInstant{};
   for (const PointReached& p : h.points) {
     assert(p.client < h.clients.size() && p.at >= last && "trigger points in the order they were reached");
-    if (p.event == "acquired") acquired[p.client] = true;
-    assert((p.event != "released" || acquired[p.client]) && "a release after an acquire of that client");
+    if (p.event == TriggerEvent::Acquired) acquired[p.client] = true;
+    assert((p.event != TriggerEvent::Released || acquired[p.client]) && "a release after an acquire of that client");
     last = p.at;
   }
 }

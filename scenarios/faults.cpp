@@ -1,5 +1,6 @@
-// Fault injection: scheduling (absolute, triggered, random nemesis) and
-// applying each fault kind to the simulated world.
+// Fault injection in the simulated world: its side of the fault timeline
+// (scenarios/fault_timeline.hpp), the random nemesis, and an applier per
+// fault kind.
 #include <algorithm>
 #include <array>
 
@@ -9,36 +10,24 @@ namespace locksim::scenarios {
 
 namespace {
 
-
-std::string trigger_key(const std::string& host, std::string_view event, int write_index) {
-  std::string key = host + ":" + std::string(event);
-  if (event == "write") key += "#" + std::to_string(std::max(write_index, 1));
-  return key;
-}
-
 void apply_fault(RunContext& ctx, const FaultSpec& f);
 
-void on_fault_due(void* context, std::uint64_t index) {
-  auto& ctx = *static_cast<RunContext*>(context);
-  --ctx.faults_due;
-  apply_fault(ctx, *ctx.scheduled[index]);
-}
+void on_fault_due(void* context, std::uint64_t event) { static_cast<RunContext*>(context)->timeline->act(event); }
 
-void schedule_at(RunContext& ctx, const FaultSpec& f, TrueInstant at) {
-  ctx.scheduled.push_back(&f);
-  ++ctx.faults_due;
-  sim::Scheduler& sched = ctx.world.scheduler();
-  sched.schedule(std::max(at, sched.now()), &on_fault_due, &ctx, ctx.scheduled.size() - 1);
-}
+// The simulator's side of the fault timeline: its scheduler and appliers.
+class SimFaultWorld final : public FaultTimeline::World {
+ public:
+  explicit SimFaultWorld(RunContext& ctx) : ctx_(ctx) {}
+  Duration now() const override { return ctx_.world.now() - true_epoch; }
+  void schedule(Duration at, std::size_t event) override {
+    sim::Scheduler& sched = ctx_.world.scheduler();
+    sched.schedule(std::max(true_epoch + at, sched.now()), &on_fault_due, &ctx_, event);
+  }
+  void apply(const FaultSpec& f) override { apply_fault(ctx_, f); }
 
-// A follow-up fault (a restart after a crash, a heal after a partition).
-void schedule_follow_up(RunContext& ctx, FaultKind kind, const std::string& target, Duration after) {
-  auto f = std::make_unique<FaultSpec>();
-  f->kind = kind;
-  f->target = target;
-  schedule_at(ctx, *f, ctx.world.now() + after);
-  ctx.generated_faults.push_back(std::move(f));
-}
+ private:
+  RunContext& ctx_;
+};
 
 // Records a fault as it takes effect: in the trace (its table words) and in
 // the History (typed, with its window when it has one).
@@ -92,8 +81,8 @@ void apply_crash(RunContext& ctx, const FaultSpec& f) {
   if (node && f.kind == FaultKind::PowerLoss) node->power_loss();
   else if (member && f.kind == FaultKind::PowerLoss) member->power_loss();  // raft keeps only what it fsynced
   else host->crash();
-  fire_trigger(ctx, f.target, "crash");
-  if (f.restart_after) schedule_follow_up(ctx, FaultKind::Restart, f.target, *f.restart_after);
+  ctx.timeline->reach(f.target, TriggerEvent::Crash);
+  if (f.restart_after) ctx.timeline->follow_up(FaultKind::Restart, f.target, *f.restart_after);
 }
 
 void apply_restart(RunContext& ctx, const FaultSpec& f) {
@@ -101,7 +90,7 @@ void apply_restart(RunContext& ctx, const FaultSpec& f) {
   if (!host) return;
   record(ctx, f);
   host->restart();
-  fire_trigger(ctx, f.target, "restart");
+  ctx.timeline->reach(f.target, TriggerEvent::Restart);
 }
 
 void apply_failover(RunContext& ctx, const FaultSpec& f) {
@@ -124,7 +113,7 @@ std::vector<std::vector<sim::HostId>> resolve_groups(RunContext& ctx, const Faul
 void apply_partition(RunContext& ctx, const FaultSpec& f) {
   record(ctx, f);
   ctx.world.network().partition(resolve_groups(ctx, f), f.mode);
-  if (fault_is_timed(f)) schedule_follow_up(ctx, FaultKind::Heal, "", f.duration);
+  if (fault_is_timed(f)) ctx.timeline->follow_up(FaultKind::Heal, "", f.duration);
 }
 
 void apply_heal(RunContext& ctx, const FaultSpec& f) {
@@ -192,39 +181,19 @@ std::vector<FaultSpec> expand_nemesis(const Scenario& s, const NemesisSpec& n, s
   return out;
 }
 
-void generate_nemesis(RunContext& ctx, const NemesisSpec& n) {
-  for (FaultSpec& f : expand_nemesis(ctx.scenario, n, ctx.world.stream("nemesis"))) {
-    auto owned = std::make_unique<FaultSpec>(std::move(f));
-    schedule_at(ctx, *owned, true_epoch + owned->at);
-    ctx.generated_faults.push_back(std::move(owned));
-  }
-}
-
 }  // namespace
 
 void schedule_faults(RunContext& ctx) {
-  for (const FaultSpec& f : ctx.scenario.faults) {
-    if (f.after) {
-      const Trigger& t = *f.after;
-      ctx.armed.emplace(trigger_key(t.host, t.event, t.write_index), &f);
-    } else {
-      schedule_at(ctx, f, true_epoch + f.at);
-    }
-  }
-  if (ctx.scenario.nemesis) generate_nemesis(ctx, *ctx.scenario.nemesis);
+  ctx.fault_world = std::make_unique<SimFaultWorld>(ctx);
+  ctx.timeline = std::make_unique<FaultTimeline>(*ctx.fault_world);
+  ctx.timeline->start(ctx.scenario.faults);
+  if (const auto& n = ctx.scenario.nemesis)
+    for (FaultSpec& f : expand_nemesis(ctx.scenario, *n, ctx.world.stream("nemesis"))) ctx.timeline->add(std::move(f));
 }
 
 std::vector<FaultSpec> nemesis_faults(const Scenario& s, std::uint64_t seed) {
   if (!s.nemesis) return {};
   return expand_nemesis(s, *s.nemesis, sim::World(seed).stream("nemesis"));  // the stream a run's world draws from
-}
-
-bool fire_trigger(RunContext& ctx, const std::string& host, std::string_view event, int write_index) {
-  auto [first, last] = ctx.armed.equal_range(trigger_key(host, event, write_index));
-  if (first == last) return false;
-  for (auto it = first; it != last; ++it) schedule_at(ctx, *it->second, ctx.world.now() + it->second->at);
-  ctx.armed.erase(first, last);  // a trigger fires once
-  return true;
 }
 
 }  // namespace locksim::scenarios

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scenarios/fault_kinds.hpp"
+#include "scenarios/trigger.hpp"
 #include "sim/redis/engine.hpp"
 #include "sim/trace.hpp"
 #include "vocab/time.hpp"
@@ -116,7 +117,7 @@ struct ClientInfo {
 // `locksim check` places faults at the points a fault-free run reaches.
 struct PointReached {
   std::size_t client;
-  std::string event;    // "acquiring" | "acquired" | "write" | "released"
+  TriggerEvent event;   // acquiring, acquired, write or released
   int write_index = 0;  // for "write"
   TrueInstant at;
 };

@@ -62,7 +62,7 @@ Task<void> spend_work(Buyer& b) {
   co_await b.world.sleep_until(b.c, b.world.monotonic_now(b.c) + b.scenario().clients[b.c].work);
 }
 
-Task<void> point(Buyer& b, std::string_view event, int index) {
+Task<void> point(Buyer& b, TriggerEvent event, int index) {
   note_point(b.world, b.c, event, index);
   co_await b.world.reach(b.c, event, index);
 }
@@ -75,8 +75,8 @@ Task<Reply> redis(Buyer& b, Argv argv) {
 // The order, with the stock row written back when the buyer read it.
 Task<Reply> send_order(WorkloadWorld& world, std::size_t c, int segment, std::optional<std::int64_t> new_stock,
                        const Holding* h) {
-  note_point(world, c, "write", 1);
-  co_await world.reach(c, "write", 1);
+  note_point(world, c, TriggerEvent::Write, 1);
+  co_await world.reach(c, TriggerEvent::Write, 1);
   WriteRequest w;
   w.client = c;
   w.op = StorageOp::Order;
@@ -117,7 +117,7 @@ Task<Outcome> read_check_write(Buyer& b, int segment, const Holding* h) {
 Task<Outcome> locked_purchase(Buyer& b, locks::Lock& lock, int segment) {
   const std::string key = segment_lock_key(b.scenario(), segment);
   begin_attempt(b.world, b.c);
-  co_await point(b, "acquiring", 0);
+  co_await point(b, TriggerEvent::Acquiring, 0);
   std::optional<locks::Lease> lease = co_await lock.try_acquire();
   end_attempt(b.world, b.c, lease.has_value());
   if (!lease) {
@@ -126,11 +126,11 @@ Task<Outcome> locked_purchase(Buyer& b, locks::Lock& lock, int segment) {
   }
   if (b.world.ended()) co_return Outcome::Failed;  // live: granted after the end, believed by nobody
   const Holding h{lock, *lease, begin_belief(b.world, b.c, &*lease, key), key};
-  co_await point(b, "acquired", 0);
+  co_await point(b, TriggerEvent::Acquired, 0);
   const Outcome out = co_await read_check_write(b, segment, &h);
   end_belief(b.world, b.c, lock.still_valid(*lease) ? "release" : "abandon");
   (void)co_await lock.release(*lease);
-  co_await point(b, "released", 0);
+  co_await point(b, TriggerEvent::Released, 0);
   co_return out;
 }
 
@@ -138,7 +138,7 @@ Task<Outcome> locked_purchase(Buyer& b, locks::Lock& lock, int segment) {
 // its work, then writes the order.
 Task<Outcome> confirmed_by_redis(Buyer& b) {
   confirm(b);
-  co_await point(b, "acquired", 0);
+  co_await point(b, TriggerEvent::Acquired, 0);
   co_await spend_work(b);
   (void)co_await send_order(b.world, b.c, 0, std::nullopt, nullptr);
   co_return Outcome::Bought;
@@ -148,7 +148,7 @@ Task<Outcome> confirmed_by_redis(Buyer& b) {
 // incrDecrCommand); below zero the buyer gives its unit back with INCR.
 Task<Outcome> decr_purchase(Buyer& b) {
   const std::string key = stock_key(b.scenario());
-  co_await point(b, "acquiring", 0);
+  co_await point(b, TriggerEvent::Acquiring, 0);
   // Argv built outside co_await: GCC rejects a braced list of literals there.
   Argv decr{"DECR", key}, refund{"INCR", key};
   const Reply left = co_await redis(b, std::move(decr));
@@ -163,7 +163,7 @@ Task<Outcome> decr_purchase(Buyer& b) {
 
 Task<Outcome> lua_purchase(Buyer& b) {
   const Scenario& s = b.scenario();
-  co_await point(b, "acquiring", 0);
+  co_await point(b, TriggerEvent::Acquiring, 0);
   Argv eval{"EVAL", kPurchaseScript, "2", stock_key(s), buyers_key(s), b.world.client_name(b.c),
                         std::to_string(s.inventory.per_buyer)};
   const Reply r = co_await redis(b, std::move(eval));

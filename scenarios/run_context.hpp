@@ -13,6 +13,7 @@
 
 #include "locks/registry.hpp"
 #include "locks/sim_runtime.hpp"
+#include "scenarios/fault_timeline.hpp"
 #include "scenarios/history.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/workload_world.hpp"
@@ -50,11 +51,9 @@ struct RunContext {
   // The world the workload runs in (scenarios/sim_workload_world.hpp).
   std::unique_ptr<WorkloadWorld> workload_world;
 
-  // Faults waiting for a trigger, by trigger text ("A:acquired", "A:write#2").
-  std::multimap<std::string, const FaultSpec*> armed;
-  std::vector<std::unique_ptr<FaultSpec>> generated_faults;  // nemesis, restarts, heals
-  std::vector<const FaultSpec*> scheduled;  // fault events refer to these by index
-  std::size_t faults_due = 0;               // scheduled fault events not fired yet
+  // The faults' timeline, over the simulator's scheduler (faults.cpp).
+  std::unique_ptr<FaultTimeline::World> fault_world;
+  std::unique_ptr<FaultTimeline> timeline;
 
   RunContext(const Scenario& s, locks::LockInfo info, std::uint64_t seed)
       : scenario(s), lock(std::move(info)), world(seed) {}
@@ -78,8 +77,5 @@ struct RunContext {
 
 // Faults (scenarios/faults.cpp).
 void schedule_faults(RunContext& ctx);
-// A trigger point was reached: arms the faults waiting for it. Returns true
-// if any fault was scheduled (the caller then yields so it can act first).
-bool fire_trigger(RunContext& ctx, const std::string& host, std::string_view event, int write_index = 0);
 
 }  // namespace locksim::scenarios

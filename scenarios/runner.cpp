@@ -188,7 +188,7 @@ void build_clients(RunContext& ctx) {
 // story_over). A consensus topology never qualifies: its heartbeats keep
 // packets in transit.
 bool story_over(RunContext& ctx) {
-  if (ctx.faults_due > 0 || ctx.world.network().packets_in_transit() > 0) return false;
+  if (ctx.timeline->pending() > 0 || ctx.world.network().packets_in_transit() > 0) return false;
   for (std::size_t c = 0; c < ctx.clients.size(); ++c)
     if (!ctx.history.clients[c].finished || ctx.clients[c].host->live_roots() > 0) return false;
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h)

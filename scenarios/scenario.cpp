@@ -40,12 +40,6 @@ const std::vector<std::string>& violation_names() {
   return names;
 }
 
-std::string Trigger::text() const {
-  std::string s = host + ":" + event;
-  if (event == "write" && write_index != 1) s += "#" + std::to_string(write_index);
-  return s;
-}
-
 std::string ScenarioError::to_string() const {
   return file + ":" + std::to_string(line) + ": " + field + ": " + message;
 }
@@ -572,9 +566,9 @@ std::optional<Trigger> split_trigger(const std::string& text, std::string& why) 
   }
   Trigger t;
   t.host = text.substr(0, colon);
-  t.event = text.substr(colon + 1);
-  if (const std::size_t hash = t.event.find('#'); hash != std::string::npos && t.event.substr(0, hash) == "write") {
-    const std::string n = t.event.substr(hash + 1);
+  std::string event = text.substr(colon + 1);
+  if (const std::size_t hash = event.find('#'); hash != std::string::npos && event.substr(0, hash) == "write") {
+    const std::string n = event.substr(hash + 1);
     int index = 0;
     const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
     if (n.empty() || ec != std::errc{} || ptr != n.data() + n.size() || index < 1) {
@@ -582,8 +576,15 @@ std::optional<Trigger> split_trigger(const std::string& text, std::string& why) 
       return std::nullopt;
     }
     t.write_index = index;
-    t.event = "write";
+    event = "write";
   }
+  const auto named = trigger_event_named(event);
+  if (!named) {
+    why = "unknown event " + in_quotes(event) +
+          " (expected acquiring, acquired, write, write#N, released, crash or restart)";
+    return std::nullopt;
+  }
+  t.event = *named;
   return t;
 }
 
@@ -600,18 +601,14 @@ std::optional<Trigger> Parser::read_trigger(Section& f, std::string_view key) {
 
 // Why the trigger's host cannot have its event ("" if it can).
 std::string Parser::trigger_problem(const Trigger& t) const {
-  const std::string& event = t.event;
+  const std::string event(trigger_event_name(t.event));
   if (!hosts_.known(t.host)) return "unknown host " + in_quotes(t.host) + " " + hosts_hint();
-  if (event == "acquiring" || event == "acquired" || event == "write" || event == "released") {
+  if (is_workload_point(t.event)) {
     if (!hosts_.is_client(t.host)) return in_quotes(t.host) + " is not a client (only clients " + event + ")";
-  } else if (event == "crash" || event == "restart") {
-    if (!hosts_.is_client(t.host) && !hosts_.is_server(t.host))
-      return in_quotes(t.host) + " never crashes or restarts (only clients and " + hosts_.server_kind() + "s do)";
-  } else {
-    return "unknown event " + in_quotes(event) +
-           " (expected acquiring, acquired, write, write#N, released, crash or restart)";
+  } else if (!hosts_.is_client(t.host) && !hosts_.is_server(t.host)) {
+    return in_quotes(t.host) + " never crashes or restarts (only clients and " + hosts_.server_kind() + "s do)";
   }
-  if (event == "write") {
+  if (t.event == TriggerEvent::Write) {
     const auto& c = *std::find_if(sc_.clients.begin(), sc_.clients.end(),
                                   [&](const ClientSpec& cs) { return cs.name == t.host; });
     if (t.write_index > c.writes)

@@ -79,6 +79,7 @@
 #include "scenarios/duration.hpp"
 #include "scenarios/fault_kinds.hpp"
 #include "scenarios/host_names.hpp"
+#include "scenarios/trigger.hpp"
 #include "sim/network.hpp"
 #include "sim/redis/node.hpp"
 #include "vocab/partition_mode.hpp"
@@ -105,13 +106,6 @@ struct InventorySpec {
 // `after = "A:acquired"`: a point in the run that starts a fault's clock.
 // Events: acquiring (a client starts an acquire), acquired, write (write 1) or
 // write#N, released, crash, restart.
-struct Trigger {
-  std::string host;   // a client, or a Redis node for crash/restart
-  std::string event;  // "acquiring" | "acquired" | "write" | "released" | "crash" | "restart"
-  int write_index = 1;  // for "write#N"
-  std::string text() const;  // as written: "A:write#2"
-};
-
 struct FaultSpec {
   FaultKind kind = FaultKind::Pause;
   std::string target;                        // pause, clock-*, crash, power-loss, restart, failover

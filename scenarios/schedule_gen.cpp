@@ -84,14 +84,14 @@ void set_trigger(FaultSpec& f, const FaultDraw& d, const Scenario& s, std::uint3
   const ClientSpec& c = s.clients[d.trigger_client % s.clients.size()];
   std::uint32_t event = in_acquire ? 4 : d.trigger % triggers;
   if (event == 4) {
-    f.after = Trigger{c.name, "acquiring", 1};
+    f.after = Trigger{c.name, TriggerEvent::Acquiring, 1};
     f.at = acquire_window_part(s, d.at_pm);
     if (fault_kind_info(f.kind).clock == ClockEffect::Step) f.target = c.name;  // the acquiring client's clock steps
     return;
   }
   if (event == 2 && c.writes < 1) event = 1;
-  static constexpr const char* kEvents[] = {"", "acquired", "write", "released"};
-  f.after = Trigger{c.name, kEvents[event], 1};
+  static constexpr TriggerEvent kEvents[] = {TriggerEvent::Acquired, TriggerEvent::Write, TriggerEvent::Released};
+  f.after = Trigger{c.name, kEvents[event - 1], 1};  // event 1..3 (0 is an absolute time)
   f.at = std::min(ms(whole_ms(span_part(s.lock.ttl, d.at_pm) / kFaultSpanTtls)), s.lock.ttl);
 }
 
@@ -420,7 +420,8 @@ Scenario without_client(const Scenario& s, std::size_t i) {
 int min_writes(const Scenario& s, const std::string& client) {
   int n = 0;
   for (const FaultSpec& f : s.faults)
-    if (f.after && f.after->host == client && f.after->event == "write") n = std::max(n, f.after->write_index);
+    if (f.after && f.after->host == client && f.after->event == TriggerEvent::Write)
+      n = std::max(n, f.after->write_index);
   return n;
 }
 

@@ -18,8 +18,8 @@ Task<Reply> SimWorkloadWorld::send_write(std::size_t c, WriteRequest w) {
 
 // A fault armed by this point gets the floor: the client yields for an
 // instant so it acts first.
-Task<void> SimWorkloadWorld::reach(std::size_t c, std::string_view event, int write_index) {
-  if (fire_trigger(ctx_, host(c).name(), event, write_index)) co_await host(c).sleep(Duration{0});
+Task<void> SimWorkloadWorld::reach(std::size_t c, TriggerEvent event, int write_index) {
+  if (!ctx_.timeline->reach(host(c).name(), event, write_index).empty()) co_await host(c).sleep(Duration{0});
 }
 
 // How a request shows in the trace: a write or an order accepted or

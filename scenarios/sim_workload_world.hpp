@@ -32,7 +32,7 @@ class SimWorkloadWorld final : public WorkloadWorld {
   }
 
   Task<Reply> send_write(std::size_t c, WriteRequest w) override;
-  Task<void> reach(std::size_t c, std::string_view event, int write_index) override;
+  Task<void> reach(std::size_t c, TriggerEvent event, int write_index) override;
 
   bool ended() const override { return false; }  // the scheduler stops resuming clients at the end
   ClientProgress& progress(std::size_t c) override { return ctx_.clients[c].progress; }

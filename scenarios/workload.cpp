@@ -36,9 +36,9 @@ std::string grant_text(std::uint64_t grant) { return "grant " + std::to_string(g
 // A trigger point, recorded before the world fires what it arms (`locksim
 // check` places faults at the points a fault-free run reaches). A plain
 // call, not a coroutine: no frame per point.
-void note_point(WorkloadWorld& world, std::size_t c, std::string_view event, int write_index) {
+void note_point(WorkloadWorld& world, std::size_t c, TriggerEvent event, int write_index) {
   world.record(c, [&](const Ledger& l) {
-    if (!l.ended) l.history.points.push_back({c, std::string(event), write_index, l.now});
+    if (!l.ended) l.history.points.push_back({c, event, write_index, l.now});
   });
 }
 
@@ -124,8 +124,8 @@ void extend_belief(WorkloadWorld& world, std::size_t c, const locks::Lease& leas
 Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock) {
   const ClientSpec& spec = world.scenario().clients[c];
   begin_attempt(world, c);
-  note_point(world, c, "acquiring", 0);
-  co_await world.reach(c, "acquiring", 0);  // e.g. a clock step while the first SETs are in flight
+  note_point(world, c, TriggerEvent::Acquiring, 0);
+  co_await world.reach(c, TriggerEvent::Acquiring, 0);  // e.g. a clock step while the first SETs are in flight
   std::optional<locks::Lease> lease = co_await lock.try_acquire();
   end_attempt(world, c, lease.has_value());
   if (!lease) {
@@ -135,8 +135,8 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
   if (world.ended()) co_return;  // live: granted after the end, believed by nobody
   const std::uint64_t grant = begin_belief(world, c, &*lease, "");
   const LocalInstant entered = world.monotonic_now(c);
-  note_point(world, c, "acquired", 0);
-  co_await world.reach(c, "acquired", 0);
+  note_point(world, c, TriggerEvent::Acquired, 0);
+  co_await world.reach(c, TriggerEvent::Acquired, 0);
   bool abandoned = false;
   for (int i = 1; i <= spec.writes && !world.ended(); ++i) {
     co_await world.sleep_until(c, entered + spec.work * i / (spec.writes + 1));
@@ -151,8 +151,8 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
       abandoned = true;
       break;
     }
-    note_point(world, c, "write", i);
-    co_await world.reach(c, "write", i);
+    note_point(world, c, TriggerEvent::Write, i);
+    co_await world.reach(c, TriggerEvent::Write, i);
     // A named request: GCC frees a braced temporary with a string member
     // twice when it is a coroutine's argument inside co_await.
     WriteRequest request{c, grant, lease->fencing_token, i};
@@ -162,8 +162,8 @@ Task<void> lock_iteration(WorkloadWorld& world, std::size_t c, locks::Lock& lock
   if (!abandoned) co_await world.sleep_until(c, entered + spec.work);
   end_belief(world, c, abandoned ? "abandon" : "release");
   (void)co_await lock.release(*lease);
-  note_point(world, c, "released", 0);
-  co_await world.reach(c, "released", 0);
+  note_point(world, c, TriggerEvent::Released, 0);
+  co_await world.reach(c, TriggerEvent::Released, 0);
 }
 
 // The gate's one command: SET key <name> NX PX ttl.
@@ -196,8 +196,8 @@ Task<void> client_main(WorkloadWorld& world, std::size_t c, locks::Runtime& runt
       begin_attempt(world, c);
       const Reply reply = co_await runtime.conn(0).command(gate_command(world, c));
       if (gate_won(world, c, reply)) {
-        note_point(world, c, "acquired", 0);
-        co_await world.reach(c, "acquired", 0);
+        note_point(world, c, TriggerEvent::Acquired, 0);
+        co_await world.reach(c, TriggerEvent::Acquired, 0);
         co_await gate_winner_order(world, c);
       }
     }

@@ -15,7 +15,7 @@ namespace locksim::scenarios {
 
 // A trigger point, recorded before the world fires what it arms (`locksim
 // check` places faults at the points a fault-free run reaches).
-void note_point(WorkloadWorld& world, std::size_t c, std::string_view event, int write_index);
+void note_point(WorkloadWorld& world, std::size_t c, TriggerEvent event, int write_index);
 // An acquire attempt starts; it ends acquired or given up.
 void begin_attempt(WorkloadWorld& world, std::size_t c);
 void end_attempt(WorkloadWorld& world, std::size_t c, bool acquired);

@@ -77,10 +77,10 @@ class WorkloadWorld {
   // (the integer 1 accepted / 0 rejected) or the client's command timeout.
   virtual Task<Reply> send_write(std::size_t c, WriteRequest w) = 0;
 
-  // A trigger point of client c ("acquired", "write" #i ...): arms the
+  // A trigger point of client c (acquired, write #i ...): arms the
   // faults waiting for it and lets those due now act before the client
   // goes on (e.g. a pause armed by "A:write" lands before the write).
-  virtual Task<void> reach(std::size_t c, std::string_view event, int write_index) = 0;
+  virtual Task<void> reach(std::size_t c, TriggerEvent event, int write_index) = 0;
 
   // True once the run has ended (live: the clients still unwind and stop
   // early; the simulator simply stops resuming them).

@@ -756,7 +756,7 @@ TEST_CASE("the idle node keeps the lock entry through an observed power loss, as
 // When the run's first grant came, in scenario time since the start.
 Duration first_grant(const scenarios::RunResult& run) {
   for (const auto& p : run.history.points)
-    if (p.event == "acquired") return p.at - true_epoch;
+    if (p.event == locksim::scenarios::TriggerEvent::Acquired) return p.at - true_epoch;
   return Duration::max();
 }
 

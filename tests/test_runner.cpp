@@ -48,7 +48,7 @@ Scenario gc_pause(bool fencing) {
   FaultSpec pause;
   pause.kind = FaultKind::Pause;
   pause.target = "A";
-  pause.after = Trigger{"A", "write", 1};
+  pause.after = Trigger{"A", TriggerEvent::Write, 1};
   pause.duration = 15s;
   s.faults = {pause};
   return s;
@@ -104,7 +104,7 @@ TEST_CASE("a packet in transit, a due fault or a client that never finishes keep
     delay.kind = FaultKind::Delay;
     delay.from = "A";
     delay.to = "storage";
-    delay.after = Trigger{"A", "write", 1};
+    delay.after = Trigger{"A", TriggerEvent::Write, 1};
     delay.duration = 90s;
     s.faults = {delay};
     const RunResult r = run(s, "token");
@@ -127,7 +127,7 @@ TEST_CASE("a packet in transit, a due fault or a client that never finishes keep
     FaultSpec crash;
     crash.kind = FaultKind::Crash;
     crash.target = "A";
-    crash.after = Trigger{"A", "acquired", 1};
+    crash.after = Trigger{"A", TriggerEvent::Acquired, 1};
     s.faults = {crash};
     const RunResult r = run(s, "token");
     REQUIRE(!r.history.entries.empty());
@@ -258,13 +258,13 @@ TEST_CASE("CP members crash, lose power, restart and pause like any host", "[run
     FaultSpec loss;
     loss.kind = FaultKind::PowerLoss;
     loss.target = m + "1";
-    loss.after = Trigger{"A", "acquired", 1};
+    loss.after = Trigger{"A", TriggerEvent::Acquired, 1};
     loss.at = 1s;
     loss.restart_after = 2s;
     FaultSpec pause;
     pause.kind = FaultKind::Pause;
     pause.target = m + "2";
-    pause.after = Trigger{m + "1", "restart", 1};
+    pause.after = Trigger{m + "1", TriggerEvent::Restart, 1};
     pause.at = 8s;
     pause.duration = 1s;
     s.faults = {loss, pause};
@@ -381,8 +381,8 @@ class ScriptedWorld final : public WorkloadWorld {
   locksim::Task<locksim::Reply> send_write(std::size_t, WriteRequest w) override {
     co_return locksim::Reply::integer_of(storage_.serve(history, TrueInstant{now_}, w));
   }
-  locksim::Task<void> reach(std::size_t c, std::string_view event, int write_index) override {
-    reached.push_back(scenario_.clients[c].name + ":" + std::string(event) +
+  locksim::Task<void> reach(std::size_t c, TriggerEvent event, int write_index) override {
+    reached.push_back(scenario_.clients[c].name + ":" + std::string(locksim::scenarios::trigger_event_name(event)) +
                       (write_index ? "#" + std::to_string(write_index) : ""));
     co_return;
   }

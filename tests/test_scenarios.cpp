@@ -25,6 +25,7 @@
 #include "vocab/partition_mode.hpp"
 #include "vocab/violation_kinds.hpp"
 #include "scenarios/checkers.hpp"
+#include "scenarios/fault_timeline.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
@@ -69,6 +70,66 @@ void check_written_loads_back(const Scenario& first) {
 }  // namespace
 
 // --- durations --------------------------------------------------------------
+
+// The fault timeline both worlds share, over a world that only records.
+struct RecordingTimelineWorld final : FaultTimeline::World {
+  Duration clock{0};
+  std::vector<std::pair<Duration, std::size_t>> events;  // scheduled: when, which
+  std::vector<std::string> applied;
+  Duration now() const override { return clock; }
+  void schedule(Duration at, std::size_t event) override { events.emplace_back(at, event); }
+  void apply(const FaultSpec& f) override { applied.push_back(std::string(fault_kind_name(f.kind)) + " " + f.target); }
+};
+
+FaultSpec timeline_fault(FaultKind kind, std::string target, Duration at, std::optional<Trigger> after = {}) {
+  FaultSpec f;
+  f.kind = kind;
+  f.target = std::move(target);
+  f.at = at;
+  f.after = std::move(after);
+  return f;
+}
+
+TEST_CASE("the fault timeline: absolute times, typed triggers that fire once, follow-ups, pending", "[scenarios]") {
+  RecordingTimelineWorld world;
+  FaultTimeline timeline(world);
+  const std::vector<FaultSpec> faults = {
+      timeline_fault(FaultKind::Pause, "A", 5s),
+      timeline_fault(FaultKind::Crash, "B", 100ms, Trigger{"A", TriggerEvent::Write, 2}),
+      timeline_fault(FaultKind::ClockJump, "A", Duration{0}, Trigger{"A", TriggerEvent::Acquired, 1}),
+  };
+  timeline.start(faults);
+  REQUIRE(world.events.size() == 1);  // only the absolute one
+  CHECK(world.events[0] == std::pair<Duration, std::size_t>{5s, 0});
+  CHECK(timeline.pending() == 1);
+
+  world.clock = 2s;
+  CHECK(timeline.reach("A", TriggerEvent::Write, 1).empty());  // write #1 is not write #2
+  CHECK(timeline.reach("B", TriggerEvent::Acquired).empty());  // another client's point
+  CHECK(timeline.reach("A", TriggerEvent::Write, 2) == std::vector<std::size_t>{1});
+  CHECK(world.events.back() == std::pair<Duration, std::size_t>{2s + 100ms, 1});
+  CHECK(timeline.reach("A", TriggerEvent::Write, 2).empty());  // a trigger fires once
+  CHECK(timeline.reach("A", TriggerEvent::Acquired, 0) == std::vector<std::size_t>{2});
+  CHECK(timeline.pending() == 3);
+
+  timeline.act(1);
+  CHECK(timeline.applied(1));
+  CHECK_FALSE(timeline.applied(0));
+  world.clock = 3s;
+  timeline.follow_up(FaultKind::Restart, "B", 1s);
+  CHECK(world.events.back() == std::pair<Duration, std::size_t>{4s, 3});
+  for (std::size_t e : {0, 2, 3}) timeline.act(e);
+  CHECK(timeline.pending() == 0);
+  CHECK(world.applied == std::vector<std::string>{"crash B", "pause A", "clock-jump A", "restart B"});
+}
+
+TEST_CASE("trigger events: the scenario format's words, both ways", "[scenarios]") {
+  for (TriggerEvent e : kTriggerEvents) CHECK(trigger_event_named(trigger_event_name(e)) == e);
+  CHECK_FALSE(trigger_event_named("write#2"));
+  CHECK(Trigger{"A", TriggerEvent::Write, 1}.fired_by("A", TriggerEvent::Write, 0));  // "A:write" is write #1
+  CHECK(Trigger{"A", TriggerEvent::Write, 3}.text() == "A:write#3");
+  CHECK(Trigger{"redis-1", TriggerEvent::Restart, 1}.text() == "redis-1:restart");
+}
 
 TEST_CASE("durations read a number and a unit exactly in nanoseconds", "[scenarios]") {
   CHECK(dur("30s") == 30s);
@@ -275,7 +336,7 @@ naive-del = ["wrong-owner-release"]
   CHECK(s.faults[0].target == "A");
   REQUIRE(s.faults[0].after);
   CHECK(s.faults[0].after->host == "A");
-  CHECK(s.faults[0].after->event == "write");
+  CHECK(s.faults[0].after->event == TriggerEvent::Write);
   CHECK(s.faults[0].after->write_index == 2);
   CHECK(s.faults[0].after->text() == "A:write#2");
   CHECK(s.faults[0].at == 100ms);
