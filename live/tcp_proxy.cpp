@@ -18,6 +18,7 @@
 #include <cstring>
 #include <deque>
 #include <list>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -98,6 +99,9 @@ class TcpProxy::Impl {
   std::vector<std::pair<in_addr_t, std::size_t>> shared_links;
   std::size_t shared_otherwise = 0;
   std::list<Conn> conns;
+  // The local port of every upstream connection ever opened, and its link:
+  // the address the server shows for it (CLIENT LIST, MONITOR).
+  std::map<int, std::size_t> link_by_upstream_port;
   mutable std::mutex mutex;
   int wake_fd = -1;
   std::atomic<bool> stopping{false};
@@ -171,6 +175,10 @@ void TcpProxy::Impl::open_conn(int fd, std::size_t link) {
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   ::setsockopt(server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  sockaddr_in local{};  // connect() bound it, even while in progress
+  socklen_t len = sizeof local;
+  if (::getsockname(server, reinterpret_cast<sockaddr*>(&local), &len) == 0)
+    link_by_upstream_port[ntohs(local.sin_port)] = link;
   Conn c;
   c.link = link;
   c.source_fd = fd;
@@ -383,6 +391,12 @@ int TcpProxy::shared_port() const {
 }
 
 bool TcpProxy::has_source(const std::string& source) const { return port(source) != 0; }
+
+std::string TcpProxy::source_of_upstream_port(int port) const {
+  std::lock_guard lk(impl_->mutex);
+  const auto it = impl_->link_by_upstream_port.find(port);
+  return it == impl_->link_by_upstream_port.end() ? "" : impl_->links[it->second].source;
+}
 
 void TcpProxy::set_latency(const std::string& source, Flow flow, std::chrono::nanoseconds latency) {
   std::lock_guard lk(impl_->mutex);

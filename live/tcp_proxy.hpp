@@ -66,6 +66,10 @@ class TcpProxy {
   bool has_source(const std::string& source) const;
   int shared_port() const;  // 0 without a SharedListener
   std::vector<std::string> sources() const;
+  // Whose link a connection to the server came from, by the local port the
+  // proxy's upstream connection had (the address the server shows for it,
+  // e.g. in MONITOR); "" if no connection of this proxy had that port.
+  std::string source_of_upstream_port(int port) const;
 
   void set_latency(const std::string& source, Flow flow, std::chrono::nanoseconds latency);
   void delay_next(const std::string& source, Flow flow, std::chrono::nanoseconds extra);

@@ -17,6 +17,11 @@
 #include <vector>
 
 #include "live/external_lock.hpp"
+#include "live/monitor_replay.hpp"
+#include "live/tcp_proxy.hpp"
+#include "locks/hiredis/hiredis_conn.hpp"
+#include "locks/hiredis/monitor_feed.hpp"
+#include "scenarios/checkers.hpp"
 #include "live/live_runner.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
@@ -433,4 +438,113 @@ TEST_CASE("node-redlock-late-grant: redlock 5.0.0-beta.2's using() gives two hol
   const std::set<std::string> two_holders = {"mutual-exclusion", "stale-write"};
   CHECK(live_kinds("node-redlock-late-grant", "lib:node-redlock", two_holders) == two_holders);
   CHECK(live_kinds("node-redlock-late-grant", "lib:node-redlock-pr273", {}).empty());
+}
+
+TEST_CASE("a MONITOR line is read back into its time, source and arguments, escapes undone", "[external]") {
+  const auto c = locks::parse_monitor_line(R"(1796563529.148405 [0 127.0.0.1:49834] "set" "k" "a\"b c\x00\n" "PX" "30000")");
+  REQUIRE(c);
+  CHECK(c->time_us == 1796563529148405);
+  CHECK(c->source == "127.0.0.1:49834");
+  CHECK(c->source_port() == 49834);
+  CHECK(c->argv == Argv{"set", "k", std::string("a\"b c\0\n", 7), "PX", "30000"});
+  const auto lua = locks::parse_monitor_line(R"(1796563529.161036 [0 lua] "del" "k")");
+  REQUIRE(lua);
+  CHECK(lua->source == "lua");
+  CHECK(lua->source_port() == 0);
+  CHECK_FALSE(locks::parse_monitor_line("OK"));
+  CHECK_FALSE(locks::parse_monitor_line(R"(17965.1 [0 lua] "del")"));   // not <sec>.<usec>
+  CHECK_FALSE(locks::parse_monitor_line(R"(1796563529.161036 [0 lua] "unterminated)"));
+}
+
+// Two clients through the proxy, as a client library's own connections
+// would reach a server: B deletes A's entry once by DEL and once by a script;
+// a compare-and-delete with the wrong token deletes nothing. The replay
+// attributes each by the proxy's upstream port, and the checker sees B.
+TEST_CASE("MONITOR replay: who changed whose lock entry on a real server, scripts included", "[external]") {
+  tests::skip_without_redis_server();
+  tests::RedisServerProcess server;
+  auto proxy = live::TcpProxy::start("127.0.0.1", server.port(), {"A", "B"});
+  REQUIRE(proxy);
+  live::TcpProxy& p = **proxy;
+  const std::vector<std::string> names = {"A", "B"};
+  live::MonitorReplay::Node node{"127.0.0.1", server.port(), [&](int port) -> std::optional<std::size_t> {
+                                   const std::string source = p.source_of_upstream_port(port);
+                                   for (std::size_t i = 0; i < names.size(); ++i)
+                                     if (names[i] == source) return i;
+                                   return std::nullopt;
+                                 }};
+  live::MonitorReplay replay({node}, [](const std::string& key) { return key == "lock"; });
+  REQUIRE_FALSE(replay.start());
+  const auto conn = [&](const std::string& source) {
+    return locks::HiredisConn({"127.0.0.1", p.port(source), std::chrono::milliseconds(1000),
+                               std::chrono::milliseconds(1000)});
+  };
+  auto a = conn("A");
+  auto b = conn("B");
+  const std::string cad = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) end return 0";
+  CHECK(a.execute({"SET", "lock", "tok-a", "NX", "PX", "30000"}).str == "OK");
+  CHECK(b.execute({"EVAL", cad, "1", "lock", "tok-b"}).integer == 0);  // not its token: nothing deleted
+  CHECK(b.execute({"DEL", "lock"}).integer == 1);
+  CHECK(a.execute({"SET", "lock", "tok-a2", "NX", "PX", "30000"}).str == "OK");
+  CHECK(b.execute({"EVAL", "return redis.call('del', KEYS[1])", "1", "lock"}).integer == 1);
+  CHECK(a.execute({"SET", "other", "x"}).str == "OK");  // not a lock key
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto seen = replay.stop();
+
+  using Kind = sim::redis::KeyEvent::Kind;
+  REQUIRE(seen.size() == 4);
+  const std::vector<std::pair<std::optional<std::size_t>, Kind>> expected = {
+      {0, Kind::Created}, {1, Kind::Deleted}, {0, Kind::Created}, {1, Kind::Deleted}};
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    CHECK(seen[i].effect.client == expected[i].first);
+    CHECK(seen[i].effect.kind == expected[i].second);
+  }
+  CHECK(seen[3].effect.argv.front() == "EVAL");
+
+  scenarios::History h;
+  h.clients = {{"A", 1, {}, {}}, {"B", 2, {}, {}}};
+  h.nodes = {"redis-1"};
+  for (const auto& [node, e] : seen)
+    h.entries.push_back({TrueInstant{std::chrono::microseconds(e.time_us - seen.front().effect.time_us)},
+                         h.entries.size(), node, e.client, false, e.kind, e.key, scenarios::entry_command_text(e.argv)});
+  const auto found = scenarios::check_wrong_owner_release(h);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].clients == std::vector<std::string>{"B", "A"});
+}
+
+// What the replay relies on, on this redis-server: a replica's MONITOR
+// shows not the writes it refused (READONLY) but what it applied from its
+// master (a script's effects, from the master's address), and a script's
+// EVAL line comes before the commands it ran.
+TEST_CASE("MONITOR on redis-server 7.0: refused commands are not fed, replicated ones are, EVAL first", "[external]") {
+  tests::skip_without_redis_server();
+  tests::RedisServerProcess master;
+  tests::RedisServerOptions as_replica;
+  as_replica.replicaof_port = master.port();
+  tests::RedisServerProcess replica(as_replica);
+  locks::HiredisConn to_master({"127.0.0.1", master.port(), std::chrono::milliseconds(1000), std::chrono::milliseconds(1000)});
+  locks::HiredisConn to_replica({"127.0.0.1", replica.port(), std::chrono::milliseconds(1000), std::chrono::milliseconds(1000)});
+  for (int i = 0; i < 100 && to_replica.execute({"INFO", "replication"}).str.find("master_link_status:up") ==
+                                 std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the first sync
+  auto master_feed = locks::MonitorFeed::open("127.0.0.1", master.port(), std::chrono::milliseconds(1000));
+  auto replica_feed = locks::MonitorFeed::open("127.0.0.1", replica.port(), std::chrono::milliseconds(1000));
+  REQUIRE(master_feed);
+  REQUIRE(replica_feed);
+  CHECK(to_replica.execute({"SET", "x", "1"}).type == Reply::Type::Error);  // READONLY
+  CHECK(to_master.execute({"EVAL", "return redis.call('set', KEYS[1], 'v')", "1", "y"}).str == "OK");
+  CHECK(to_master.execute({"WAIT", "1", "2000"}).integer == 1);
+  CHECK(to_replica.execute({"GET", "y"}).str == "v");
+  const auto words = [&master](locks::MonitorFeed& feed) {
+    std::vector<std::string> out;
+    for (;;) {
+      auto next = feed.next(std::chrono::milliseconds(300));
+      REQUIRE(next);
+      if (!*next) return out;
+      const auto& c = **next;
+      out.push_back(c.source == "lua" ? "lua " + c.argv[0] : c.argv[0] + (c.source_port() == master.port() ? " (master)" : ""));
+    }
+  };
+  CHECK(words(**replica_feed) == std::vector<std::string>{"SELECT (master)", "set (master)", "GET"});
+  CHECK(words(**master_feed) == std::vector<std::string>{"EVAL", "lua set", "WAIT"});
 }

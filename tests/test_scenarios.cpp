@@ -26,6 +26,7 @@
 #include "vocab/violation_kinds.hpp"
 #include "scenarios/checkers.hpp"
 #include "scenarios/fault_timeline.hpp"
+#include "scenarios/keyspace_replay.hpp"
 #include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
@@ -121,6 +122,35 @@ TEST_CASE("the fault timeline: absolute times, typed triggers that fire once, fo
   for (std::size_t e : {0, 2, 3}) timeline.act(e);
   CHECK(timeline.pending() == 0);
   CHECK(world.applied == std::vector<std::string>{"crash B", "pause A", "clock-jump A", "restart B"});
+}
+
+TEST_CASE("keyspace replay: a server's commands run again give the lock entries' effects and who caused them",
+          "[scenarios]") {
+  using Kind = sim::redis::KeyEvent::Kind;
+  KeyspaceReplay replay([](const std::string& key) { return key == "lock"; });
+  const std::int64_t t0 = 1'796'563'529'000'000;
+  auto created = replay.run({t0, 0, false, {"SET", "lock", "a", "NX", "PX", "1000"}});
+  REQUIRE(created.size() == 1);
+  CHECK(created[0].kind == Kind::Created);
+  CHECK(created[0].client == std::optional<std::size_t>(0));
+  CHECK(replay.run({t0 + 1, 1, false, {"SET", "lock", "b", "NX", "PX", "1000"}}).empty());  // NX: held
+  CHECK(replay.run({t0 + 2, 1, false, {"SET", "other", "x"}}).empty());                     // not a lock key
+  // Past the TTL on the server's clock: the next command finds it expired.
+  auto expired = replay.run({t0 + 1'500'000, 1, false, {"SET", "lock", "b", "NX", "PX", "1000"}});
+  REQUIRE(expired.size() == 2);
+  CHECK(expired[0].kind == Kind::Expired);
+  CHECK(expired[1].kind == Kind::Created);
+  auto replicated = replay.run({t0 + 1'600'000, std::nullopt, true, {"DEL", "lock"}});
+  REQUIRE(replicated.size() == 1);
+  CHECK(replicated[0].replicated);
+  CHECK(replicated[0].kind == Kind::Deleted);
+  // A restart: the AOF kept an entry, then lost one.
+  CHECK_FALSE(replay.resync("lock", std::string("c"), 800));
+  const auto lost = replay.resync("lock", std::nullopt, -2);
+  REQUIRE(lost);
+  CHECK(lost->kind == Kind::Expired);
+  CHECK_FALSE(replay.resync("lock", std::nullopt, -2));  // nothing left to lose
+  CHECK(replay.lock_keys() == std::set<std::string>{"lock"});
 }
 
 TEST_CASE("trigger events: the scenario format's words, both ways", "[scenarios]") {

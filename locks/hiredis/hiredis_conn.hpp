@@ -1,7 +1,7 @@
 // HiredisConn: a RedisConn over one blocking hiredis connection to a real
 // redis-server (docs/architecture.md, "One lock implementation, two runtimes").
 //
-// This file pair is the only place in the project that includes
+// This file pair and monitor_feed.* are the only places that include
 // <hiredis/hiredis.h>. Failures never throw and never hang: a refused
 // connection, a command timeout, a reset or EOF comes back as an error reply
 // (text "IOERR locksim: ...") and the connection is dropped, to be reopened
