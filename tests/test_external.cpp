@@ -472,7 +472,8 @@ TEST_CASE("MONITOR replay: who changed whose lock entry on a real server, script
                                    for (std::size_t i = 0; i < names.size(); ++i)
                                      if (names[i] == source) return i;
                                    return std::nullopt;
-                                 }};
+                                 },
+                                 {}};
   live::MonitorReplay replay({node}, [](const std::string& key) { return key == "lock"; });
   REQUIRE_FALSE(replay.start());
   const auto conn = [&](const std::string& source) {
@@ -506,7 +507,7 @@ TEST_CASE("MONITOR replay: who changed whose lock entry on a real server, script
   h.nodes = {"redis-1"};
   for (const auto& [node, e] : seen)
     h.entries.push_back({TrueInstant{std::chrono::microseconds(e.time_us - seen.front().effect.time_us)},
-                         h.entries.size(), node, e.client, false, e.kind, e.key, scenarios::entry_command_text(e.argv)});
+                         h.entries.size(), static_cast<sim::HostId>(node), e.client, false, e.kind, e.key, scenarios::entry_command_text(e.argv)});
   const auto found = scenarios::check_wrong_owner_release(h);
   REQUIRE(found.size() == 2);
   CHECK(found[0].clients == std::vector<std::string>{"B", "A"});
