@@ -20,6 +20,7 @@
 #include "live/live_runtime.hpp"
 #include "live/process_group.hpp"
 #include "live/server_preload.hpp"
+#include "scenarios/fault_kinds.hpp"
 #include "vocab/printable.hpp"
 
 #ifndef LOCKSIM_ADAPTERS_DIR
@@ -147,7 +148,8 @@ std::optional<std::vector<std::string>> adapter_environment(LiveWorld& world, st
   ClientClock* clock = world.client_clock(client);
   if (!clock) return std::nullopt;
   const auto library = locate_client_preload();
-  if (!library) throw AdapterFailure(label + ": liblocksim_client_preload.so not found (build the locksim_client_preload target)");
+  if (!library)
+    throw AdapterFailure(label + ": liblocksim_client_preload.so not found (build the locksim_client_preload target)");
   std::string why;
   const std::string control = clock->process_control(&why);
   if (control.empty()) throw AdapterFailure(label + ": " + why);
@@ -346,19 +348,21 @@ std::vector<std::string> adapter_command(const std::string& lock, const locks::L
 }
 
 std::optional<std::string> adapter_clock_refusal(const scenarios::Scenario& s, const locks::LockInfo& lock) {
+  using scenarios::ClockEffect;
   const auto& a = lock.adapter;
   for (const auto& c : s.clients)
     if (c.clock_drift_ppm != 0 && !a.no_clock_drift.empty())
-      return "client " + c.name + " has clock_drift_ppm, and lock " + lock.name + " cannot drift its adapter's clocks: " +
-             a.no_clock_drift + " (docs/external-clients.md)";
+      return "client " + c.name + " has clock_drift_ppm, and lock " + lock.name +
+             " cannot drift its adapter's clocks: " + a.no_clock_drift + " (docs/external-clients.md)";
   for (const scenarios::FaultSpec& f : s.faults) {
     const bool on_client = std::any_of(s.clients.begin(), s.clients.end(), [&](auto& c) { return c.name == f.target; });
-    const std::string& why = f.kind == scenarios::FaultKind::ClockJump    ? a.no_clock_step
-                             : f.kind == scenarios::FaultKind::ClockDrift ? a.no_clock_drift
-                                                                          : std::string();
+    const ClockEffect effect = scenarios::fault_kind_info(f.kind).clock;
+    const std::string& why = effect == ClockEffect::Step    ? a.no_clock_step
+                             : effect == ClockEffect::Drift ? a.no_clock_drift
+                                                            : std::string();
     if (on_client && !why.empty())
       return "fault " + std::string(scenarios::fault_kind_name(f.kind)) + " on client " + f.target + ": lock " +
-             lock.name + " cannot " + (f.kind == scenarios::FaultKind::ClockJump ? "step" : "drift") +
+             lock.name + " cannot " + (effect == ClockEffect::Step ? "step" : "drift") +
              " its adapter's clocks: " + why + " (docs/external-clients.md)";
   }
   return std::nullopt;
