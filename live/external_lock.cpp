@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -18,6 +19,8 @@
 
 #include "live/live_runtime.hpp"
 #include "live/process_group.hpp"
+#include "live/server_preload.hpp"
+#include "scenarios/fault_kinds.hpp"
 #include "vocab/printable.hpp"
 
 #ifndef LOCKSIM_ADAPTERS_DIR
@@ -57,7 +60,7 @@ std::string command_text(const std::vector<std::string>& argv) {
 // file (its last line goes into an error), its group signalled by faults.
 class AdapterProcess {
  public:
-  AdapterProcess(const std::vector<std::string>& argv, const std::string& label) {
+  AdapterProcess(const std::vector<std::string>& argv, const std::vector<std::string>* env, const std::string& label) {
     log_ = std::filesystem::temp_directory_path() /
            ("locksim-adapter-" + std::to_string(::getpid()) + "-" + std::to_string(next_log_id()) + ".log");
     int to_child[2], from_child[2];
@@ -66,7 +69,7 @@ class AdapterProcess {
       ::close(to_child[0]), ::close(to_child[1]);
       throw AdapterFailure(label + ": cannot create a pipe");
     }
-    pid_ = spawn_process_group(argv, nullptr, log_, ChildStdio{to_child[0], from_child[1]});
+    pid_ = spawn_process_group(argv, env, log_, ChildStdio{to_child[0], from_child[1]});
     ::close(to_child[0]);
     ::close(from_child[1]);
     in_ = to_child[1];
@@ -136,6 +139,23 @@ class AdapterProcess {
 
 namespace {
 
+// The adapter's environment: the client preload (live/preload/) on the
+// client's own control block, so that its clock faults reach the process
+// (ClientClock::process_control); the parent's environment when the world
+// keeps no client clocks (nullptr).
+std::optional<std::vector<std::string>> adapter_environment(LiveWorld& world, std::size_t client,
+                                                            const std::string& label) {
+  ClientClock* clock = world.client_clock(client);
+  if (!clock) return std::nullopt;
+  const auto library = locate_client_preload();
+  if (!library)
+    throw AdapterFailure(label + ": liblocksim_client_preload.so not found (build the locksim_client_preload target)");
+  std::string why;
+  const std::string control = clock->process_control(&why);
+  if (control.empty()) throw AdapterFailure(label + ": " + why);
+  return preload_environment(*library, control, {});
+}
+
 // What an answer must hold, checked field by field: "" when it is usable.
 std::string answer_problem(const json& a, std::int64_t id, const std::string& op) {
   if (!a.is_object()) return "the answer is not a JSON object";
@@ -162,7 +182,8 @@ ExternalClient::ExternalClient(LiveWorld& world, std::size_t client, std::string
                                std::vector<std::string> command)
     : world_(world), client_(client), client_name_(std::move(client_name)), config_(config) {
   label_ = "client " + client_name_ + "'s adapter (" + command_text(command) + ")";
-  process_ = std::make_unique<AdapterProcess>(command, label_);
+  const auto env = adapter_environment(world_, client_, label_);
+  process_ = std::make_unique<AdapterProcess>(command, env ? &*env : nullptr, label_);
   world_.adapter_process(client_, process_->pid(), label_);
   hello_ = {{"op", "hello"},
             {"protocol", kProtocol},
@@ -324,6 +345,27 @@ std::vector<std::string> adapter_command(const std::string& lock, const locks::L
   }
   if (config.command.empty()) throw AdapterFailure("lock external needs its adapter: --client \"CMD ARGS\" or [lock] command");
   return config.command;
+}
+
+std::optional<std::string> adapter_clock_refusal(const scenarios::Scenario& s, const locks::LockInfo& lock) {
+  using scenarios::ClockEffect;
+  const auto& a = lock.adapter;
+  for (const auto& c : s.clients)
+    if (c.clock_drift_ppm != 0 && !a.no_clock_drift.empty())
+      return "client " + c.name + " has clock_drift_ppm, and lock " + lock.name +
+             " cannot drift its adapter's clocks: " + a.no_clock_drift + " (docs/external-clients.md)";
+  for (const scenarios::FaultSpec& f : s.faults) {
+    const bool on_client = std::any_of(s.clients.begin(), s.clients.end(), [&](auto& c) { return c.name == f.target; });
+    const ClockEffect effect = scenarios::fault_kind_info(f.kind).clock;
+    const std::string& why = effect == ClockEffect::Step    ? a.no_clock_step
+                             : effect == ClockEffect::Drift ? a.no_clock_drift
+                                                            : std::string();
+    if (on_client && !why.empty())
+      return "fault " + std::string(scenarios::fault_kind_name(f.kind)) + " on client " + f.target + ": lock " +
+             lock.name + " cannot " + (effect == ClockEffect::Step ? "step" : "drift") +
+             " its adapter's clocks: " + why + " (docs/external-clients.md)";
+  }
+  return std::nullopt;
 }
 
 // The library locks' entries (locks/library_locks.cpp) with a factory that

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "locks/registry.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace locksim::live {
 
@@ -83,6 +84,12 @@ class ExternalClient {
 // (LockInfo::adapter, its script under adapters_dir()), or the scenario's
 // `command` for "external" (AdapterFailure if none).
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config);
+
+// Why a clock fault of scenario `s` on a client (clock_drift_ppm, a
+// clock-jump or clock-drift fault) cannot reach lock `lock`'s adapter
+// process (LockInfo::Adapter::no_clock_step / no_clock_drift), nullopt if
+// every one can: the client preload steps and drifts it.
+std::optional<std::string> adapter_clock_refusal(const scenarios::Scenario& s, const locks::LockInfo& lock);
 
 // Registers the library locks (idempotent): "external" (the user's
 // adapter, from `[lock] command` / `--client`) and the shipped ones

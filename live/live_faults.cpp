@@ -164,6 +164,11 @@ std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultS
   return std::nullopt;
 }
 
+// A client library's adapter process under drift (clock-drift, clock_drift_ppm).
+constexpr const char* kAdapterDrift =
+    "the client preload (LD_PRELOAD) drifts every clock of the adapter process (wall and monotonic) and scales its "
+    "sleeps and poll/epoll/select timeouts, and the client's own (ClientClock)";
+
 // How a fault acts on a client whose lock is a client library's, run in
 // its own process (live/external_lock.hpp): on that process.
 std::optional<FaultMechanism> library_fault_mechanism(const Scenario& s, const FaultSpec& f) {
@@ -175,6 +180,10 @@ std::optional<FaultMechanism> library_fault_mechanism(const Scenario& s, const F
   if (f.kind == FaultKind::Crash || f.kind == FaultKind::Restart)
     return real(std::string("SIGKILL of the client's adapter process") +
                 (f.restart_after || f.kind == FaultKind::Restart ? ", restarted as a new process" : ""));
+  if (f.kind == FaultKind::ClockJump)
+    return real("the client preload (LD_PRELOAD) steps the adapter process's wall clock (CLOCK_REALTIME, "
+                "gettimeofday, time; monotonic untouched, as an NTP step), and the client's own (ClientClock)");
+  if (f.kind == FaultKind::ClockDrift) return real(kAdapterDrift);
   return std::nullopt;
 }
 
@@ -195,7 +204,10 @@ std::vector<FaultMechanism> live_run_fault_mechanisms(const Scenario& s, bool li
     for (const auto& m : live_fault_mechanisms(one)) scenarios::merge_fault_mechanism(out, m);
   }
   one.faults.clear();  // the settings (a client's clock drift)
-  for (const auto& m : live_fault_mechanisms(one)) scenarios::merge_fault_mechanism(out, m);
+  for (auto m : live_fault_mechanisms(one)) {
+    if (library_lock && m.fault == "clock_drift_ppm") m.means = kAdapterDrift;
+    scenarios::merge_fault_mechanism(out, m);
+  }
   return out;
 }
 

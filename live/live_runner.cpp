@@ -189,6 +189,7 @@ class LiveSession final : public LiveWorld, public LiveFaultActions, public scen
   }
   void adapter_note(std::size_t c, const std::string& text) override;
   std::vector<std::string> adapter_servers(std::size_t c) const override;
+  ClientClock* client_clock(std::size_t c) override { return client_clocks_[c].get(); }
   std::unique_ptr<ExternalClient> take_adapter(std::size_t c) override {
     std::lock_guard lk(mutex_);
     if (clients_[c].running != 0 || c >= prestarted_.size()) return nullptr;
@@ -1005,25 +1006,13 @@ std::string scale_text(std::int64_t ppm) {
 
 }  // namespace
 
-// A client library in its own process (external_lock.hpp) keeps the
-// process's own clocks: live mode does not yet give an adapter process a
-// stepped or drifting clock, so such a fault is refused, not faked.
+// A library lock needs its adapter's command, and clock faults its runtime
+// can take (adapter_clock_refusal, external_lock.hpp).
 static std::optional<std::string> library_lock_refusal(const Scenario& s, const locks::LockInfo& lock) {
   if (lock.library.empty()) return std::nullopt;
   if (lock.name == "external" && s.lock.command.empty())
     return "lock external needs its adapter's command: --client \"CMD ARGS\" or [lock] command = [...]";
-  for (const auto& c : s.clients)
-    if (c.clock_drift_ppm != 0)
-      return "client " + c.name + " has clock_drift_ppm, and lock " + lock.name +
-             " runs in a process of its own whose clock live mode cannot drift yet (docs/external-clients.md)";
-  for (const FaultSpec& f : s.faults) {
-    const bool on_client = std::any_of(s.clients.begin(), s.clients.end(), [&](auto& c) { return c.name == f.target; });
-    if (on_client && (f.kind == FaultKind::ClockJump || f.kind == FaultKind::ClockDrift))
-      return "fault " + std::string(scenarios::fault_kind_name(f.kind)) + " on client " + f.target + ": lock " +
-             lock.name + " runs in a process of its own whose clocks live mode cannot step or drift yet "
-             "(docs/external-clients.md)";
-  }
-  return std::nullopt;
+  return adapter_clock_refusal(s, lock);
 }
 
 std::optional<std::string> live_unsupported(const Scenario& s, const locks::LockInfo& lock) {

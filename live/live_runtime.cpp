@@ -2,8 +2,14 @@
 // MULTI/EXEC probes, GC pauses and the end of the run (live_runtime.hpp).
 #include "live/live_runtime.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <filesystem>
 #include <thread>
+
+#include "live/server_preload.hpp"
 
 namespace locksim::live {
 
@@ -162,6 +168,28 @@ std::vector<std::string> endpoints(const RedisCluster& cluster) {
 
 ClientClock::ClientClock(std::int64_t drift_ppm) : base_(std::chrono::steady_clock::now()), ppm_(drift_ppm) {}
 
+ClientClock::~ClientClock() {
+  if (!process_) return;
+  const std::filesystem::path file = process_->file();
+  process_.reset();
+  std::error_code ignored;
+  std::filesystem::remove(file, ignored);
+}
+
+std::string ClientClock::process_control(std::string* why) {
+  static std::atomic<std::uint64_t> next_id{0};
+  std::lock_guard lk(mutex_);
+  if (!process_) {
+    const auto file = std::filesystem::temp_directory_path() / ("locksim-client-clock-" + std::to_string(::getpid()) +
+                                                                "-" + std::to_string(next_id.fetch_add(1)) + ".ctl");
+    process_ = ServerClock::create(file, why);
+    if (!process_) return "";
+    const auto now = std::chrono::steady_clock::now();
+    process_->set(stepped_, drift_locked(now), ppm_);
+  }
+  return process_->file().string();
+}
+
 std::chrono::nanoseconds ClientClock::drift_locked(std::chrono::steady_clock::time_point now) const {
   const auto since = std::chrono::duration_cast<std::chrono::nanoseconds>(now - base_);
   return drifted_ + std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<__int128>(since.count()) * ppm_ / 1'000'000));
@@ -170,6 +198,7 @@ std::chrono::nanoseconds ClientClock::drift_locked(std::chrono::steady_clock::ti
 void ClientClock::step(std::chrono::nanoseconds by) {
   std::lock_guard lk(mutex_);
   stepped_ += by;
+  if (process_) process_->step(by);
 }
 
 void ClientClock::set_drift(std::int64_t ppm) {
@@ -178,6 +207,7 @@ void ClientClock::set_drift(std::int64_t ppm) {
   drifted_ = drift_locked(now);
   base_ = now;
   ppm_ = ppm;
+  if (process_) process_->set_drift(ppm);
 }
 
 std::chrono::nanoseconds ClientClock::monotonic_offset() const {

@@ -46,6 +46,8 @@
 
 namespace locksim::live {
 
+class ServerClock;
+
 // When the server ran a probed command: its TIME and the value of an INCR
 // in the same transaction (execution order on that node, breaks ties).
 struct ServerStamp {
@@ -65,11 +67,21 @@ struct ProbedCommand {
 // One live client's clocks over the machine's: drift since the last change
 // (both clocks), plus wall steps; kept across the client's restarts.
 // Thread-safe (the main thread applies faults, client threads read).
+// A client whose lock is a library in an adapter process has that
+// process's clocks moved with it: process_control() makes a preload control
+// block (server_preload.hpp) that every step and drift change reaches too.
 class ClientClock {
  public:
   explicit ClientClock(std::int64_t drift_ppm = 0);
+  ~ClientClock();
+  ClientClock(const ClientClock&) = delete;
+  ClientClock& operator=(const ClientClock&) = delete;
   void step(std::chrono::nanoseconds by);
   void set_drift(std::int64_t ppm);  // continuous: the drift so far is kept
+  // The control block's file for this client's adapter processes (made on
+  // the first call, at this clock's present offsets), "" with `why` set if
+  // it cannot be made.
+  std::string process_control(std::string* why);
   std::chrono::nanoseconds monotonic_offset() const;
   std::chrono::nanoseconds wall_offset() const;
   // The real duration of a local sleep of d.
@@ -87,6 +99,7 @@ class ClientClock {
   std::chrono::nanoseconds drifted_{0};  // up to base_
   std::chrono::nanoseconds stepped_{0};
   std::int64_t ppm_ = 0;
+  std::unique_ptr<ServerClock> process_;  // the adapter processes' block, once made
 };
 
 // Thrown on a crashed client's thread at its next step (LiveWorld::pause_point).
@@ -147,6 +160,12 @@ class LiveWorld {
   // What the client's library said that the run's output should show
   // (an exception it raised), one line.
   virtual void adapter_note(std::size_t c, const std::string& text) { (void)c, (void)text; }
+  // Client c's clocks, whose steps and drift its adapter process gets
+  // through the client preload; nullptr: the process keeps the real clocks.
+  virtual ClientClock* client_clock(std::size_t c) {
+    (void)c;
+    return nullptr;
+  }
 };
 
 // Probed transactions a client stopped waiting for (a timeout, a request

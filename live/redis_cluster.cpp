@@ -27,8 +27,6 @@
 #include "scenarios/host_names.hpp"
 #include "vocab/task.hpp"
 
-extern char** environ;
-
 namespace locksim::live {
 
 namespace fs = std::filesystem;
@@ -109,13 +107,12 @@ Result<fs::path, LiveError> locate_preload_library(const fs::path& requested) {
     if (fs::is_regular_file(requested)) return requested;
     return failure(LiveError{2, requested.string() + ": no " + kName + " there"});
   }
-  std::vector<fs::path> tried;
 #ifdef LOCKSIM_PRELOAD_PATH
-  tried.emplace_back(LOCKSIM_PRELOAD_PATH);
+  const std::vector<fs::path> tried = library_candidates(LOCKSIM_PRELOAD_PATH, kName);
+#else
+  const std::vector<fs::path> tried = library_candidates(nullptr, kName);
 #endif
   std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(self.parent_path() / kName);
   std::string where;
   for (const auto& p : tried) {
     if (fs::is_regular_file(p, ec)) return p;
@@ -301,17 +298,7 @@ std::optional<std::size_t> RedisCluster::upstream_of(const RedisNodeProcess& nod
 // The environment a server starts with: ours, plus the preload library, its
 // control block and its fsync log.
 std::vector<std::string> RedisCluster::environment(const RedisNodeProcess& node) const {
-  std::vector<std::string> env;
-  std::string preload = "LD_PRELOAD=" + spec_.preload.string();
-  for (char** e = environ; *e; ++e) {
-    const std::string var(*e);
-    if (var.rfind("LD_PRELOAD=", 0) == 0) preload += ":" + var.substr(11);  // keep the user's (e.g. ASan's)
-    else if (var.rfind("LOCKSIM_PRELOAD_", 0) != 0) env.push_back(var);
-  }
-  env.push_back(preload);
-  env.push_back(std::string(LOCKSIM_PRELOAD_CONTROL_ENV) + "=" + (node.dir / "clock.ctl").string());
-  env.push_back(std::string(LOCKSIM_PRELOAD_LOG_ENV) + "=" + (node.dir / "fsync.log").string());
-  return env;
+  return preload_environment(spec_.preload, node.dir / "clock.ctl", node.dir / "fsync.log");
 }
 
 namespace {

@@ -17,6 +17,8 @@
 
 #include "live/preload/preload_control.h"
 
+extern char** environ;
+
 namespace locksim::live {
 
 namespace fs = std::filesystem;
@@ -67,6 +69,7 @@ void ServerClock::write(F change) {
   __atomic_store_n(&block_->drift_ppm, next.drift_ppm, __ATOMIC_RELAXED);
   __atomic_store_n(&block_->drift_base_mono_ns, next.drift_base_mono_ns, __ATOMIC_RELAXED);
   __atomic_store_n(&block_->fsync_stall_until_mono_ns, next.fsync_stall_until_mono_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&block_->drifted_ns, next.drifted_ns, __ATOMIC_RELAXED);
   __atomic_store_n(&block_->seq, block_->seq + 1, __ATOMIC_RELEASE);  // even again
 }
 
@@ -77,7 +80,17 @@ void ServerClock::step(std::chrono::nanoseconds by) {
 void ServerClock::set_drift(std::int64_t ppm) {
   const std::int64_t now = monotonic_ns();
   write([&](locksim_preload_control& b) {
-    b.step_ns += drift_so_far(b, now);
+    b.drifted_ns += drift_so_far(b, now);
+    b.drift_ppm = ppm;
+    b.drift_base_mono_ns = now;
+  });
+}
+
+void ServerClock::set(std::chrono::nanoseconds step, std::chrono::nanoseconds drifted, std::int64_t ppm) {
+  const std::int64_t now = monotonic_ns();
+  write([&](locksim_preload_control& b) {
+    b.step_ns = step.count();
+    b.drifted_ns = drifted.count();
     b.drift_ppm = ppm;
     b.drift_base_mono_ns = now;
   });
@@ -93,7 +106,46 @@ void ServerClock::end_fsync_stall() {
 }
 
 std::chrono::nanoseconds ServerClock::wall_offset() const {
-  return std::chrono::nanoseconds(block_->step_ns + drift_so_far(*block_, monotonic_ns()));
+  return std::chrono::nanoseconds(block_->step_ns + block_->drifted_ns + drift_so_far(*block_, monotonic_ns()));
+}
+
+std::chrono::nanoseconds ServerClock::monotonic_offset() const {
+  return std::chrono::nanoseconds(block_->drifted_ns + drift_so_far(*block_, monotonic_ns()));
+}
+
+std::vector<std::string> preload_environment(const fs::path& library, const fs::path& control, const fs::path& log) {
+  std::vector<std::string> env;
+  std::string preload = "LD_PRELOAD=" + library.string();
+  for (char** e = environ; *e; ++e) {
+    const std::string var(*e);
+    if (var.rfind("LD_PRELOAD=", 0) == 0) preload += ":" + var.substr(11);
+    else if (var.rfind("LOCKSIM_PRELOAD_", 0) != 0) env.push_back(var);
+  }
+  env.push_back(preload);
+  env.push_back(std::string(LOCKSIM_PRELOAD_CONTROL_ENV) + "=" + control.string());
+  if (!log.empty()) env.push_back(std::string(LOCKSIM_PRELOAD_LOG_ENV) + "=" + log.string());
+  return env;
+}
+
+std::vector<fs::path> library_candidates(const char* built, const std::string& name) {
+  std::vector<fs::path> out;
+  if (built) out.emplace_back(built);
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) out.push_back(self.parent_path() / name);
+  return out;
+}
+
+std::optional<fs::path> locate_client_preload() {
+#ifdef LOCKSIM_CLIENT_PRELOAD_PATH
+  const char* built = LOCKSIM_CLIENT_PRELOAD_PATH;
+#else
+  const char* built = nullptr;
+#endif
+  std::error_code ec;
+  for (const auto& p : library_candidates(built, "liblocksim_client_preload.so"))
+    if (fs::is_regular_file(p, ec)) return p;
+  return std::nullopt;
 }
 
 FsyncLog read_fsync_log(const fs::path& log) {

@@ -81,19 +81,41 @@ LockInfo lock_info_lib_node_redlock_pr273() {
                       node("node-redlock/adapter.js", {"--fix=pr273"}), "node-redlock-fixed");
 }
 
+// Measured with strace: Python's threading waits (threading.Event.wait,
+// queue.Queue.get with a timeout) are futex waits on an absolute
+// CLOCK_MONOTONIC deadline (sem_clockwait); gRPC's (python-etcd3) are futex
+// waits on an absolute CLOCK_REALTIME deadline (pthread_cond_timedwait).
+// The kernel times those on the real clocks, so a drifted (or, for a
+// CLOCK_REALTIME deadline, stepped) reading would make them wrong by the
+// whole offset: refused, not faked.
+constexpr const char* kThreadWaitsDrift =
+    ", a Python threading wait (sem_clockwait on an absolute CLOCK_MONOTONIC deadline) that the kernel times on the "
+    "real clock, which the client preload cannot drift";
+
 LockInfo lock_info_lib_kazoo() {
+  LockInfo::Adapter adapter = python("kazoo/adapter.py");
+  // kazoo/recipe/lock.py: Lock._inner_acquire's wake_event.wait(timeout).
+  adapter.no_clock_drift =
+      std::string("kazoo's Lock.acquire waits in threading.Event.wait(timeout)") + kThreadWaitsDrift;
   return library_lock("lib:kazoo",
                       "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
                       "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release",
-                      python("kazoo/adapter.py"), "zk-fenced", Topology::ZooKeeper);
+                      adapter, "zk-fenced", Topology::ZooKeeper);
 }
 
 LockInfo lock_info_lib_python_etcd3() {
+  LockInfo::Adapter adapter = python("python-etcd3/adapter.py");
+  // etcd3/locks.py: Lock.acquire waits in watch_once (etcd3/client.py: response_queue.get(timeout=timeout)).
+  adapter.no_clock_drift =
+      std::string("python-etcd3's Lock.acquire waits in queue.Queue.get(timeout)") + kThreadWaitsDrift;
+  adapter.no_clock_step = "python-etcd3: gRPC's threads wait on absolute CLOCK_REALTIME deadlines "
+                          "(pthread_cond_timedwait), timed by the kernel on the real wall clock, which the client "
+                          "preload cannot step";
   return library_lock("lib:python-etcd3",
                       "python-etcd3's etcd3.Lock (lease, refresh), the real library; create_revision fencing",
                       "python-etcd3 0.12.0 (Debian python3-etcd3, gRPC)",
                       "etcd3/locks.py: Lock.acquire/release/refresh",
-                      python("python-etcd3/adapter.py"), "etcd-fenced", Topology::Etcd);
+                      adapter, "etcd-fenced", Topology::Etcd);
 }
 
 }  // namespace locksim::locks

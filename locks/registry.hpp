@@ -97,6 +97,11 @@ struct LockInfo {
     std::vector<std::string> interpreter;  // {"/usr/bin/python3"}
     std::string script;                    // "redis-py/adapter.py"
     std::vector<std::string> arguments;    // {"--fix=pr4315"}
+    // Why live mode cannot step / drift the adapter process's clocks ("":
+    // it can, through the client preload, live/preload/): its runtime
+    // waits on deadlines the preload does not move (docs/external-clients.md).
+    std::string no_clock_step = {};
+    std::string no_clock_drift = {};
   };
   Adapter adapter = {};
   // For a library lock: the C++ lock that ports its algorithm ("token" for

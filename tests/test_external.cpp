@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "locks/hiredis/monitor_feed.hpp"
 #include "scenarios/checkers.hpp"
 #include "live/live_runner.hpp"
+#include "live/server_preload.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
@@ -117,12 +119,155 @@ TEST_CASE("library locks are listed apart, refused by the simulator, and parsed 
   auto bad = scenarios::load_scenario_text(bad_toml, "bad.toml");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().to_string().find("lock.command") != std::string::npos);
-  // A client clock fault cannot reach the adapter's process yet: refused, not faked.
+  // A client clock fault reaches the adapter's process through the client
+  // preload; where its runtime's waits would not follow, refused, not faked.
   const auto jump = scenario_from(external_toml("/x/a.sh", "[[fault]]\nkind = \"clock-jump\"\ntarget = \"A\"\nat = \"1s\"\nby = \"+10s\"\n"));
-  auto refused = live::run_live(jump, live::LiveOptions{});
-  REQUIRE_FALSE(refused);
-  CHECK(refused.error().exit_code == 2);
-  CHECK(refused.error().message.find("cannot step or drift") != std::string::npos);
+  CHECK_FALSE(live::live_unsupported(jump, *locks::find_lock("external")));
+  CHECK_FALSE(live::live_unsupported(jump, *locks::find_lock("lib:redis-py")));
+  auto drift = jump;
+  drift.faults[0].kind = scenarios::FaultKind::ClockDrift;
+  drift.faults[0].ppm = 50'000;
+  CHECK_FALSE(live::live_unsupported(drift, *locks::find_lock("lib:node-redlock")));
+  const auto kazoo = live::adapter_clock_refusal(drift, *locks::find_lock("lib:kazoo"));
+  REQUIRE(kazoo);
+  CHECK(kazoo->find("cannot drift its adapter's clocks: kazoo's Lock.acquire waits in threading.Event.wait(timeout), a "
+                    "Python threading wait (sem_clockwait") != std::string::npos);
+  const auto etcd = live::adapter_clock_refusal(jump, *locks::find_lock("lib:python-etcd3"));
+  REQUIRE(etcd);
+  CHECK(etcd->find("cannot step its adapter's clocks: python-etcd3: gRPC") != std::string::npos);
+}
+
+namespace {
+
+// A Python probe under the client preload on `control`: the wall clock's
+// lead over CLOCK_TAI (which the preload leaves real; TAI - UTC is 0 or 37
+// s here), and a 0.2 s time.sleep measured on the probe's monotonic clock
+// and on CLOCK_TAI (real time).
+struct Probe {
+  double wall_ahead_s = 0, mono_elapsed_s = 0, real_elapsed_s = 0;
+};
+Probe probe_clocks(const std::string& library, const std::string& control) {
+  const std::string out = tests::run_shell(
+      "env LD_PRELOAD=" + library + " LOCKSIM_PRELOAD_CONTROL=" + control +
+      " /usr/bin/python3 -c 'import time\nt0 = time.clock_gettime(time.CLOCK_TAI); m0 = time.monotonic()\n"
+      "w = time.time() - t0\ntime.sleep(0.2)\n"
+      "print(w, time.monotonic() - m0, time.clock_gettime(time.CLOCK_TAI) - t0)'").first;
+  Probe p;
+  std::istringstream(out) >> p.wall_ahead_s >> p.mono_elapsed_s >> p.real_elapsed_s;
+  return p;
+}
+
+// One of our own children running `script` (an adapter), or -1.
+pid_t own_adapter(const std::string& script) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;  // not a process
+    std::ifstream cmd(entry.path() / "cmdline"), stat(entry.path() / "stat");
+    const std::string line((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = all.rfind(')');
+    if (line.find(script) == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(all.substr(close + 2));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent == ::getpid()) return std::stoi(name);
+  }
+  return -1;
+}
+
+std::string file_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The value of `name` in process `pid`'s environment.
+std::string environment_of(pid_t pid, const std::string& name) {
+  const std::string env = file_text("/proc/" + std::to_string(pid) + "/environ");
+  std::size_t at = 0;
+  for (std::size_t end; (end = env.find('\0', at)) != std::string::npos; at = end + 1)
+    if (env.compare(at, name.size() + 1, name + "=") == 0)
+      return env.substr(at + name.size() + 1, end - at - name.size() - 1);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the client preload steps the wall clock only and drifts every clock and time.sleep (Python)",
+          "[external][preload]") {
+  const auto library = live::locate_client_preload();
+  REQUIRE(library);
+  const fs::path control = fs::temp_directory_path() / ("locksim-test-client-clock-" + std::to_string(::getpid()));
+  std::string why;
+  auto clock = live::ServerClock::create(control, &why);
+  REQUIRE(clock);
+  clock->step(std::chrono::hours(1));
+  Probe p = probe_clocks(library->string(), control.string());
+  CHECK(p.wall_ahead_s > 3590);
+  CHECK(p.wall_ahead_s < 3650);
+  CHECK(p.mono_elapsed_s == Approx(p.real_elapsed_s).margin(0.02));  // a step leaves monotonic time alone
+  // +100%: the probe's clocks run twice as fast, so its 0.2 s sleep lasts
+  // 0.1 s of real time (a loaded machine only lengthens it: 0.17 s of slack).
+  clock->set_drift(1'000'000);
+  p = probe_clocks(library->string(), control.string());
+  CHECK(p.mono_elapsed_s >= 0.2);
+  CHECK(p.real_elapsed_s < 0.17);
+  CHECK(p.mono_elapsed_s == Approx(2 * p.real_elapsed_s).epsilon(0.1));
+  CHECK(clock->monotonic_offset().count() > 0);
+  fs::remove(control);
+}
+
+// lib:redis-py and lib:node-redlock with a +1 h step and then a +90% drift
+// of client A at 1 s (0.1 s real): the adapter process mapped the client
+// preload and its client's control block, and a probe on that block sees
+// the stepped wall clock (by 360 s: `by` is scaled as every duration) and
+// the drifted monotonic clock and sleeps; the
+// run gives its verdict (the libraries time their leases on the server's
+// PX and their own monotonic clock: no violation) and says how.
+TEST_CASE("a client clock fault reaches redis-py's and node-redlock's adapter process through the client preload",
+          "[external][live]") {
+  tests::skip_without_redis_server();
+  const auto library = live::locate_client_preload();
+  REQUIRE(library);
+  for (const auto& [lock, script] : {std::pair{"lib:redis-py", "redis-py/adapter.py"},
+                                      std::pair{"lib:node-redlock", "node-redlock/adapter.js"}}) {
+    INFO(lock);
+    auto s = scenario_from(external_toml("x", "[[fault]]\nkind = \"clock-jump\"\ntarget = \"A\"\nat = \"1s\"\n"
+                                              "by = \"+1h\"\n[[fault]]\nkind = \"clock-drift\"\ntarget = \"A\"\n"
+                                              "at = \"1s\"\nppm = 900000\n"));
+    s.clients[0].work = std::chrono::seconds(15);  // 1.5 s real: the adapter outlives the probe
+    live::LiveOptions options;
+    options.lock_kind = lock;
+    options.time_scale_ppm = 100'000;
+    std::atomic<bool> done{false};
+    std::string maps, control;
+    Probe p;
+    std::thread watcher([&] {
+      const auto start = std::chrono::steady_clock::now();
+      while (!done.load() && p.wall_ahead_s < 300) {
+        const pid_t pid = own_adapter(script);
+        if (pid > 0 && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(100)) {
+          maps = file_text("/proc/" + std::to_string(pid) + "/maps");
+          control = environment_of(pid, "LOCKSIM_PRELOAD_CONTROL");
+          if (!control.empty()) p = probe_clocks(library->string(), control);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+    auto run = live::run_live(s, options);
+    done.store(true);
+    watcher.join();
+    REQUIRE(run);
+    CHECK(maps.find("liblocksim_client_preload.so") != std::string::npos);
+    CHECK((!control.empty() && maps.find(control) != std::string::npos));
+    CHECK(p.wall_ahead_s > 359);  // +1 h scaled to 0.1: 360 s
+    CHECK(p.mono_elapsed_s >= 0.2);
+    CHECK(p.real_elapsed_s < 0.17);
+    CHECK(run->run.violation_kinds().empty());
+    int said = 0;
+    for (const auto& m : run->fault_mechanisms) said += m.means.find("the client preload (LD_PRELOAD)") == 0;
+    CHECK(said == 2);
+  }
 }
 
 TEST_CASE("an adapter that breaks the protocol ends the run naming the client and the line", "[external][live]") {

@@ -10,9 +10,16 @@
  *
  * The wall clock a preloaded process sees (CLOCK_REALTIME*, gettimeofday,
  * time) is
- *   real_realtime + step_ns + drift_ppm * (monotonic - drift_base_mono_ns) / 10^6
- * and its monotonic clocks are untouched, as after an NTP step or a bad
- * oscillator correction. fsync/fdatasync started before
+ *   real_realtime + step_ns + drifted_ns + drift_ppm * (monotonic - drift_base_mono_ns) / 10^6
+ * (drifted_ns: the drift before the last drift change). In a redis-server
+ * (liblocksim_preload.so) the monotonic clocks are untouched, as after an
+ * NTP step or a bad oscillator correction. In an adapter process
+ * (liblocksim_client_preload.so, built with LOCKSIM_CLIENT_CLOCKS) the drift
+ * moves every clock, as the simulator's HostClock (sim/clock.hpp) does:
+ *   monotonic = real_monotonic + drifted_ns + drift_ppm * (...) / 10^6
+ * and relative waits (sleeps, poll/epoll/select timeouts) last the real
+ * time the drifted monotonic clock takes to show them; steps stay
+ * wall-only. fsync/fdatasync started before
  * fsync_stall_until_mono_ns (CLOCK_MONOTONIC) wait until then: a slow disk.
  *
  * The fsync log (LOCKSIM_PRELOAD_LOG) gets one line per process start
@@ -26,7 +33,7 @@
 
 #include <stdint.h>
 
-#define LOCKSIM_PRELOAD_MAGIC 0x6c6f636b73696d31ULL /* "locksim1" */
+#define LOCKSIM_PRELOAD_MAGIC 0x6c6f636b73696d32ULL /* "locksim2" */
 #define LOCKSIM_PRELOAD_CONTROL_ENV "LOCKSIM_PRELOAD_CONTROL"
 #define LOCKSIM_PRELOAD_LOG_ENV "LOCKSIM_PRELOAD_LOG"
 
@@ -37,6 +44,7 @@ struct locksim_preload_control {
   int64_t drift_ppm;
   int64_t drift_base_mono_ns;
   int64_t fsync_stall_until_mono_ns;
+  int64_t drifted_ns;
 };
 
 #endif

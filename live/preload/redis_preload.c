@@ -9,6 +9,9 @@
  *    and time() return the real time plus a step and a drift that live mode
  *    changes while the server runs (a clock-jump or clock-drift fault);
  *    monotonic clocks pass through unchanged;
+ *  - built as liblocksim_client_preload.so (LOCKSIM_CLIENT_CLOCKS) for a
+ *    client library's adapter process: drift moves its monotonic clocks
+ *    too, and its sleeps and poll/epoll/select timeouts follow them;
  *  - a disk stall: fsyncs wait until the stall's end (fsync-stall fault).
  * The layout and log format are in preload_control.h.
  *
@@ -22,10 +25,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -49,22 +57,45 @@ static int64_t mono_ns(void) {
 
 static int64_t load(const int64_t* field) { return __atomic_load_n(field, __ATOMIC_RELAXED); }
 
-/* step + drift accumulated since the drift was set, read under the seqlock. */
-static int64_t wall_offset_ns(void) {
+/* The offsets of this process's clocks from the real ones right now, read
+ * under the seqlock: the wall clock's (steps and drift) and, in an adapter
+ * process, the monotonic clocks' (drift only); `ppm` for scaling waits. */
+struct offsets {
+  int64_t wall, mono, ppm;
+};
+
+static struct offsets offsets_now(void) {
   const struct locksim_preload_control* c = control_block;
-  if (!c) return 0;
+  if (!c) return (struct offsets){0, 0, 0};
   for (;;) {
     const uint64_t before = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
     const int64_t step = load(&c->step_ns), ppm = load(&c->drift_ppm), base = load(&c->drift_base_mono_ns);
+    const int64_t drifted = load(&c->drifted_ns);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if ((before & 1) || __atomic_load_n(&c->seq, __ATOMIC_RELAXED) != before) continue;
-    if (ppm == 0) return step;
-    return step + (int64_t)((__int128)(mono_ns() - base) * ppm / 1000000);
+    const int64_t drift = drifted + (ppm == 0 ? 0 : (int64_t)((__int128)(mono_ns() - base) * ppm / 1000000));
+    return (struct offsets){step + drift, drift, ppm};
   }
 }
 
 static int is_wall_clock(clockid_t id) {
   return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_REALTIME_ALARM;
+}
+
+#ifdef LOCKSIM_CLIENT_CLOCKS
+/* The clocks an oscillator drives besides the wall clock (CLOCK_TAI is left
+ * real: a test's reference). Only an adapter process's move. */
+static int is_monotonic_clock(clockid_t id) {
+  return id == CLOCK_MONOTONIC || id == CLOCK_MONOTONIC_RAW || id == CLOCK_MONOTONIC_COARSE ||
+         id == CLOCK_BOOTTIME || id == CLOCK_BOOTTIME_ALARM;
+}
+static int moves(clockid_t id) { return is_wall_clock(id) || is_monotonic_clock(id); }
+#else
+static int moves(clockid_t id) { return is_wall_clock(id); }
+#endif
+
+static int64_t offset_of(clockid_t id, const struct offsets* o) {
+  return is_wall_clock(id) ? o->wall : moves(id) ? o->mono : 0;
 }
 
 static void shift(struct timespec* ts, int64_t by_ns) {
@@ -77,7 +108,10 @@ static void shift(struct timespec* ts, int64_t by_ns) {
  * could bind them to libc's when the library is dlopen'd, as in tests). */
 static int shifted_clock_gettime(clockid_t id, struct timespec* ts) {
   const int r = raw_clock_gettime(id, ts);
-  if (r == 0 && is_wall_clock(id)) shift(ts, wall_offset_ns());
+  if (r == 0 && moves(id)) {
+    const struct offsets o = offsets_now();
+    shift(ts, offset_of(id, &o));
+  }
   return r;
 }
 
@@ -103,6 +137,97 @@ time_t time(time_t* out) {
   if (out) *out = ts.tv_sec;
   return ts.tv_sec;
 }
+
+#ifdef LOCKSIM_CLIENT_CLOCKS
+/* --- waits (adapter processes) ------------------------------------------
+ * A wait of d on a clock running ppm fast lasts d * 10^6 / (10^6 + ppm) of
+ * real time (rounded up: never early), as a simulated host's sleep does
+ * (Host::sleep, sim/host.cpp). The calls are those the shipped runtimes
+ * were seen to make (strace): Python's time.sleep is clock_nanosleep
+ * (CLOCK_MONOTONIC, TIMER_ABSTIME), its socket timeouts (redis-py's) are
+ * poll; Node's timers are libuv's epoll_pwait timeout. A wait already
+ * under way keeps the length it started with. Futex waits with a deadline
+ * (sem_clockwait, pthread_cond_timedwait: Python's threading waits) are
+ * not moved: live mode refuses drift on adapters whose waits are those. */
+
+static int64_t real_for(int64_t local_ns, int64_t ppm) {
+  if (ppm == 0 || local_ns <= 0) return local_ns;
+  const __int128 scaled = ((__int128)local_ns * 1000000 + (1000000 + ppm) - 1) / (1000000 + ppm);
+  return scaled > INT64_MAX ? INT64_MAX : (int64_t)scaled;
+}
+
+static struct timespec timespec_of(int64_t ns) {
+  if (ns < 0) ns = 0;
+  return (struct timespec){(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+}
+
+static struct timespec real_span(const struct timespec* local) {
+  return timespec_of(real_for(ns_of(local), offsets_now().ppm));
+}
+
+static int real_ms(int timeout_ms) {
+  if (timeout_ms <= 0) return timeout_ms;  /* 0: no wait; negative: forever */
+  const int64_t ms = (real_for((int64_t)timeout_ms * 1000000, offsets_now().ppm) + 999999) / 1000000;
+  return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+int nanosleep(const struct timespec* req, struct timespec* rem) {
+  const struct timespec real = real_span(req);
+  return (int)syscall(SYS_nanosleep, &real, rem);
+}
+
+int usleep(useconds_t us) {
+  const struct timespec real = real_span(&(struct timespec){(time_t)(us / 1000000), (long)(us % 1000000) * 1000});
+  return (int)syscall(SYS_nanosleep, &real, NULL);
+}
+
+/* clock_nanosleep returns the error (not -1 and errno). An absolute
+ * deadline on a moved clock becomes what is left of it on that clock. */
+int clock_nanosleep(clockid_t id, int flags, const struct timespec* req, struct timespec* rem) {
+  struct timespec real = *req;
+  if (moves(id)) {
+    int64_t left = ns_of(req);
+    if (flags & TIMER_ABSTIME) {
+      struct timespec now;
+      shifted_clock_gettime(id, &now);
+      left -= ns_of(&now);
+    }
+    real = timespec_of(real_for(left, offsets_now().ppm));
+    flags &= ~TIMER_ABSTIME;
+  }
+  const int saved = errno;
+  const long r = syscall(SYS_clock_nanosleep, id, flags, &real, rem);
+  const int error = r == 0 ? 0 : errno;
+  errno = saved;
+  return error;
+}
+
+int poll(struct pollfd* fds, nfds_t n, int timeout_ms) {
+  const struct timespec real = timespec_of((int64_t)real_ms(timeout_ms) * 1000000);
+  return (int)syscall(SYS_ppoll, fds, n, timeout_ms < 0 ? NULL : &real, NULL, 0);
+}
+
+int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t* mask) {
+  const struct timespec real = timeout ? real_span(timeout) : (struct timespec){0, 0};
+  return (int)syscall(SYS_ppoll, fds, n, timeout ? &real : NULL, mask, _NSIG / 8);
+}
+
+int epoll_pwait(int epfd, struct epoll_event* events, int max, int timeout_ms, const sigset_t* mask) {
+  return (int)syscall(SYS_epoll_pwait, epfd, events, max, real_ms(timeout_ms), mask, _NSIG / 8);
+}
+
+int epoll_wait(int epfd, struct epoll_event* events, int max, int timeout_ms) {
+  return (int)syscall(SYS_epoll_pwait, epfd, events, max, real_ms(timeout_ms), NULL, _NSIG / 8);
+}
+
+/* The timeout is not updated to the time left (Linux does; POSIX need not). */
+int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
+  struct timespec real = {0, 0};
+  if (timeout) real = timespec_of(real_for((int64_t)timeout->tv_sec * 1000000000LL + timeout->tv_usec * 1000LL,
+                                           offsets_now().ppm));
+  return (int)syscall(SYS_pselect6, n, r, w, e, timeout ? &real : NULL, NULL);
+}
+#endif
 
 /* --- the log ------------------------------------------------------------- */
 
