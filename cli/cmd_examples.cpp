@@ -153,12 +153,12 @@ Handler add_examples_command(CLI::App& app) {
   auto* list = cmd->add_subcommand("list", "Lock, property, when and file of every saved example");
   auto* replay = cmd->add_subcommand("replay", "Run every saved example; exit 1 when one still fails");
   auto* prune = cmd->add_subcommand("prune", "Delete the saved examples that pass now (--all: every one)");
-  for (CLI::App* sub : {list, replay, prune}) {
-    sub->add_option("--examples-dir", args->dir, "The examples folder (default: $LOCKSIM_EXAMPLES_DIR, else "
-                                                 ".locksim/examples)");
-    sub->add_option("--lock", args->lock, "Only this lock's examples");
-    sub->add_option("--property", args->property, "Only this property's (a violation kind or a property's name)");
-  }
+  // The three's options, given before or after the subcommand's name.
+  cmd->add_option("--examples-dir", args->dir, "The examples folder (default: $LOCKSIM_EXAMPLES_DIR, else "
+                                               ".locksim/examples)");
+  cmd->add_option("--lock", args->lock, "Only this lock's examples");
+  cmd->add_option("--property", args->property, "Only this property's (a violation kind or a property's name)");
+  for (CLI::App* sub : {list, replay, prune}) sub->fallthrough();
   prune->add_flag("--all", args->all, "Delete every saved example (of --lock / --property), failing or not");
   return [args, list, replay] {
     if (list->parsed()) return list_command(*args);

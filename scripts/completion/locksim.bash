@@ -47,9 +47,9 @@ _locksim() {
     check) opts="--lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples" ;;
     report) opts="--format --out" ;;
     live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote --client" ;;
-    examples)  # the options of its list, replay and prune
-      opts="--examples-dir --lock --property"; [[ ${COMP_WORDS[2]} == prune ]] && opts+=" --all" ;;
+    examples) opts="--examples-dir --lock --property" ;;
   esac
+  [[ $sub == examples && ${COMP_WORDS[2]} == prune ]] && opts+=" --all"
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$opts --help" -- "$cur")
   elif [[ $sub == run || $sub == live || $sub == check ]]; then
