@@ -17,10 +17,18 @@
 // A shard's result says only what it covered; --out ends with a summary
 // line, and `--merge FILES` reads the shards' summary lines back and states
 // the bound's verdict (covered or not, violation or none).
+//
+// Failing examples (testing/example_db.hpp): before the walk, the examples
+// kept for the lock (and --property) run first, and each that still fails is
+// listed at once and makes the exit 1; every violating schedule is kept, one
+// file per counted violation (--examples-dir, --no-examples). An --out
+// record carries its schedule's scenario as TOML ("scenario_toml"): no file
+// holds it, and `replay FILE --line N` runs it from there.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -35,6 +43,7 @@
 #include "cli/commands.hpp"
 #include "cli/output_files.hpp"
 #include "cli/parallel.hpp"
+#include "cli/saved_examples.hpp"
 #include "cli/sweep.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
@@ -43,6 +52,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/check.hpp"
 #include "scenarios/input_file.hpp"
+#include "scenarios/repro.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
@@ -53,6 +63,12 @@ namespace locksim::cli {
 namespace {
 
 using scenarios::FaultKind;
+
+std::string joined(const std::vector<std::string>& words, const std::string& separator = ", ") {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : separator) + w;
+  return s;
+}
 
 // Violating schedules shown in full (TOML, repro, timeline); the rest are
 // listed one line each (and all are in --out).
@@ -69,12 +85,14 @@ struct CheckArgs {
   std::string shard = "1/1";
   std::string out;
   std::vector<std::string> merge;  // --merge: shard files to judge together (runs nothing)
+  ExampleOptions examples;
 };
 
 struct Violating {
   std::uint64_t number = 0;  // 1-based among the explored schedules
   std::vector<std::size_t> schedule;
   std::vector<std::string> kinds;
+  std::vector<std::string> kept;  // its files in the examples folder, one per kind
 };
 
 // --kinds, each kind once.
@@ -112,6 +130,28 @@ void print_bound(const scenarios::CheckPlan& plan, std::size_t pass, std::size_t
               << (plan.extend_pass ? "every client extends its lock before each write" : "the workload as written")
               << ")";
   std::cout << "\n" << scenarios::bound_text(plan) << std::flush;
+}
+
+// "locksim check gc-pause --lock token --faults 2": what found a kept example.
+std::string check_command(const CheckArgs& a) {
+  std::string cmd = program_name() + " check " + scenarios::shell_quote(a.scenario) + " --lock " +
+                    scenarios::shell_quote(a.lock) + " --faults " + a.faults;
+  if (!a.kinds.empty()) cmd += " --kinds " + scenarios::shell_quote(joined(a.kinds, ","));
+  if (!a.property.empty()) cmd += " --property " + scenarios::shell_quote(a.property);
+  return cmd;
+}
+
+// Keeps a violating schedule in the examples folder, once per counted kind.
+std::vector<std::string> keep(const CheckArgs& a, const std::optional<std::string>& folder,
+                              const scenarios::Scenario& s, const std::vector<std::string>& kinds,
+                              std::uint64_t number) {
+  std::vector<std::string> kept;
+  if (!folder) return kept;
+  const std::string found_by = check_command(a) + " (schedule " + std::to_string(number) + ")";
+  for (const std::string& kind : kinds)
+    if (auto path = save_failure("check", *folder, {s, a.lock, 1, kind, {kind}, found_by, program_name()}))
+      kept.push_back(*path);
+  return kept;
 }
 
 scenarios::RunOptions schedule_run_options(const scenarios::Scenario& s, const std::string& lock) {
@@ -235,6 +275,14 @@ class Progress {
   std::mutex mutex_;
 };
 
+// A schedule's --out line: its run record with the scenario inline, since
+// no file holds it (`replay FILE --line N` runs it from the record).
+std::string schedule_line(const scenarios::RunResult& run, const scenarios::Scenario& s) {
+  reports::RunRecord record = reports::record_of(run);
+  record.scenario_toml = scenarios::scenario_to_toml(s);
+  return reports::to_line(record);
+}
+
 Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std::ostream* out) {
   const auto [shard_index, shard_count] = parse_shard("check", a.shard);
   const auto jobs = static_cast<unsigned>(option_number("check", "--jobs", a.jobs, {1, kMaxJobs}));
@@ -244,6 +292,7 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
   Outcome outcome;
   std::mutex mutex;
   Progress progress(::isatty(STDERR_FILENO) == 1);
+  const auto folder = a.examples.folder();
   auto step = [&]() -> WorkerPool::Next {
     auto work = cursor.take();
     if (!work) return WorkerPool::Next::Done;
@@ -259,10 +308,11 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
     auto kinds = work->mine ? scenarios::counted_violations(plan, *run) : std::vector<std::string>{};
     progress.ran(cursor, !kinds.empty());
     if (!work->mine) return WorkerPool::Next::More;
-    if (out) writer.deliver(work->position, reports::to_line(reports::record_of(*run)), kinds.empty());
+    if (out) writer.deliver(work->position, schedule_line(*run, s), kinds.empty());
     if (kinds.empty()) return WorkerPool::Next::More;
+    auto kept = keep(a, folder, s, kinds, work->number);
     std::lock_guard<std::mutex> lock(mutex);
-    outcome.violating.push_back({work->number, std::move(work->schedule), std::move(kinds)});
+    outcome.violating.push_back({work->number, std::move(work->schedule), std::move(kinds), std::move(kept)});
     return WorkerPool::Next::More;
   };
   // A worker waiting for a stopped one's run would wait for ever.
@@ -285,12 +335,6 @@ void rank(const scenarios::CheckPlan& plan, std::vector<Violating>& violating) {
     const auto ry = scenarios::schedule_rank(plan, y.schedule);
     return rx != ry ? rx < ry : x.number < y.number;
   });
-}
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : ", ") + w;
-  return s;
 }
 
 std::string faults_text(const scenarios::CheckPlan& plan, const std::vector<std::size_t>& schedule) {
@@ -317,8 +361,12 @@ void print_counts(const Outcome& o, const CheckArgs& a, double seconds) {
 
 void print_in_full(const scenarios::CheckPlan& plan, const Violating& v) {
   const scenarios::Scenario s = scenarios::schedule_scenario(plan, v.schedule, v.number);
-  std::cout << "\n# schedule " << v.number << " (save as " << printable(s.name) << ".toml)\n" << scenarios::scenario_to_toml(s) << "\n";
-  const auto run = scenarios::run_scenario(s, schedule_run_options(s, plan.lock_kind));
+  std::cout << "\n# schedule " << v.number << " ("
+            << (v.kept.empty() ? "save as " + printable(s.name) + ".toml" : "kept as " + printable(v.kept.front()))
+            << ")\n" << scenarios::scenario_to_toml(s) << "\n";
+  auto options = schedule_run_options(s, plan.lock_kind);
+  if (!v.kept.empty()) options.scenario_ref = v.kept.front();  // a repro line that runs as printed
+  const auto run = scenarios::run_scenario(s, options);
   if (!run) throw std::runtime_error("schedule " + std::to_string(v.number) + " does not run: " + run.error());
   std::cout << reports::run_to_text(*run, s.description, stdout_style());
 }
@@ -384,6 +432,19 @@ std::string result_text(const Outcome& o, const std::string& shard) {
          (parse_shard("check", shard).second == 1 ? "" : " in shard " + shard);
 }
 
+// "kept      51 file(s) in DIR": the violating schedules kept as examples.
+void print_kept(const Outcome& o) {
+  std::size_t files = 0;
+  std::string folder;
+  for (const Violating& v : o.violating) {
+    files += v.kept.size();
+    if (folder.empty() && !v.kept.empty()) folder = std::filesystem::path(v.kept.front()).parent_path().parent_path();
+  }
+  if (files == 0) return;
+  std::cout << "kept      " << files << " example file(s) under " << printable(folder)
+            << ", one per violation; the next check or hunt of this lock replays them first\n";
+}
+
 int report(const scenarios::CheckPlan& plan, Outcome& o, const std::string& shard) {
   if (o.interrupted)
     std::cout << "result    " << result_text(o, shard) << "\n";
@@ -397,11 +458,19 @@ int report(const scenarios::CheckPlan& plan, Outcome& o, const std::string& shar
               << " violating schedule(s), smallest first:\n";
     for (const Violating& v : o.violating)
       std::cout << "  " << v.number << ". " << printable(faults_text(plan, v.schedule)) << " -> " << joined(v.kinds) << "\n";
+    print_kept(o);
     for (std::size_t i = 0; i < o.violating.size() && i < kShownInFull; ++i) print_in_full(plan, o.violating[i]);
     if (o.violating.size() > kShownInFull)
       std::cout << "\n(" << o.violating.size() - kShownInFull << " more listed above; --out has every run record)\n";
   }
   return o.interrupted ? kInterrupted : kUnmatched;
+}
+
+// Hypothesis's order: the examples kept for this lock (and --property) run
+// before the walk, each that still fails listed at once. How many still fail.
+std::size_t replay_first(const CheckArgs& a) {
+  const auto folder = a.examples.folder();
+  return folder ? print_replayed(*folder, replay_saved(*folder, a.lock, a.property)) : 0;
 }
 
 int run_check(const CheckArgs& a) {
@@ -419,6 +488,7 @@ int run_check(const CheckArgs& a) {
     if (!file) throw InputError(a.out + ": cannot write");
   }
   std::cout << "check     " << printable(plans.front().base.name) << " --lock " << plans.front().lock_kind << "\n";
+  const std::size_t saved_failing = replay_first(a);
   int code = kMatched;
   for (std::size_t pass = 0; pass < plans.size() && code != kInterrupted; ++pass) {
     const scenarios::CheckPlan& plan = plans[pass];
@@ -434,7 +504,9 @@ int run_check(const CheckArgs& a) {
       if (!file.flush()) throw InputError(a.out + ": write failed (disk full?)");
     }
   }
-  return code;
+  if (saved_failing == 0 || code == kInterrupted) return code;
+  std::cout << "saved     " << saved_failing << " kept example(s) still fail (listed first; locksim examples list)\n";
+  return kUnmatched;
 }
 
 // --- --merge ---
@@ -578,6 +650,7 @@ Handler add_check_command(CLI::App& app) {
                   "Read the --out files of this check's shards (same scenario, lock and bound options) and state "
                   "the bound's verdict; runs no schedule")
       ->excludes("--out");
+  add_example_options(*cmd, args->examples);
   return [args] { return args->merge.empty() ? run_check(*args) : merge_check(*args); };
 }
 

@@ -14,6 +14,11 @@
 // --seed and --budget the search and the result are the same on any machine
 // (--time stops by the wall clock, so only the point it stops at varies).
 // Progress (cases/s) is drawn on stderr when stderr is a terminal.
+//
+// Failing examples (testing/example_db.hpp): before searching, the
+// examples kept for the lock (and --violation) run first, and one that still
+// fails is the result, with no search; what the search finds is kept
+// (--examples-dir, --no-examples: cli/saved_examples.hpp).
 #include <unistd.h>
 
 #include <chrono>
@@ -24,6 +29,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output_files.hpp"
+#include "cli/saved_examples.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
 #include "locks/registry.hpp"
@@ -54,6 +60,7 @@ struct HuntArgs {
   std::string violation;
   std::string workload;              // empty: the lock workload
   std::vector<std::string> methods;  // an inventory's methods; empty: those that take the lock
+  ExampleOptions examples;
 };
 
 std::optional<SteadyClock::duration> time_limit(const std::string& text) {
@@ -182,15 +189,26 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out || !(out << text) || !out.flush()) throw InputError(path + ": cannot write the scenario");
 }
 
+// Keeps the minimal scenario in the examples folder; its path, or nullopt.
+std::optional<std::string> keep(const HuntArgs& a, const scenarios::HuntResult& r, const scenarios::Scenario& minimal) {
+  const auto folder = a.examples.folder();
+  if (!folder) return std::nullopt;
+  return save_failure("hunt", *folder, {minimal, a.lock, r.run_seed, r.violation, {r.violation}, hunt_command(a),
+                                        program_name()});
+}
+
 int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
   const scenarios::Scenario minimal = named_minimal(a, r);
   const std::string toml = scenarios::scenario_to_toml(minimal);
-  const std::string file = a.out.empty() ? "FILE.toml" : a.out;
   if (!a.out.empty()) write_file(a.out, toml);
+  const auto kept = keep(a, r, minimal);
+  const std::string file = !a.out.empty() ? a.out : kept ? *kept : "FILE.toml";
   std::cout << "hunt      " << a.lock << ": " << r.violation << " after " << r.cases << " case(s) (seed " << a.seed
-            << "); shrunk in " << r.shrink.runs << " runs (" << r.shrink.steps << " steps)\n\n"
-            << "# minimal counterexample" << (a.out.empty() ? " (save as FILE.toml, or use --out)" : ": " + printable(a.out))
-            << "\n" << toml << "\n";
+            << "); shrunk in " << r.shrink.runs << " runs (" << r.shrink.steps << " steps)\n";
+  if (kept) std::cout << "kept      " << printable(*kept) << " (replayed first by the next hunt or check)\n";
+  std::cout << "\n# minimal counterexample"
+            << (a.out.empty() ? " (save as FILE.toml, or use --out)" : ": " + printable(a.out)) << "\n"
+            << toml << "\n";
   scenarios::RunOptions options;
   options.lock_kind = a.lock;
   options.seed = r.run_seed;
@@ -217,10 +235,28 @@ void print_assumptions(const scenarios::HuntOptions& options) {
     std::cout << "assumes   " << lock->name << ": " << assumption << " (given to every case)\n";
 }
 
+// Hypothesis's order: the examples kept for this lock (and violation) run
+// first; one that still fails is the result, and nothing is searched.
+std::optional<int> replay_first(const HuntArgs& a, const scenarios::HuntOptions& options) {
+  const auto folder = a.examples.folder();
+  if (!folder) return std::nullopt;
+  const auto replayed = replay_saved(*folder, a.lock, options.violation);
+  if (print_replayed(*folder, replayed) == 0) return std::nullopt;
+  for (const auto& r : replayed)
+    if (r.fails()) {
+      std::cout << "hunt      " << a.lock
+                << ": a saved example still fails; no search (--no-examples searches anew)\n\n"
+                << reports::run_to_text(*r.run, r.description, stdout_style());
+      break;
+    }
+  return kUnmatched;
+}
+
 int run_hunt(const HuntArgs& a, bool budget_given) {
   refuse_output_over_input("hunt", "--out", a.out, {a.scenario});  // before the search, not after it
   scenarios::HuntOptions options = hunt_options(a, budget_given);
   print_assumptions(options);
+  if (const auto code = replay_first(a, options)) return *code;
   Progress progress(time_limit(a.time));
   options.keep_going = [&progress](std::uint64_t cases, bool found) { return progress.update(cases, found); };
   const scenarios::HuntResult result = scenarios::hunt(options);
@@ -250,6 +286,7 @@ Handler add_hunt_command(CLI::App& app) {
                   "What generated clients do: lock (default) or inventory (a sale of a drawn stock)");
   cmd->add_option("--method", args->methods,
                   "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)");
+  add_example_options(*cmd, args->examples);
   return [args, budget] {
     args->faults = comma_list("hunt", "--faults", args->faults);
     args->methods = comma_list("hunt", "--method", args->methods);

@@ -29,6 +29,7 @@
 #include "reports/timeline_svg.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/input_file.hpp"
+#include "scenarios/scenario.hpp"
 #include "scenarios/runner.hpp"
 #include "vocab/printable.hpp"
 
@@ -38,6 +39,7 @@ namespace {
 
 struct RunArgs {
   std::string scenario;
+  std::string scenario_text;  // the scenario's TOML when a record carries it (scenario then only names it)
   std::string lock;
   std::string seed_text = "1";  // read by option_number: no sign, no blank, no wrap
   std::uint64_t seed = 1;
@@ -75,7 +77,8 @@ void refuse_outputs_over_inputs(const std::string& command, RunArgs& args) {
 }
 
 scenarios::RunResult execute(const RunArgs& args, std::string* description) {
-  auto scenario = scenarios::resolve_scenario(args.scenario);
+  auto scenario = args.scenario_text.empty() ? scenarios::resolve_scenario(args.scenario)
+                                             : scenarios::load_scenario_text(args.scenario_text, args.scenario);
   if (!scenario) throw InputError(scenario.error().to_string());
   scenarios::RunOptions options;
   options.lock_kind = args.lock;
@@ -140,6 +143,7 @@ int replay_json(const std::string& text, const RunArgs& base) {
                      "run it again with `" + (record->repro.empty() ? "locksim live ..." : record->repro) + "`");
   RunArgs args = base;
   args.scenario = record->source;  // the catalog name or file it came from (the name when the line has none)
+  args.scenario_text = record->scenario_toml;  // a check schedule's scenario, which no file holds
   args.lock = record->lock;
   args.seed = record->seed;
   refuse_outputs_over_inputs("replay", args);

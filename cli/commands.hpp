@@ -85,6 +85,7 @@ Handler add_hunt_command(CLI::App& app);
 Handler add_check_command(CLI::App& app);
 Handler add_report_command(CLI::App& app);
 Handler add_live_command(CLI::App& app);
+Handler add_examples_command(CLI::App& app);
 
 // The words of `text` as a POSIX shell splits them, without running
 // anything (wordexp(3) with WRDE_NOCMD) or expanding unset variables; an

@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   add(&add_check_command);
   add(&add_report_command);
   add(&add_live_command);
+  add(&add_examples_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -216,6 +216,7 @@ Error read_run_fields(const json& j, RunRecord& r, bool whole) {
     r.matched = j["matched"].get<bool>();
   }
   if (auto err = read_string(j, "source", r.source, false)) return err;
+  if (auto err = read_string(j, "scenario_toml", r.scenario_toml, false)) return err;
   if (j.contains("outside_assumptions"))
     if (auto err = read_strings(j, "outside_assumptions", r.outside_assumptions)) return err;
   if (j.contains("adjusted"))
@@ -332,6 +333,7 @@ nlohmann::ordered_json to_json(const RunRecord& r) {
                             {"orders_per_s", s.sale->orders_per_s}};
   }
   if (r.live) j["live"] = live_json(*r.live);
+  if (!r.scenario_toml.empty()) j["scenario_toml"] = r.scenario_toml;
   return j;
 }
 

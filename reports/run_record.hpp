@@ -21,7 +21,8 @@
 //   "fault_mechanisms" [{"fault", "targets", "produced", "means"}]: how live
 //   mode produced each fault, "produced" one of "real", "observed",
 //   "emulated" (scenarios/fault_mechanism.hpp; lines written before it have
-//   none)}.
+//   none)}, and last "scenario_toml" (only when "source" names no file: a
+//   `check` schedule's scenario as runnable TOML, which `replay` runs).
 // A skip line (a cell live mode cannot run) carries only "scenario", "lock",
 // "seed", "source", "expected", "repro" and "live" {"time_scale",
 // "deterministic": false, "skipped": "why"}: nothing ran.
@@ -107,6 +108,7 @@ struct RunRecord {
   std::string source;              // defaults to the scenario name when a line has none
   std::optional<RunStats> stats;   // older lines carry none
   std::optional<LiveRecord> live;  // live lines and skip lines
+  std::string scenario_toml;       // the scenario itself when `source` names no file ("": none)
 
   bool is_live() const { return live.has_value(); }
   bool is_skip() const { return live && live->skipped; }

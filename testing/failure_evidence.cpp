@@ -54,4 +54,25 @@ FailureEvidence write_failure_evidence(const scenarios::Scenario& scenario, cons
   return evidence;
 }
 
+std::string replay_kept_examples(const std::string& folder, const std::string& lock, const std::string& property,
+                                 const std::string& program) {
+  std::string text;
+  for (const auto& example : list_examples(folder, lock, property)) {
+    std::string description;
+    const auto run = replay_example(example, program, &description);
+    if (!run) text += "kept example " + example.path + " no longer loads or runs: " + run.error() + "\n";
+    else if (!run->matched)
+      text += "kept example " + example.path + " still fails:\n" + reports::run_to_text(*run, description) + "\n";
+  }
+  return text;
+}
+
+std::string keep_failing_example(const std::string& folder, const FailingExample& failure) {
+  const auto saved = save_example(folder, failure);
+  std::string description;
+  const auto run = replay_example(saved.example, failure.program, &description);
+  if (!run) throw std::runtime_error("the kept example does not run: " + run.error());
+  return reports::run_to_text(*run, description) + "kept      " + saved.example.path + "\n";
+}
+
 }  // namespace locksim::testing

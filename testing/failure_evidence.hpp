@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "testing/example_db.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace locksim::testing {
@@ -25,5 +26,16 @@ struct FailureEvidence {
 FailureEvidence write_failure_evidence(const scenarios::Scenario& scenario, const std::string& lock_kind,
                                        std::uint64_t seed, const std::string& dir,
                                        const std::string& program = "locksim");
+
+// The failing-example database in a lock's property test
+// (testing/example_db.hpp; testing/lock_property.hpp uses both).
+//
+// Runs the examples kept in `folder` for `lock` and `property`: the verdict
+// of each that still fails (or no longer loads), "" when none does.
+std::string replay_kept_examples(const std::string& folder, const std::string& lock, const std::string& property,
+                                 const std::string& program = "locksim");
+// Keeps a failing case in `folder` and returns its verdict, whose repro
+// command runs the kept file, and a "kept      PATH" line.
+std::string keep_failing_example(const std::string& folder, const FailingExample& failure);
 
 }  // namespace locksim::testing

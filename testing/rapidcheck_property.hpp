@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -48,27 +49,35 @@ inline void fail_printed(const std::string& what, const std::string& text) {
   FAIL(what << " failed: the evidence, the repro command and how to replay it are printed above, one line each");
 }
 
-// rc::prop with a reproduce string (see the file comment), trying at least
+// Checks `testable` under `description` as its id, trying at least
 // `min_cases` cases (rapidcheck's max_success, from RC_PARAMS or its
-// default 100, when that is more).
+// default 100, when that is more): nullopt when it holds, else rapidcheck's
+// message and the reproduce parameter on a line of its own.
 template <typename Testable>
-void check_property(const std::string& description, int min_cases, Testable&& testable) {
+std::optional<std::string> property_failure(const std::string& description, int min_cases, Testable&& testable) {
   rc::detail::TestMetadata metadata;
   metadata.id = metadata.description = description;
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   params.maxSuccess = std::max(params.maxSuccess, min_cases);
   const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
-  if (result.template is<rc::detail::SuccessResult>()) {
-    SUCCEED(description);
-    return;
-  }
+  if (result.template is<rc::detail::SuccessResult>()) return std::nullopt;
   std::ostringstream text;
   rc::detail::printResultMessage(result, text);
   text << "\n";
   if (result.template is<rc::detail::FailureResult>())
     text << "replay    " << reproduce_params(metadata.id, result.template get<rc::detail::FailureResult>().reproduce)
          << "\n";
-  fail_printed("property \"" + description + "\"", text.str());
+  return text.str();
+}
+
+// rc::prop with a reproduce string (see the file comment): property_failure,
+// printed whole when it fails.
+template <typename Testable>
+void check_property(const std::string& description, int min_cases, Testable&& testable) {
+  if (const auto failure = property_failure(description, min_cases, std::forward<Testable>(testable)))
+    fail_printed("property \"" + description + "\"", *failure);
+  else
+    SUCCEED(description);
 }
 
 template <typename Testable>

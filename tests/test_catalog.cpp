@@ -26,6 +26,7 @@
 #include "locks/registry.hpp"
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
+#include "testing/example_db.hpp"
 #include "scenarios/lock_assumptions.hpp"
 #include "scenarios/runner.hpp"
 #include "vocab/task.hpp"
@@ -1162,5 +1163,149 @@ TEST_CASE("control characters in a name never reach the terminal raw (issue 35)"
   CHECK(report_code == 0);
   CHECK_THAT(reported, Catch::Contains("skipped a truncated last line"));
   CHECK(reported.find('\x1b') == std::string::npos);
+  fs::remove_all(dir);
+}
+
+// --- the failing-example database (testing/example_db.hpp) ---------------------------
+
+namespace {
+
+// Every file under `dir` whose name holds ".tmp-": what an interrupted write would leave.
+std::size_t temp_files(const fs::path& dir) {
+  std::size_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    n += e.path().filename().string().find(".tmp-") != std::string::npos ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("hunt keeps the minimal counterexample, and the next hunt replays it first instead of searching",
+          "[catalog][examples]") {
+  const fs::path dir = fresh_dir("examples-hunt");
+  const std::string hunt = "hunt --lock naive-del --faults pause --examples-dir " + dir.string();
+  const auto [found, code] = run_cli(hunt);
+  INFO(found);
+  REQUIRE(code == 1);
+  const auto kept = testing::list_examples(dir.string());
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].lock == "naive-del");
+  CHECK_THAT(found, Catch::Contains("\nkept      " + kept[0].path + " (replayed first"));
+  // A runnable scenario: its comment names the finder and the repro, which fails while the bug is there.
+  const std::string text = bytes_of(kept[0].path);
+  CHECK(text.rfind("# locksim failing example: naive-del fails " + kept[0].property, 0) == 0);
+  CHECK_THAT(text, Catch::Contains("\n# found by: locksim hunt --lock naive-del --faults pause --seed 1\n"));
+  const std::string repro = "locksim run " + kept[0].path + " --lock naive-del --seed " + std::to_string(kept[0].seed);
+  CHECK_THAT(text, Catch::Contains("\n# repro: " + repro + "\n"));
+  CHECK_THAT(found, Catch::Contains("repro     " + repro));
+  CHECK(run_cli(repro.substr(std::string("locksim ").size())).second == 1);
+  // The next hunt replays it and stops there: no search.
+  const auto [again, again_code] = run_cli(hunt);
+  INFO(again);
+  CHECK(again_code == 1);
+  CHECK_THAT(again, Catch::Contains("saved     1 example(s) in " + dir.string() + " replayed first: 1 still fail\n"));
+  CHECK_THAT(again, Catch::Contains("  fails   " + kept[0].path + ": "));
+  CHECK_THAT(again, Catch::Contains("hunt      naive-del: a saved example still fails; no search"));
+  CHECK(again.find(" case(s) (seed 1)") == std::string::npos);
+  // --no-examples searches anew; LOCKSIM_EXAMPLES_DIR names the folder as --examples-dir does.
+  CHECK(run_cli(hunt + " --no-examples 2>&1").second == 2);  // the two options exclude each other
+  const auto [searched, searched_code] = run_cli("hunt --lock naive-del --faults pause --no-examples");
+  CHECK(searched_code == 1);
+  CHECK_THAT(searched, Catch::Contains("hunt      naive-del: "));
+  CHECK(searched.find("saved     ") == std::string::npos);
+  const auto [by_env, by_env_code] =
+      tests::run_shell("env -u LOCKSIM_NO_EXAMPLES LOCKSIM_EXAMPLES_DIR=" + dir.string() + " " + LOCKSIM_BINARY +
+                       " hunt --lock naive-del --faults pause");
+  CHECK(by_env_code == 1);
+  CHECK_THAT(by_env, Catch::Contains("a saved example still fails"));
+  CHECK(temp_files(dir) == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("check keeps every violating schedule and replays the kept ones first; examples lists, replays and prunes "
+          "them",
+          "[catalog][examples]") {
+  const fs::path dir = fresh_dir("examples-check");
+  const std::string folder = " --examples-dir " + dir.string();
+  const auto [first, first_code] = run_cli("check gc-pause --lock naive-del --faults 1 --kinds pause" + folder);
+  INFO(first);
+  REQUIRE(first_code == 1);
+  const auto kept = testing::list_examples(dir.string(), "naive-del");
+  REQUIRE(!kept.empty());
+  CHECK_THAT(first, Catch::Contains(" example file(s) under " + dir.string() + "/naive-del, one per violation;"));
+  CHECK_THAT(first, Catch::Contains("(kept as " + dir.string() + "/naive-del/"));
+  CHECK(first.find("saved     ") == std::string::npos);  // nothing was kept before
+  for (const auto& e : kept) CHECK(std::count(violation_names().begin(), violation_names().end(), e.property) == 1);
+  // Nothing a user wrote is overwritten: an edited example stays as edited when check finds it again.
+  std::ofstream(kept[0].path, std::ios::app) << "# my note\n";
+  const std::string edited = bytes_of(kept[0].path);
+  // A kept example that passes now: token shows no wrong-owner-release on gc-pause.
+  const auto gc = load_catalog_scenario("gc-pause");
+  REQUIRE(gc);
+  const auto passing = testing::save_example(dir.string(), {*gc, "token", 1, "wrong-owner-release",
+                                                              {"wrong-owner-release"}, "a test", "locksim"});
+  CHECK(passing.added);
+  CHECK(!testing::save_example(dir.string(), {*gc, "token", 1, "wrong-owner-release", {"wrong-owner-release"},
+                                                "again", "locksim"})
+             .added);
+  // The next check replays them first, each that still fails listed, and exits 1 for them.
+  const auto [second, second_code] = run_cli("check gc-pause --lock naive-del --faults 1 --kinds pause" + folder);
+  CHECK(second_code == 1);
+  CHECK_THAT(second, Catch::Contains("saved     " + std::to_string(kept.size()) + " example(s) in " + dir.string() +
+                                     " replayed first: " + std::to_string(kept.size()) + " still fail\n"));
+  CHECK(bytes_of(kept[0].path) == edited);
+  const auto [token, token_code] =
+      run_cli("check gc-pause --lock token --property wrong-owner-release --faults 1 --kinds pause" + folder);
+  CHECK(token_code == 0);  // its kept example passes, and so does the bound
+  CHECK_THAT(token, Catch::Contains("saved     1 example(s) in " + dir.string() + " replayed first: 0 still fail\n"));
+  CHECK_THAT(token, Catch::Contains("  passes  " + passing.example.path + "\n"));
+  // examples list / replay / prune.
+  const auto [listed, list_code] = run_cli("examples list" + folder);
+  CHECK(list_code == 0);
+  CHECK_THAT(listed, Catch::StartsWith("lock"));
+  CHECK_THAT(listed, Catch::Contains(passing.example.path));
+  CHECK(std::count(listed.begin(), listed.end(), '\n') == static_cast<long>(kept.size() + 2));
+  const auto [replayed, replay_code] = run_cli("examples replay" + folder);
+  CHECK(replay_code == 1);
+  CHECK_THAT(replayed, Catch::Contains("result    " + std::to_string(kept.size()) + " of " +
+                                       std::to_string(kept.size() + 1) + " saved example(s) still fail\n"));
+  CHECK(run_cli("examples replay --lock token" + folder).second == 0);
+  const auto [pruned, prune_code] = run_cli("examples prune" + folder);
+  CHECK(prune_code == 0);
+  CHECK_THAT(pruned, Catch::Contains("pruned    " + passing.example.path + " (passes now)\n"));
+  CHECK(!fs::exists(passing.example.path));
+  CHECK(!fs::exists(dir / "token"));  // its emptied folders go too
+  CHECK(testing::list_examples(dir.string()).size() == kept.size());  // the failing ones stay
+  CHECK(run_cli("examples prune --all --lock naive-del" + folder).second == 0);
+  CHECK(testing::list_examples(dir.string()).empty());
+  CHECK_THAT(run_cli("examples list" + folder).first, Catch::Contains("no saved examples in "));
+  CHECK(temp_files(dir) == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a check --out record replays with replay FILE --line N: it carries its schedule's scenario",
+          "[catalog][examples]") {
+  const fs::path dir = fresh_dir("examples-check-out");
+  fs::create_directories(dir);
+  const std::string file = (dir / "c.jsonl").string();
+  const auto [out, code] =
+      run_cli("check gc-pause --lock naive-del --faults 1 --kinds pause --no-examples --out " + file);
+  REQUIRE(code == 1);
+  std::ifstream in(file);
+  std::size_t line_number = 0, violating = 0, clean = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    const auto record = nlohmann::json::parse(line);
+    if (record.contains("check")) continue;
+    REQUIRE(record.contains("scenario_toml"));
+    const bool violated = !record["violations"].empty();
+    if (violated ? violating++ : clean++) continue;  // the first of each kind
+    const auto [replayed, replay_code] = run_cli("replay " + file + " --line " + std::to_string(line_number) + " 2>&1");
+    INFO(line << "\n" << replayed);
+    CHECK(replay_code == (record["matched"] == true ? 0 : 1));
+    CHECK_THAT(replayed, Catch::Contains("replay    digest matches the recording"));
+  }
+  CHECK(violating > 0);
+  CHECK(clean > 0);
   fs::remove_all(dir);
 }

@@ -11,8 +11,12 @@
 // counterexample, the minimal scenario as TOML written to a temp file with the
 // `locksim run FILE.toml` command that reruns it, and the
 // RC_PARAMS="reproduce=..." string that replays it (rapidcheck lists it at
-// exit too).
+// exit too). The safety properties are lock properties
+// (testing/lock_property.hpp): with LOCKSIM_EXAMPLES_DIR set they keep the
+// case they shrank to there and replay the kept ones first (tests/main.cpp
+// keeps none by default, so one test's finds never change another's).
 #include <catch2/catch.hpp>
+#include <unistd.h>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
 
@@ -34,6 +38,7 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/schedule_gen.hpp"
 #include "scenarios/scenario_writer.hpp"
+#include "testing/lock_property.hpp"
 #include "testing/rapidcheck_generators.hpp"
 #include "testing/rapidcheck_property.hpp"
 
@@ -70,19 +75,16 @@ RunResult run_once(const Scenario& s, const std::string& lock, std::uint64_t see
   return std::move(run.value());
 }
 
-// Inside a property: fails (with the repro) if the run shows a forbidden kind
-// (every kind when `forbidden` is empty).
-void require_none(const Scenario& s, const std::string& lock, std::uint64_t seed,
-                  const std::set<std::string>& forbidden, const std::string& tag) {
-  const RunResult run = run_once(s, lock, seed);
-  for (const Violation& v : run.violations) {
-    if (!forbidden.empty() && !forbidden.count(v.kind)) continue;
-    RC_LOG() << repro_note(s, lock, seed, tag) << reports::run_to_text(run, s.description);
-    RC_FAIL(lock + " showed " + v.kind + ": " + v.detail);
-  }
-}
-
 std::uint64_t run_seed() { return *rc::gen::inRange<std::uint64_t>(1, 1000); }
+
+// "`lock` never shows a `forbidden` kind (any kind when empty) on scenarios
+// drawn within `limits`" (testing/lock_property.hpp).
+void check_lock_safety(const std::string& name, const std::string& lock, const std::set<std::string>& forbidden,
+                       const GenLimits& limits) {
+  testing::check_lock_property({name, lock, forbidden}, [&] {
+    return testing::LockCase{build_scenario(*testing::gen_scenario_draw(limits), lock, limits), run_seed()};
+  });
+}
 
 // The Redis locks: every generated scenario is a Redis topology.
 std::vector<std::string> lock_names() {
@@ -241,10 +243,11 @@ TEST_CASE("fenced storage never accepts a stale write from a lock that passes a 
   limits.spare_counter_node = true;  // the token counter's node never crashes or fails over
   for (const auto& info : locks::all_locks()) {
     if (!info.fencing || info.topology != locks::Topology::Redis) continue;
-    testing::check_property(info.name + " never gets a stale write past fencing storage", [&] {
+    const std::string name = info.name + " never gets a stale write past fencing storage";
+    testing::check_lock_property({name, info.name, {"stale-write"}}, [&] {
       const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), info.name, limits);
-      RC_ASSERT(s.fencing);  // the generator gives a fenced lock what it assumes (lock_assumptions.hpp)
-      require_none(s, info.name, run_seed(), {"stale-write"}, "fencing-" + info.name);
+      RC_ASSERT(s.fencing);  // the generator gives a fenced lock what it assumes
+      return testing::LockCase{s, run_seed()};
     });
   }
 }
@@ -252,20 +255,13 @@ TEST_CASE("fenced storage never accepts a stale write from a lock that passes a 
 TEST_CASE("the token lock never releases another client's lock, under any schedule", "[property]") {
   GenLimits limits;
   limits.kinds = default_hunt_kinds();
-  testing::check_property("token shows no wrong-owner-release", [&] {
-    const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), "token", limits);
-    require_none(s, "token", run_seed(), {"wrong-owner-release"}, "token-owner");
-  });
+  check_lock_safety("token shows no wrong-owner-release", "token", {"wrong-owner-release"}, limits);
 }
 
 TEST_CASE("with no faults and work shorter than the TTL every lock kind is safe", "[property]") {
   GenLimits limits;  // no fault kinds: no faults; generated work is at most 80% of the TTL
-  for (const std::string& lock : lock_names()) {
-    testing::check_property(lock + " shows no violation without faults", [&] {
-      const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), lock, limits);
-      require_none(s, lock, run_seed(), {}, "no-faults-" + lock);
-    });
-  }
+  for (const std::string& lock : lock_names())
+    check_lock_safety(lock + " shows no violation without faults", lock, {}, limits);
 }
 
 TEST_CASE("Redlock stays safe when only a minority of its nodes crash or are cut off and restarts wait out the TTL",
@@ -277,11 +273,8 @@ TEST_CASE("Redlock stays safe when only a minority of its nodes crash or are cut
   limits.allow_replicas = false;
   // Safety only: a node that stays down with a slow network may keep a
   // client from ever reaching a quorum (lock-unavailable is liveness).
-  testing::check_property("redlock shows no mutual-exclusion, wrong-owner-release or stale-write", [&] {
-    const Scenario s = build_scenario(*testing::gen_scenario_draw(limits), "redlock", limits);
-    require_none(s, "redlock", run_seed(), {"mutual-exclusion", "wrong-owner-release", "stale-write"},
-                 "redlock-minority");
-  });
+  check_lock_safety("redlock shows no mutual-exclusion, wrong-owner-release or stale-write", "redlock",
+                    {"mutual-exclusion", "wrong-owner-release", "stale-write"}, limits);
 }
 
 // --- determinism -------------------------------------------------------------------------
@@ -854,3 +847,41 @@ TEST_CASE("hunt on ZooKeeper: zk-lock falls to a pause; zk-fenced with fencing s
   CHECK(none.cases == 60);
 }
 
+
+// --- the failing-example database in a property (testing/lock_property.hpp) -----------
+
+TEST_CASE("a lock property keeps the case it fails on, and the next run replays it before drawing any case",
+          "[property][examples]") {
+  const fs::path dir = fs::temp_directory_path() / ("locksim-test-lock-property-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto gc = load_catalog_scenario("gc-pause");
+  REQUIRE(gc);
+  testing::LockProperty p{"naive-del shows no mutual-exclusion", "naive-del", {"mutual-exclusion"}};
+  p.examples = dir.string();
+  int draws = 0;
+  const auto draw = [&] {
+    ++draws;
+    return testing::LockCase{*gc, 1};  // gc-pause: naive-del's two holders, on every case
+  };
+  const std::string first = testing::lock_property_failure(p, draw);
+  INFO(first);
+  CHECK(draws > 0);
+  const auto kept = testing::list_examples(dir.string());
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].lock == "naive-del");
+  CHECK(kept[0].property == "naive-del-shows-no-mutual-exclusion");
+  CHECK_THAT(first, Catch::Contains("kept      " + kept[0].path + "\n"));
+  CHECK_THAT(first, Catch::Contains("locksim run " + kept[0].path + " --lock naive-del --seed 1"));
+  CHECK_THAT(first, Catch::Contains("RC_PARAMS=\"reproduce="));
+  // Run again: the kept example fails first, no case is drawn.
+  draws = 0;
+  const std::string second = testing::lock_property_failure(p, draw);
+  CHECK(draws == 0);
+  CHECK_THAT(second, Catch::Contains("kept example " + kept[0].path + " still fails:"));
+  // A property the case does not break (gc-pause sells nothing: no oversell) holds and keeps nothing.
+  testing::LockProperty other{"naive-del shows no oversell", "naive-del", {"oversell"}};
+  other.examples = dir.string();
+  CHECK(testing::lock_property_failure(other, draw).empty());
+  CHECK(testing::list_examples(dir.string()).size() == 1);
+  fs::remove_all(dir);
+}

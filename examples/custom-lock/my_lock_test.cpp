@@ -19,19 +19,29 @@
 // on stdout and one line per line (no wrapping), the violation with its
 // evidence, the command that reproduces it with the project's own CLI
 // (`my-locksim run FILE.toml --lock my-lock --seed N`), where the scenario
-// and its timeline were written (MY_LOCK_EVIDENCE_DIR, default
-// ./my-lock-failures: keep it as a CI artifact) and, for a generated
-// schedule, the RC_PARAMS="reproduce=..." that replays rapidcheck's case.
+// was written and, for a generated schedule, the RC_PARAMS="reproduce=..."
+// that replays rapidcheck's case.
+//
+// Failures are kept (testing/lock_property.hpp): a generated schedule that
+// fails is saved under .locksim/examples/my-lock/<property>/
+// (LOCKSIM_EXAMPLES_DIR moves it, LOCKSIM_NO_EXAMPLES=1 turns it off), and
+// the next run replays the kept ones before drawing any case, so a failure
+// seen once fails every run until the lock is fixed (`my-locksim examples
+// prune` then deletes them). A catalog scenario's failure is written with its
+// timeline to MY_LOCK_EVIDENCE_DIR (default ./my-lock-failures). Keep both
+// folders as CI artifacts.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
 
 #include <cstdlib>
+#include <set>
 
 #include "locks/registry.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/runner.hpp"
 #include "testing/failure_evidence.hpp"
+#include "testing/lock_property.hpp"
 #include "testing/rapidcheck_generators.hpp"
 #include "testing/rapidcheck_property.hpp"
 
@@ -44,6 +54,21 @@ const std::string kLock = "my-lock";
 std::string evidence_dir() {
   const char* dir = std::getenv("MY_LOCK_EVIDENCE_DIR");
   return dir ? dir : "my-lock-failures";
+}
+
+// A generated case's scenario and seed, drawn within `limits`.
+locksim::testing::LockCase draw_case(const GenLimits& limits) {
+  return {build_scenario(*locksim::testing::gen_scenario_draw(limits), kLock, limits),
+          *rc::gen::inRange<std::uint64_t>(1, 1000)};
+}
+
+// A property of my-lock: the `forbidden` kinds (every kind when empty) never show.
+locksim::testing::LockProperty my_lock_property(const std::string& name, std::set<std::string> forbidden,
+                                                int min_cases = 0) {
+  locksim::testing::LockProperty p{name, kLock, std::move(forbidden)};
+  p.program = "my-locksim";
+  p.min_cases = min_cases;
+  return p;
 }
 
 RunResult run_once(const Scenario& s, std::uint64_t seed) {
@@ -102,24 +127,15 @@ TEST_CASE("my-lock never releases another client's lock in any built-in scenario
   }
 }
 
-rc::Gen<Scenario> gen_scenario(const GenLimits& limits) {
-  return rc::gen::map(locksim::testing::gen_scenario_draw(limits),
-                      [limits](const ScenarioDraw& d) { return build_scenario(d, kLock, limits); });
-}
-
 TEST_CASE("my-lock is safe with no faults and work shorter than the TTL") {
-  locksim::testing::check_property("no violation without faults", [] {
-    const Scenario s = *gen_scenario(no_fault_limits());
-    const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(1, 1000);
-    const auto kinds = run_once(s, seed).violation_kinds();
-    if (!kinds.empty()) RC_FAIL(explain(s, seed));
-  });
+  const GenLimits limits = no_fault_limits();
+  locksim::testing::check_lock_property(my_lock_property("no violation without faults", {}),
+                                        [&] { return draw_case(limits); });
 }
 
 TEST_CASE("my-lock never releases another client's lock under generated fault schedules") {
-  locksim::testing::check_property("no wrong-owner-release under faults", kFaultCases, [] {
-    const Scenario s = *gen_scenario(fault_limits());
-    const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(1, 1000);
-    if (run_once(s, seed).violation_kinds().count("wrong-owner-release")) RC_FAIL(explain(s, seed));
-  });
+  const GenLimits limits = fault_limits();
+  locksim::testing::check_lock_property(
+      my_lock_property("no wrong-owner-release under faults", {"wrong-owner-release"}, kFaultCases),
+      [&] { return draw_case(limits); });
 }

@@ -15,9 +15,13 @@ _locksim() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
   sub=${COMP_WORDS[1]}
-  local subcommands="list run replay sweep hunt check report live"
+  local subcommands="list run replay sweep hunt check report live examples"
   if ((COMP_CWORD == 1)); then
     mapfile -t COMPREPLY < <(compgen -W "$subcommands --help --version" -- "$cur")
+    return
+  fi
+  if [[ $sub == examples ]] && ((COMP_CWORD == 2)); then
+    mapfile -t COMPREPLY < <(compgen -W "list replay prune --help" -- "$cur")
     return
   fi
   case $prev in
@@ -31,6 +35,7 @@ _locksim() {
     --workload) mapfile -t COMPREPLY < <(compgen -W "lock inventory" -- "$cur"); return ;;
     --method) mapfile -t COMPREPLY < <(compgen -W "read-check-write lock decr lua segmented" -- "$cur"); return ;;
     --out|--timeline|--redis-server|--store) compopt -o default; COMPREPLY=(); return ;;
+    --examples-dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
   esac
   local opts=""
   case $sub in
@@ -38,11 +43,13 @@ _locksim() {
     run) opts="--lock --seed --format --trace --timeline --store" ;;
     replay) opts="--format --trace --timeline --line" ;;
     sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
-    hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation --workload --method" ;;
-    check) opts="--lock --faults --kinds --property --jobs --shard --out --merge" ;;
+    hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation --workload --method --examples-dir --no-examples" ;;
+    check) opts="--lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples" ;;
     report) opts="--format --out" ;;
     live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote --client" ;;
+    examples) opts="--examples-dir --lock --property" ;;
   esac
+  [[ $sub == examples && ${COMP_WORDS[2]} == prune ]] && opts+=" --all"
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$opts --help" -- "$cur")
   elif [[ $sub == run || $sub == live || $sub == check ]]; then
