@@ -91,7 +91,9 @@ std::vector<std::string> adapter_command(const std::string& lock, const locks::L
 void register_library_locks();
 
 // The directory of the shipped adapters: $LOCKSIM_ADAPTERS if set, else
-// the source tree's adapters/ (compiled in).
+// where an install puts them relative to the running executable
+// (live/installed_files.hpp), else the source tree's adapters/ (compiled
+// in; not under LOCKSIM_NO_BUILD_TREE).
 std::string adapters_dir();
 
 }  // namespace locksim::live

@@ -3,6 +3,7 @@
 // deadline, process faults, and a stop that always reaps (redis_cluster.hpp).
 #include "live/redis_cluster.hpp"
 
+#include "live/installed_files.hpp"
 #include "live/live_leftovers.hpp"
 #include "live/process_group.hpp"
 
@@ -110,12 +111,14 @@ Result<fs::path, LiveError> locate_preload_library(const fs::path& requested) {
     return failure(LiveError{2, requested.string() + ": no " + kName + " there"});
   }
   std::vector<fs::path> tried;
+#ifdef LOCKSIM_INSTALLED_PRELOAD_DIR
+  if (const fs::path dir = beside_executable(LOCKSIM_INSTALLED_PRELOAD_DIR); !dir.empty()) tried.push_back(dir / kName);
+#endif
+  if (const fs::path dir = beside_executable("."); !dir.empty()) tried.push_back(dir / kName);
 #ifdef LOCKSIM_PRELOAD_PATH
-  tried.emplace_back(LOCKSIM_PRELOAD_PATH);
+  if (build_tree_allowed()) tried.emplace_back(LOCKSIM_PRELOAD_PATH);
 #endif
   std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(self.parent_path() / kName);
   std::string where;
   for (const auto& p : tried) {
     if (fs::is_regular_file(p, ec)) return p;
