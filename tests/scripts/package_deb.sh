@@ -71,6 +71,8 @@ run_live() {  # the unpacked locksim live ARGS...: it ran (0 or 1), never an err
 }
 run_live gc-pause --seed 1
 run_live gc-pause --lock lib:redis-py --seed 1
+grep -qF "adapter (/usr/bin/python3 $root/usr/share/locksim/adapters/redis-py/adapter.py)" <<<"$out" ||
+  fail "lib:redis-py did not run the installed adapter: $out"
 
 mkdir "$work/consumer"
 printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(consumer CXX)' 'find_package(locksim 0.1 REQUIRED)' \
