@@ -32,9 +32,30 @@ install(FILES ${PROJECT_BINARY_DIR}/locksim-config.cmake ${PROJECT_BINARY_DIR}/l
   ${PROJECT_SOURCE_DIR}/cmake/LocksimCli.cmake
   DESTINATION ${LOCKSIM_CMAKE_DIR})
 
-# The man page and shell completions (docs/man, scripts/completion).
+# The man page and bash, zsh and fish completions (docs/man, scripts/completion).
 install(FILES ${PROJECT_SOURCE_DIR}/docs/man/locksim.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/completion/locksim.bash
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME locksim)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/completion/_locksim
   DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/completion/locksim.fish
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
+
+# What live mode loads at run time, where the binary looks for it relative
+# to its own directory (live/installed_files.hpp): every shared library
+# live/preload builds, and the client adapters (with node-redlock's
+# node_modules when `npm ci` has filled them: scripts/setup.sh).
+get_property(preload_targets DIRECTORY ${PROJECT_SOURCE_DIR}/live/preload PROPERTY BUILDSYSTEM_TARGETS)
+foreach(target IN LISTS preload_targets)
+  get_target_property(type ${target} TYPE)
+  if(type MATCHES "^(SHARED|MODULE)_LIBRARY$")
+    install(TARGETS ${target} LIBRARY DESTINATION ${LOCKSIM_INSTALL_PRELOAD_DIR})
+  endif()
+endforeach()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/adapters/ DESTINATION ${LOCKSIM_INSTALL_ADAPTERS_DIR}
+  PATTERN .gitignore EXCLUDE PATTERN __pycache__ EXCLUDE)
+
+# The user documentation.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
+  FILES_MATCHING PATTERN "*.md" PATTERN man EXCLUDE)  # the man page goes to man1

@@ -17,6 +17,7 @@
 #include <optional>
 #include <thread>
 
+#include "live/installed_files.hpp"
 #include "live/live_runtime.hpp"
 #include "live/process_group.hpp"
 #include "live/server_preload.hpp"
@@ -332,7 +333,15 @@ locks::LockFactory external_factory(std::string name) {
 
 std::string adapters_dir() {
   if (const char* dir = std::getenv("LOCKSIM_ADAPTERS"); dir && *dir) return dir;
-  return LOCKSIM_ADAPTERS_DIR;
+  std::filesystem::path installed;
+#ifdef LOCKSIM_INSTALLED_ADAPTERS_DIR
+  installed = beside_executable(LOCKSIM_INSTALLED_ADAPTERS_DIR);
+  std::error_code ec;
+  if (!installed.empty() && std::filesystem::is_directory(installed, ec)) return installed.string();
+#endif
+  // Without either, the installed path: the adapter's failure to start names it.
+  if (build_tree_allowed() || installed.empty()) return LOCKSIM_ADAPTERS_DIR;
+  return installed.string();
 }
 
 std::vector<std::string> adapter_command(const std::string& lock, const locks::LockConfig& config) {

@@ -98,7 +98,9 @@ std::optional<std::string> adapter_clock_refusal(const scenarios::Scenario& s, c
 void register_library_locks();
 
 // The directory of the shipped adapters: $LOCKSIM_ADAPTERS if set, else
-// the source tree's adapters/ (compiled in).
+// where an install puts them relative to the running executable
+// (live/installed_files.hpp), else the source tree's adapters/ (compiled
+// in; not under LOCKSIM_NO_BUILD_TREE).
 std::string adapters_dir();
 
 }  // namespace locksim::live

@@ -93,9 +93,11 @@ struct RedisNodeProcess {
 // PATH, /usr/sbin, /usr/bin, /usr/local/bin. Error exit 2 when none.
 Result<std::filesystem::path, LiveError> locate_redis_server(const std::filesystem::path& requested);
 
-// liblocksim_preload.so: `requested` if given, else the one this build made
-// (LOCKSIM_PRELOAD_PATH), else next to the running executable. Exit 2 when
-// none is there.
+// liblocksim_preload.so: `requested` if given, else where an install puts it
+// relative to the running executable (live/installed_files.hpp), else next
+// to the executable, else the one this build made (LOCKSIM_PRELOAD_PATH,
+// unless LOCKSIM_NO_BUILD_TREE). Exit 2 naming every path tried when none is
+// there.
 Result<std::filesystem::path, LiveError> locate_preload_library(const std::filesystem::path& requested);
 
 // A loopback port free right now (a bind succeeds), below the kernel's

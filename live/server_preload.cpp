@@ -3,6 +3,7 @@
 // live/preload/preload_control.h: only the main thread of `locksim live`
 // writes a block, so `seq` needs no compare-and-swap.
 #include "live/server_preload.hpp"
+#include "live/installed_files.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -129,10 +130,11 @@ std::vector<std::string> preload_environment(const fs::path& library, const fs::
 
 std::vector<fs::path> library_candidates(const char* built, const std::string& name) {
   std::vector<fs::path> out;
-  if (built) out.emplace_back(built);
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) out.push_back(self.parent_path() / name);
+#ifdef LOCKSIM_INSTALLED_PRELOAD_DIR
+  if (const fs::path dir = beside_executable(LOCKSIM_INSTALLED_PRELOAD_DIR); !dir.empty()) out.push_back(dir / name);
+#endif
+  if (const fs::path dir = beside_executable("."); !dir.empty()) out.push_back(dir / name);
+  if (built && build_tree_allowed()) out.emplace_back(built);
   return out;
 }
 

@@ -67,8 +67,9 @@ class ServerClock {
 std::vector<std::string> preload_environment(const std::filesystem::path& library, const std::filesystem::path& control,
                                              const std::filesystem::path& log);
 
-// Where a preload library `name` may be: `built` (the build's path, if not
-// null), then next to the running executable.
+// Where a preload library `name` may be, in order: where an install puts it
+// (<bin>/../lib/locksim), next to the running executable, then `built` (the
+// build tree's path, if not null and LOCKSIM_NO_BUILD_TREE is not set).
 std::vector<std::filesystem::path> library_candidates(const char* built, const std::string& name);
 
 // liblocksim_client_preload.so, the sibling an adapter process loads: where
