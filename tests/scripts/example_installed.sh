@@ -47,7 +47,7 @@ cmake -S "$bad" -B "$bad/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DCMA
 cmake --build "$bad/build" --target my_lock_tests >/dev/null
 property="my-lock never releases another client's lock under generated fault schedules"
 set +e
-out=$(cd "$bad/build" && MY_LOCK_EVIDENCE_DIR="$bad/failures" ./my_lock_tests "$property" 2>&1); code=$?
+out=$(cd "$bad/build" && LOCKSIM_EXAMPLES_DIR="$bad/examples" ./my_lock_tests "$property" 2>&1); code=$?
 set -e
 fail() { printf '%s\n' "$out"; echo "bare-PEXPIRE extend: $1"; exit 1; }
 [ "$code" -ne 0 ] || fail "the example's test passed"
@@ -56,11 +56,20 @@ grep >/dev/null -E '^repro     my-locksim run [^ ]+\.toml --lock my-lock --seed 
   fail "no repro command on one line"
 replay=$(grep -E '^replay    RC_PARAMS="reproduce=[^" ]+"$' <<<"$out" | head -n 1 | sed 's/^replay    RC_PARAMS="//; s/"$//')
 [ -n "$replay" ] || fail "no RC_PARAMS=\"reproduce=...\" line"
-ls "$bad"/failures/*.toml >/dev/null 2>&1 || fail "no scenario written to the failures folder"
+# A generated schedule's failure is kept in the failing-example database.
+[ -n "$(find "$bad/examples/my-lock" -name '*.toml' 2>/dev/null)" ] || fail "no scenario kept in the examples folder"
 repro=$(grep -E '^repro     my-locksim run ' <<<"$out" | tail -n 1)
 set +e
-again=$(cd "$bad/build" && RC_PARAMS="$replay" MY_LOCK_EVIDENCE_DIR="$bad/failures" ./my_lock_tests "$property" 2>&1); code=$?
+# With the kept example moved away, rapidcheck's own replay reproduces it.
+mv "$bad/examples" "$bad/examples.kept"
+again=$(cd "$bad/build" && RC_PARAMS="$replay" LOCKSIM_EXAMPLES_DIR="$bad/examples" ./my_lock_tests "$property" 2>&1); code=$?
 set -e
 [ "$code" -ne 0 ] || { out=$again; fail "RC_PARAMS=reproduce=... did not fail again"; }
 grep >/dev/null -xF "$repro" <<<"$again" || { out=$again; fail "the replay printed another repro than: $repro"; }
+# And without RC_PARAMS the kept example is replayed first: the same failure.
+set +e
+third=$(cd "$bad/build" && LOCKSIM_EXAMPLES_DIR="$bad/examples" ./my_lock_tests "$property" 2>&1); code=$?
+set -e
+[ "$code" -ne 0 ] || { out=$third; fail "the kept example did not fail the next run"; }
+grep >/dev/null -xF "$repro" <<<"$third" || { out=$third; fail "the kept example's replay printed another repro than: $repro"; }
 echo "installed package: my_lock_tests passed; my-locksim runs my-lock; a bare-PEXPIRE extend fails the test"
