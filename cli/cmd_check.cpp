@@ -56,6 +56,7 @@
 #include "scenarios/scenario_writer.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::cli {
@@ -63,12 +64,6 @@ namespace locksim::cli {
 namespace {
 
 using scenarios::FaultKind;
-
-std::string joined(const std::vector<std::string>& words, const std::string& separator = ", ") {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : separator) + w;
-  return s;
-}
 
 // Violating schedules shown in full (TOML, repro, timeline); the rest are
 // listed one line each (and all are in --out).

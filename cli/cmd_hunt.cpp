@@ -40,6 +40,7 @@
 #include "scenarios/repro.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "scenarios/schedule_gen.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::cli {
@@ -72,11 +73,6 @@ std::optional<SteadyClock::duration> time_limit(const std::string& text) {
 }
 
 
-std::string joined(const std::vector<std::string>& names, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? separator : "") + names[i];
-  return out;
-}
 
 std::vector<scenarios::InventoryMethod> option_methods(const std::vector<std::string>& names) {
   std::vector<scenarios::InventoryMethod> methods;

@@ -19,6 +19,7 @@
 #include "scenarios/input_file.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/scenario.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::reports {
@@ -414,9 +415,7 @@ std::vector<std::string> Comparison::locks() const {
 }
 
 std::string Comparison::sources_label() const {
-  std::string out;
-  for (const auto& i : inputs_) out += (out.empty() ? "" : ", ") + i;
-  return out;
+  return joined(inputs_);
 }
 
 CellPerf Comparison::lock_perf(const std::string& lock) const {
@@ -582,9 +581,7 @@ std::vector<std::string> kinds_worst_first(const std::map<std::string, std::uint
 }
 
 std::string kinds_text(const std::set<std::string>& kinds) {
-  std::string out;
-  for (const auto& k : kinds) out += (out.empty() ? "" : ", ") + k;
-  return out.empty() ? "none" : out;
+  return kinds.empty() ? "none" : joined(kinds);
 }
 
 std::string outcomes_text(const std::map<std::set<std::string>, std::uint64_t>& outcomes) {

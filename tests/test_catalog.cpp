@@ -1283,6 +1283,25 @@ TEST_CASE("check keeps every violating schedule and replays the kept ones first;
   fs::remove_all(dir);
 }
 
+TEST_CASE("a kept example replays with its exact lock name, not the folder key made of it", "[catalog][examples]") {
+  const fs::path dir = fresh_dir("examples-lock-name");
+  auto info = locks::find_lock("naive-del");
+  REQUIRE(info);
+  info->name = "my lock/v2";  // a user's lock whose name is not a folder name
+  REQUIRE(locks::register_lock(*info));
+  const auto gc = load_catalog_scenario("gc-pause");
+  REQUIRE(gc);
+  const auto saved = testing::save_example(dir.string(), {*gc, info->name, 7, "mutual-exclusion",
+                                                          {"mutual-exclusion"}, "a test", "locksim"});
+  CHECK(saved.example.lock == testing::example_key(info->name));
+  CHECK(saved.example.lock != info->name);
+  const auto run = testing::replay_example(saved.example);
+  REQUIRE(run);
+  CHECK(run->lock == info->name);
+  CHECK(run->violation_kinds().count("mutual-exclusion") == 1);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a check --out record replays with replay FILE --line N: it carries its schedule's scenario",
           "[catalog][examples]") {
   const fs::path dir = fresh_dir("examples-check-out");
