@@ -34,6 +34,7 @@ inline constexpr unsigned kMaxJobs = 256;
 struct SweepOptions {
   std::vector<std::string> scenarios{"all"};  // catalog names, .toml files, or "all"
   std::vector<std::string> locks{"all"};      // lock kinds or "all"
+  std::vector<std::string> expect_files;      // --expect: a user's expectations (scenarios/lock_expectations.hpp)
   std::uint64_t seeds = 100;
   std::uint64_t seed_start = 1;
   unsigned jobs = 1;

@@ -116,7 +116,7 @@ bool Section::check_keys(std::initializer_list<std::string_view> allowed) {
     const std::string key(k.str());
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     const auto close = close_names(key, names);
-    std::string msg = close.empty() ? "unknown key (known keys: " + join(names) + ")"
+    std::string msg = close.empty() ? "unknown key (known keys: " + joined(names) + ")"
                                     : "unknown key (did you mean " + in_quotes(close.front()) + "?)";
     return p_.fail(line_of(k.source()), field(key), std::move(msg));
   }
@@ -235,7 +235,7 @@ std::optional<std::string> Section::choice(std::string_view key, std::initialize
     if (o == *s) return s;
   std::vector<std::string> names;
   for (auto o : options) names.push_back(in_quotes(o));
-  fail(*node(key), key, "unknown value " + in_quotes(*s) + " (expected " + join(names, " or ") + ")");
+  fail(*node(key), key, "unknown value " + in_quotes(*s) + " (expected " + joined(names, " or ") + ")");
   return std::nullopt;
 }
 

@@ -28,6 +28,7 @@
 #include "scenarios/catalog.hpp"
 #include "testing/example_db.hpp"
 #include "scenarios/lock_assumptions.hpp"
+#include "scenarios/lock_expectations.hpp"
 #include "scenarios/runner.hpp"
 #include "vocab/task.hpp"
 #include "sim/trace.hpp"
@@ -1299,6 +1300,75 @@ TEST_CASE("a kept example replays with its exact lock name, not the folder key m
   REQUIRE(run);
   CHECK(run->lock == info->name);
   CHECK(run->violation_kinds().count("mutual-exclusion") == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an --expect file states what a user's lock should show, scenario by scenario, without editing the catalog",
+          "[catalog][expect]") {
+  const fs::path dir = fresh_dir("expect-file");
+  auto info = locks::find_lock("token");
+  REQUIRE(info);
+  info->name = "test-expect-lock";
+  REQUIRE(locks::register_lock(*info));
+  const std::string file = (dir / "mine.toml").string();
+  std::ofstream(file) << "[test-expect-lock]\nlike = \"token\"\nviolations = [\"lock-unavailable\"]\n"
+                         "[test-expect-lock.scenarios]\ngc-pause = [\"mutual-exclusion\"]\n"
+                         "baseline = { violations = [], may = [\"stale-write\"] }\n";
+  std::vector<Scenario> planned;
+  for (const char* name : {"gc-pause", "delayed-packet", "baseline", "etcd-gc-pause"}) {
+    auto s = load_catalog_scenario(name);
+    REQUIRE(s);
+    planned.push_back(*s);
+  }
+  const auto token_on_delayed_packet = planned[1].expected_for("token");
+  REQUIRE(token_on_delayed_packet);
+  REQUIRE_FALSE(planned[3].expected_for("token"));
+  REQUIRE_FALSE(apply_expectation_files({file}, planned));
+  using Kinds = std::set<std::string>;
+  CHECK(planned[0].expected_for("test-expect-lock") == Kinds{"mutual-exclusion"});  // its own line first
+  CHECK(planned[1].expected_for("test-expect-lock") == token_on_delayed_packet);       // then like = token
+  CHECK(planned[1].may_for("test-expect-lock") == planned[1].may_for("token"));
+  CHECK(planned[2].expected_for("test-expect-lock") == Kinds{});
+  CHECK(planned[2].may_for("test-expect-lock") == Kinds{"stale-write"});
+  CHECK(planned[3].expected_for("test-expect-lock") == Kinds{"lock-unavailable"});  // token expects nothing there
+  CHECK(planned[0].expected_for("token") == load_catalog_scenario("gc-pause")->expected_for("token"));  // untouched
+  // Bad input: one line naming the file, line and field, with close names.
+  const auto error_of = [&](const std::string& text) {
+    std::ofstream(file, std::ios::trunc) << text;
+    std::vector<Scenario> one{planned[0]};
+    const auto e = apply_expectation_files({file}, one);
+    return e ? e->to_string() : std::string("no error");
+  };
+  CHECK(error_of("[tokne]\n") == file + ":1: tokne: unknown lock \"tokne\" (did you mean token?)");
+  CHECK(error_of("[token]\nlike = \"fencd\"\n") == file + ":2: token.like: unknown lock \"fencd\" (did you mean fenced?)");
+  CHECK_THAT(error_of("[token.scenarios]\n\ngc-paus = []\n"),
+             Catch::StartsWith(file + ":3: token.scenarios.gc-paus: unknown scenario \"gc-paus\" (did you mean "));
+  CHECK_THAT(error_of("[token]\nviolations = [\"mutual-exclusio\"]\n"),
+             Catch::StartsWith(file + ":2: token.violations: unknown violation \"mutual-exclusio\" (known: "));
+  CHECK_THAT(error_of("[token]\nlikes = \"naive-del\"\n"), Catch::StartsWith(file + ":2: token.likes: unknown key"));
+  CHECK_THAT(error_of("token = 3\n"), Catch::StartsWith(file + ":1: token: "));
+  CHECK(error_of("[token\n").rfind(file + ":1: syntax: ", 0) == 0);
+  // From the command line: a sweep's records carry the file's expectation and are judged by it.
+  std::ofstream(file, std::ios::trunc) << "[fenced.scenarios]\ngc-pause = []\ndelayed-packet = []\n";
+  const std::string out = (dir / "sweep.jsonl").string();
+  const auto [swept, code] = run_cli("sweep --scenario gc-pause,delayed-packet --lock fenced --seeds 1 --quiet --expect " +
+                                     file + " --out " + out + " 2>&1");
+  INFO(swept);
+  CHECK(code == 1);  // gc-pause's storage does not fence: fenced shows violations the file says it must not
+  std::map<std::string, nlohmann::json> by_scenario;
+  std::ifstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    const auto record = nlohmann::json::parse(line);
+    by_scenario[record["scenario"]] = record;
+  }
+  REQUIRE(by_scenario.size() == 2);
+  CHECK(by_scenario["gc-pause"]["expected"] == nlohmann::json::array());
+  CHECK(by_scenario["gc-pause"]["matched"] == false);
+  CHECK(by_scenario["delayed-packet"]["expected"] == nlohmann::json::array());
+  CHECK(by_scenario["delayed-packet"]["matched"] == true);
+  const auto [bad, bad_code] = run_cli("run gc-pause --lock fenced --expect " + (dir / "none.toml").string() + " 2>&1");
+  CHECK(bad_code == 2);
+  CHECK_THAT(bad, Catch::Contains((dir / "none.toml").string() + ":0: file: no such file"));
   fs::remove_all(dir);
 }
 

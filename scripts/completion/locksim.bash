@@ -34,15 +34,15 @@ _locksim() {
     --format) mapfile -t COMPREPLY < <(compgen -W "text json md html junit" -- "$cur"); return ;;
     --workload) mapfile -t COMPREPLY < <(compgen -W "lock inventory" -- "$cur"); return ;;
     --method) mapfile -t COMPREPLY < <(compgen -W "read-check-write lock decr lua segmented" -- "$cur"); return ;;
-    --out|--timeline|--redis-server|--store) compopt -o default; COMPREPLY=(); return ;;
+    --out|--timeline|--redis-server|--store|--expect) compopt -o default; COMPREPLY=(); return ;;
     --examples-dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
   esac
   local opts=""
   case $sub in
     list) opts="--format" ;;
-    run) opts="--lock --seed --format --trace --timeline --store" ;;
+    run) opts="--lock --expect --seed --format --trace --timeline --store" ;;
     replay) opts="--format --trace --timeline --line" ;;
-    sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
+    sweep) opts="--scenario --lock --expect --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
     hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation --workload --method --examples-dir --no-examples" ;;
     check) opts="--lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples" ;;
     report) opts="--format --out" ;;
