@@ -630,14 +630,18 @@ int merge_check(const CheckArgs& a) {
 Handler add_check_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("check", "Run every fault schedule up to a bound; a violation or \"none within this bound\"");
   auto args = std::make_shared<CheckArgs>();
-  cmd->add_option("scenario", args->scenario, "Base scenario (catalog name or .toml): its topology and workload")->required();
+  cmd->add_option("scenario,--scenario", args->scenario,
+                  "Base scenario (catalog name or .toml): its topology and workload")
+      ->required();
   cmd->add_option("--lock", args->lock, "Lock kind to check (see `locksim list`)")->required();
   cmd->add_option("--faults", args->faults,
                   "Faults per schedule at most (1.." + std::to_string(scenarios::kMaxCheckFaults) + ")")
       ->capture_default_str();
   cmd->add_option("--kinds", args->kinds, "Fault kinds, comma separated (default: every kind the topology allows)");
   cmd->add_option("--property", args->property, "Only this violation counts (default: any)");
-  cmd->add_option("--jobs", args->jobs, "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + ")")->capture_default_str();
+  args->jobs = std::to_string(default_jobs());
+  cmd->add_option("--jobs", args->jobs, "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + "; default: the cores)")
+      ->capture_default_str();
   cmd->add_option("--shard", args->shard, "Run shard K of N of the explored schedules, e.g. 2/8")->capture_default_str();
   cmd->add_option("--out", args->out,
                   "Write one run record (JSON line) per explored schedule to this file, then a summary line");

@@ -208,7 +208,7 @@ TEST_CASE("hunt gives a fenced lock fencing storage in every case and says so", 
   auto [out, code] = run_cli("hunt --lock fenced --budget 45");  // without fencing storage: stale-write at case 42
   CHECK(out.rfind("assumes   fenced: the storage checks fencing tokens (given to every case)\n", 0) == 0);
   CHECK(out.find("stale-write after") == std::string::npos);
-  auto [token, token_code] = run_cli("hunt --lock token --budget 1 --faults pause");
+  auto [token, token_code] = run_cli("hunt --lock token --budget 1 --kinds pause");
   CHECK(token.find("assumes") == std::string::npos);
 }
 
@@ -236,20 +236,20 @@ TEST_CASE("check and hunt give Redlock the masters it needs on a one-master scen
   CHECK(one_master.redis.masters == 3);
   CHECK(scenarios::unmet_assumptions(one_master, redlock).empty());
 
-  auto [hunt, hunt_code] = run_cli("hunt --lock redlock --scenario gc-pause --budget 3 --faults pause");
+  auto [hunt, hunt_code] = run_cli("hunt --lock redlock --scenario gc-pause --budget 3 --kinds pause");
   INFO(hunt);
   CHECK(hunt.rfind("assumes   redlock: at least 3 Redis masters (given; the scenario has [redis] masters = 1)\n", 0) == 0);
   CHECK(hunt.find("needs at least") == std::string::npos);
 }
 
 TEST_CASE("hunt --workload inventory searches sales and prints a minimal sale that reruns", "[catalog][hunt]") {
-  auto [out, code] = run_cli("hunt --lock naive-del --workload inventory --faults pause --violation oversell");
+  auto [out, code] = run_cli("hunt --lock naive-del --workload inventory --kinds pause --property oversell");
   CHECK(code == 1);
   CHECK(out.rfind("hunt      naive-del: oversell after ", 0) == 0);
   CHECK(out.find("kind = 'inventory'") != std::string::npos);
-  CHECK(out.find("--violation oversell --workload inventory --seed 1") != std::string::npos);  // how it was found
+  CHECK(out.find("--property oversell --workload inventory --seed 1") != std::string::npos);  // how it was found
   CHECK(out.find("VIOLATED oversell") != std::string::npos);
-  auto [none, none_code] = run_cli("hunt --lock token --workload inventory --method decr,lua --faults pause --budget 3");
+  auto [none, none_code] = run_cli("hunt --lock token --workload inventory --method decr,lua --kinds pause --budget 3");
   CHECK(none_code == 0);
   CHECK(none.find("no violation in 3 case(s)") != std::string::npos);
 }
@@ -358,7 +358,7 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"sweep --shard 3/2 --out " + out, "K must be at most N"},
       {"hunt --lock token --budget -1", "--budget: expected an integer from 1"},
       {"hunt --lock token --budget 0", "--budget: expected an integer from 1"},
-      {"hunt --lock token --faults pause,meteor", "hunt: --faults: unknown fault kind \"meteor\" (known: pause, clock-jump"},
+      {"hunt --lock token --kinds pause,meteor", "hunt: --kinds: unknown fault kind \"meteor\" (known: pause, clock-jump"},
       {"hunt --lock etcd-mutex --scenario gc-pause", "hunt: --scenario: gc-pause: "},
       {"hunt --lock token --workload shop", "hunt: --workload: unknown workload \"shop\" (known: lock, inventory)"},
       {"hunt --lock token --method lock", "hunt: --method: only with --workload inventory"},
@@ -396,7 +396,7 @@ TEST_CASE("an empty value for any option is refused, never read as its default (
       {"run gc-pause --store ''", "--store: an empty value"},
       {"hunt --lock token --time ''", "--time: an empty value"},
       {"hunt --lock token --scenario ''", "--scenario: an empty value"},
-      {"hunt --lock token --violation ''", "--violation: an empty value"},
+      {"hunt --lock token --property ''", "--property: an empty value"},
       {"live gc-pause --time-scale ''", "--time-scale: an empty value"},
       {"live gc-pause --redis-server ''", "--redis-server: an empty value"},
       {"sweep --time-scale '' --out " + out, "--time-scale: an empty value"},
@@ -407,7 +407,7 @@ TEST_CASE("an empty value for any option is refused, never read as its default (
       // An empty item of a comma-separated list is refused, not dropped.
       {"sweep --scenario gc-pause --lock token, --out " + out, "sweep: --lock: an empty item in \"token,\""},
       {"sweep --scenario ,gc-pause --lock token --out " + out, "sweep: --scenario: an empty item in \",gc-pause\""},
-      {"hunt --lock token --faults pause,", "hunt: --faults: an empty item in \"pause,\""},
+      {"hunt --lock token --kinds pause,", "hunt: --kinds: an empty item in \"pause,\""},
       {"hunt --lock token --workload inventory --method lock,,decr", "hunt: --method: an empty item in \"lock,,decr\""},
       {"check gc-pause --lock token --kinds ,pause", "check: --kinds: an empty item in \",pause\""},
       {"live gc-pause --redis 127.0.0.1:1,", "live: --redis: an empty item in \"127.0.0.1:1,\""},
@@ -1184,7 +1184,7 @@ std::size_t temp_files(const fs::path& dir) {
 TEST_CASE("hunt keeps the minimal counterexample, and the next hunt replays it first instead of searching",
           "[catalog][examples]") {
   const fs::path dir = fresh_dir("examples-hunt");
-  const std::string hunt = "hunt --lock naive-del --faults pause --examples-dir " + dir.string();
+  const std::string hunt = "hunt --lock naive-del --kinds pause --examples-dir " + dir.string();
   const auto [found, code] = run_cli(hunt);
   INFO(found);
   REQUIRE(code == 1);
@@ -1195,7 +1195,7 @@ TEST_CASE("hunt keeps the minimal counterexample, and the next hunt replays it f
   // A runnable scenario: its comment names the finder and the repro, which fails while the bug is there.
   const std::string text = bytes_of(kept[0].path);
   CHECK(text.rfind("# locksim failing example: naive-del fails " + kept[0].property, 0) == 0);
-  CHECK_THAT(text, Catch::Contains("\n# found by: locksim hunt --lock naive-del --faults pause --seed 1\n"));
+  CHECK_THAT(text, Catch::Contains("\n# found by: locksim hunt --lock naive-del --kinds pause --seed 1\n"));
   const std::string repro = "locksim run " + kept[0].path + " --lock naive-del --seed " + std::to_string(kept[0].seed);
   CHECK_THAT(text, Catch::Contains("\n# repro: " + repro + "\n"));
   CHECK_THAT(found, Catch::Contains("repro     " + repro));
@@ -1210,13 +1210,13 @@ TEST_CASE("hunt keeps the minimal counterexample, and the next hunt replays it f
   CHECK(again.find(" case(s) (seed 1)") == std::string::npos);
   // --no-examples searches anew; LOCKSIM_EXAMPLES_DIR names the folder as --examples-dir does.
   CHECK(run_cli(hunt + " --no-examples 2>&1").second == 2);  // the two options exclude each other
-  const auto [searched, searched_code] = run_cli("hunt --lock naive-del --faults pause --no-examples");
+  const auto [searched, searched_code] = run_cli("hunt --lock naive-del --kinds pause --no-examples");
   CHECK(searched_code == 1);
   CHECK_THAT(searched, Catch::Contains("hunt      naive-del: "));
   CHECK(searched.find("saved     ") == std::string::npos);
   const auto [by_env, by_env_code] =
       tests::run_shell("env -u LOCKSIM_NO_EXAMPLES LOCKSIM_EXAMPLES_DIR=" + dir.string() + " " + LOCKSIM_BINARY +
-                       " hunt --lock naive-del --faults pause");
+                       " hunt --lock naive-del --kinds pause");
   CHECK(by_env_code == 1);
   CHECK_THAT(by_env, Catch::Contains("a saved example still fails"));
   CHECK(temp_files(dir) == 0);
@@ -1370,6 +1370,38 @@ TEST_CASE("an --expect file states what a user's lock should show, scenario by s
   CHECK(bad_code == 2);
   CHECK_THAT(bad, Catch::Contains((dir / "none.toml").string() + ":0: file: no such file"));
   fs::remove_all(dir);
+}
+
+TEST_CASE("one option vocabulary: hunt and check spell scenario, kinds and property alike; old spellings still work",
+          "[catalog][cli]") {
+  // hunt: the scenario as a positional (or --scenario), --kinds and --property, as check has them.
+  const auto [hunted, hunt_code] = run_cli("hunt gc-pause --lock naive-del --kinds pause --property mutual-exclusion "
+                                           "--no-examples 2>&1");
+  INFO(hunted);
+  CHECK(hunt_code == 1);
+  CHECK_THAT(hunted, Catch::Contains("hunt --lock naive-del --scenario gc-pause --kinds pause --property mutual-exclusion"));
+  CHECK(hunted.find(" is now ") == std::string::npos);
+  // The old spellings run the same search, each with a note naming the new one.
+  const auto [old, old_code] = run_cli("hunt --scenario gc-pause --lock naive-del --faults pause --violation "
+                                       "mutual-exclusion --no-examples 2>&1");
+  CHECK(old_code == 1);
+  CHECK_THAT(old, Catch::Contains("locksim hunt: --faults is now --kinds (the old spelling still works)\n"));
+  CHECK_THAT(old, Catch::Contains("locksim hunt: --violation is now --property (the old spelling still works)\n"));
+  CHECK(old.substr(old.find("hunt      ")) == hunted.substr(hunted.find("hunt      ")));
+  // check: the scenario as --scenario too.
+  const std::string bound = " --lock naive-del --faults 1 --kinds pause --no-examples --jobs 1";
+  const auto [positional, positional_code] = run_cli("check gc-pause" + bound);
+  const auto [named, named_code] = run_cli("check --scenario gc-pause" + bound);
+  CHECK(positional_code == 1);
+  CHECK(named_code == 1);
+  const auto untimed = [](const std::string& text) {  // the "time      0.25s" lines differ run to run
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("time ", 0) != 0) out += line + "\n";
+    return out;
+  };
+  CHECK(untimed(positional) == untimed(named));
 }
 
 TEST_CASE("a check --out record replays with replay FILE --line N: it carries its schedule's scenario",
