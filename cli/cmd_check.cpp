@@ -528,9 +528,9 @@ std::map<unsigned, ShardSummary> read_summaries(const std::vector<std::string>& 
   for (const std::string& file : files) {
     // Regular files only (a FIFO would block, /dev/zero never ends), as `report` reads them.
     if (auto problem = scenarios::input_file_problem(file, std::numeric_limits<std::uintmax_t>::max()))
-      throw InputError(file + ":0: " + *problem);
+      throw InputError(file + ": " + *problem);
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file + ":0: cannot read");
+    if (!in) throw InputError(file + ": cannot read");
     std::size_t n = 0;
     for (std::string line; std::getline(in, line);) {
       ++n;

@@ -530,7 +530,7 @@ Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, 
       return failure(std::move(e));
     }
   }
-  if (in.bad()) return bad(name + ":0: read error");
+  if (in.bad()) return bad(name + ": read error");
   return true;
 }
 
@@ -538,9 +538,9 @@ Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& i
   // Regular files only (a FIFO would block, /dev/zero never ends); no size
   // cap: a sweep's file is streamed, and its size is the user's choice.
   if (auto problem = scenarios::input_file_problem(path, std::numeric_limits<std::uintmax_t>::max()))
-    return bad(path + ":0: " + *problem);
+    return bad(path + ": " + *problem);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return bad(path + ":0: cannot open the file");
+  if (!in) return bad(path + ": cannot open the file");
   return read_jsonl(in, path, into, warnings);
 }
 

@@ -42,7 +42,9 @@ const std::vector<std::string>& violation_names() {
 }
 
 std::string ScenarioError::to_string() const {
-  return file + ":" + std::to_string(line) + ": " + field + ": " + message;
+  // Line 0 is the file as a whole (missing, unreadable, an unknown catalog
+  // name): no ":0:" location, which would point at no line.
+  return file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + field + ": " + message;
 }
 
 std::optional<std::set<std::string>> Scenario::expected_for(const std::string& kind) const {
