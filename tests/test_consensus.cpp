@@ -638,7 +638,8 @@ struct CpClient {
       : rt(host, 0, [](std::size_t) { return kNoHost; }, 5s) {
     if constexpr (std::is_same_v<M, EtcdMember>) etcd = std::make_unique<SimEtcdConn>(host, member_ids(cw), 20s, first);
     else zk = std::make_unique<SimZkConn>(host, member_ids(cw), first);
-    rt.attach_cp(etcd.get(), zk.get());
+    if (etcd) rt.attach_service(etcd.get());
+    else rt.attach_service(zk.get());
     lock = locksim::locks::make_lock(kind, rt, config);
   }
   ~CpClient() { lock.reset(); }
@@ -1268,8 +1269,7 @@ void run_two_clients(const std::string& kind, MakeConn make_conn) {
   auto client = [&](const std::string& name) {
     auto conn = make_conn(name);
     locksim::locks::RealRuntimeOptions options;
-    if constexpr (std::is_same_v<decltype(conn), std::unique_ptr<EtcdHttpConn>>) options.etcd = conn.get();
-    else options.zk = conn.get();
+    options.service = conn.get();
     locksim::locks::RealRuntime rt({}, options);
     contend(rt, kind, 3, c);
   };
