@@ -33,7 +33,8 @@ std::chrono::milliseconds whole_ms(Duration d) { return std::chrono::duration_ca
 constexpr std::chrono::milliseconds kEtcdHeartbeatFloor{50}, kEtcdElectionFloor{500};
 
 Result<std::unique_ptr<CpCluster>, LiveError> start_etcd(const Scenario& scaled, CpClusterOptions options) {
-  auto etcd = EtcdCluster::start(EtcdClusterSpec{std::move(options), {},
+  auto etcd = EtcdCluster::start(EtcdClusterSpec{std::move(options),
+                                                 {},
                                                  std::max(whole_ms(scaled.cp.heartbeat), kEtcdHeartbeatFloor),
                                                  std::max(whole_ms(scaled.cp.election_timeout), kEtcdElectionFloor)});
   if (!etcd) return failure(etcd.error());
@@ -64,15 +65,17 @@ std::unique_ptr<locks::ServiceConn> connect_etcd(LiveWorld& world, std::size_t c
   return std::make_unique<LiveEtcdConn>(world, c, std::make_unique<EtcdHttpConn>(endpoints, timeout));
 }
 
-constexpr LiveServiceRow kEtcdLive{locks::Topology::Etcd,
-                                   start_etcd,
-                                   etcd_scale_refusal,
-                                   etcd_floor_note,
-                                   connect_etcd,
-                                   "a real etcd cluster",
-                                   "etcd processes",
-                                   "the v3 JSON gateway with libcurl",
-                                   "etcd reads its clocks through the vDSO, not libc"};
+constexpr LiveServiceRow kEtcdLive{
+    .topology = locks::Topology::Etcd,
+    .start_cluster = start_etcd,
+    .scale_refusal = etcd_scale_refusal,
+    .timing_note = etcd_floor_note,
+    .connect = connect_etcd,
+    .cluster = "a real etcd cluster",
+    .processes = "etcd processes",
+    .client = "the v3 JSON gateway with libcurl",
+    .no_clock_step = "etcd reads its clocks through the vDSO, not libc",
+};
 
 // ---- ZooKeeper
 
@@ -92,20 +95,21 @@ std::optional<std::string> zk_scale_refusal(const Scenario& scaled) {
 std::optional<std::string> no_note(const Scenario&) { return std::nullopt; }
 
 std::unique_ptr<locks::ServiceConn> connect_zk(LiveWorld& world, std::size_t c,
-                                               const std::vector<std::string>& endpoints,
-                                               std::chrono::milliseconds) {
+                                               const std::vector<std::string>& endpoints, std::chrono::milliseconds) {
   return std::make_unique<LiveZkConn>(world, c, std::make_unique<ZkCClientConn>(ZkCluster::connect_string(endpoints)));
 }
 
-constexpr LiveServiceRow kZkLive{locks::Topology::ZooKeeper,
-                                 start_zk,
-                                 zk_scale_refusal,
-                                 no_note,
-                                 connect_zk,
-                                 "a real ZooKeeper ensemble",
-                                 "JVMs",
-                                 "the C client libzookeeper_mt",
-                                 "ZooKeeper's JVM does not run under liblocksim_preload"};
+constexpr LiveServiceRow kZkLive{
+    .topology = locks::Topology::ZooKeeper,
+    .start_cluster = start_zk,
+    .scale_refusal = zk_scale_refusal,
+    .timing_note = no_note,
+    .connect = connect_zk,
+    .cluster = "a real ZooKeeper ensemble",
+    .processes = "JVMs",
+    .client = "the C client libzookeeper_mt",
+    .no_clock_step = "ZooKeeper's JVM does not run under liblocksim_preload",
+};
 
 }  // namespace
 

@@ -6,8 +6,8 @@
 
 #include "locks/sim_cp_client.hpp"
 #include "scenarios/cp_topology_parse.hpp"
-#include "scenarios/scenario.hpp"
 #include "scenarios/duration.hpp"
+#include "scenarios/scenario.hpp"
 #include "scenarios/services.hpp"
 #include "sim/consensus/etcd_member.hpp"
 
@@ -79,18 +79,33 @@ std::unique_ptr<sim::consensus::ConsensusMember> etcd_member(sim::Host& host, co
   return std::make_unique<sim::consensus::EtcdMember>(host, etcd_config(s.cp), members);
 }
 
-std::unique_ptr<locks::ServiceConn> etcd_client(sim::Host& client, std::vector<sim::HostId> members,
-                                                const Scenario& s, std::size_t index) {
+std::unique_ptr<locks::ServiceConn> etcd_client(sim::Host& client, std::vector<sim::HostId> members, const Scenario& s,
+                                                std::size_t index) {
   return std::make_unique<locks::SimEtcdConn>(client, std::move(members), s.network.timeout, index);
 }
 
-constexpr CpServiceOps kEtcdOps{read_etcd,         write_etcd,         etcd_ttl_problem,
-                                etcd_ttl_adjustment, etcd_derived_overflow, etcd_generated_ttl,
-                                etcd_member,       etcd_client};
+constexpr CpServiceOps kEtcdOps{
+    .read = read_etcd,
+    .write = write_etcd,
+    .ttl_problem = etcd_ttl_problem,
+    .ttl_adjustment = etcd_ttl_adjustment,
+    .derived_overflow = etcd_derived_overflow,
+    .generated_ttl = etcd_generated_ttl,
+    .member = etcd_member,
+    .client = etcd_client,
+};
 
 }  // namespace
 
 extern const ServiceRow kEtcdService;
-const ServiceRow kEtcdService{locks::Topology::Etcd, "etcd", "etcd", "etcd-", "etcd-mutex", "etcd", &kEtcdOps};
+const ServiceRow kEtcdService{
+    .topology = locks::Topology::Etcd,
+    .table = "etcd",
+    .what = "etcd",
+    .member_prefix = "etcd-",
+    .default_lock = "etcd-mutex",
+    .report_family = "etcd",
+    .cp = &kEtcdOps,
+};
 
 }  // namespace locksim::scenarios

@@ -15,8 +15,15 @@ namespace {
 // Redis: masters, replicas and Sentinel, read and built by their own code
 // (scenario.cpp read_topology, runner.cpp build_redis). Its family in the
 // reports is split further by the lock's node count (reports/comparison.cpp).
-constexpr ServiceRow kRedisService{locks::Topology::Redis, "redis", "Redis", "redis-", "token", "single Redis",
-                                   nullptr};
+constexpr ServiceRow kRedisService{
+    .topology = locks::Topology::Redis,
+    .table = "redis",
+    .what = "Redis",
+    .member_prefix = "redis-",
+    .default_lock = "token",
+    .report_family = "single Redis",
+    .cp = nullptr,
+};
 
 }  // namespace
 

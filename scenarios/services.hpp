@@ -83,8 +83,8 @@ struct CpServiceOps {
                                                              const std::vector<sim::HostId>& members);
   // Client `index`'s connection from `client` to the members, one per
   // incarnation of its process, talking to member (index mod N) first.
-  std::unique_ptr<locks::ServiceConn> (*client)(sim::Host& client, std::vector<sim::HostId> members,
-                                                const Scenario& s, std::size_t index);
+  std::unique_ptr<locks::ServiceConn> (*client)(sim::Host& client, std::vector<sim::HostId> members, const Scenario& s,
+                                                std::size_t index);
 };
 
 struct ServiceRow {

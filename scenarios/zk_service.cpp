@@ -7,8 +7,8 @@
 
 #include "locks/sim_cp_client.hpp"
 #include "scenarios/cp_topology_parse.hpp"
-#include "scenarios/scenario.hpp"
 #include "scenarios/duration.hpp"
+#include "scenarios/scenario.hpp"
 #include "scenarios/services.hpp"
 #include "sim/consensus/zk_member.hpp"
 
@@ -51,8 +51,8 @@ std::optional<std::string> zk_ttl_adjustment(const Scenario& s) {
 // ZooKeeper's longest session (kZkMaxSessionTicks ticks).
 std::optional<std::pair<std::string, std::string>> zk_derived_overflow(const CpSpec& cp) {
   if (derived_product(cp.tick, kZkMaxSessionTicks)) return std::nullopt;
-  return std::pair<std::string, std::string>{
-      "zookeeper.tick", "the longest session, " + std::to_string(kZkMaxSessionTicks) + " x tick,"};
+  return std::pair<std::string, std::string>{"zookeeper.tick",
+                                             "the longest session, " + std::to_string(kZkMaxSessionTicks) + " x tick,"};
 }
 
 // A ZooKeeper lock's TTL is its session timeout: 2 to 20 ticks
@@ -71,14 +71,28 @@ std::unique_ptr<locks::ServiceConn> zk_client(sim::Host& client, std::vector<sim
   return std::make_unique<locks::SimZkConn>(client, std::move(members), index);
 }
 
-constexpr CpServiceOps kZkOps{read_zookeeper,    write_zookeeper,     zk_ttl_problem,
-                              zk_ttl_adjustment, zk_derived_overflow, zk_generated_ttl,
-                              zk_member,         zk_client};
+constexpr CpServiceOps kZkOps{
+    .read = read_zookeeper,
+    .write = write_zookeeper,
+    .ttl_problem = zk_ttl_problem,
+    .ttl_adjustment = zk_ttl_adjustment,
+    .derived_overflow = zk_derived_overflow,
+    .generated_ttl = zk_generated_ttl,
+    .member = zk_member,
+    .client = zk_client,
+};
 
 }  // namespace
 
 extern const ServiceRow kZkService;
-const ServiceRow kZkService{locks::Topology::ZooKeeper, "zookeeper", "ZooKeeper", "zk-", "zk-lock", "ZooKeeper",
-                            &kZkOps};
+const ServiceRow kZkService{
+    .topology = locks::Topology::ZooKeeper,
+    .table = "zookeeper",
+    .what = "ZooKeeper",
+    .member_prefix = "zk-",
+    .default_lock = "zk-lock",
+    .report_family = "ZooKeeper",
+    .cp = &kZkOps,
+};
 
 }  // namespace locksim::scenarios
