@@ -19,6 +19,7 @@
 #include "scenarios/input_file.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/services.hpp"
 #include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
@@ -375,23 +376,15 @@ std::vector<std::string> Comparison::scenarios() const {
 
 LockFamily lock_family(const std::string& lock) {
   const auto info = locks::find_lock(lock);
-  if (!info) return LockFamily::SingleRedis;
-  switch (info->topology) {
-    case locks::Topology::Etcd: return LockFamily::Etcd;
-    case locks::Topology::ZooKeeper: return LockFamily::ZooKeeper;
-    case locks::Topology::Redis: break;
-  }
-  return info->min_nodes > 1 ? LockFamily::RedisMultiNode : LockFamily::SingleRedis;
+  if (!info) return {};
+  return {info->topology, info->topology == locks::Topology::Redis && info->min_nodes > 1};
 }
 
+// The service row's family (scenarios/services.hpp); Redis splits by the
+// lock's node count.
 std::string_view lock_family_name(LockFamily family) {
-  switch (family) {
-    case LockFamily::SingleRedis: return "single Redis";
-    case LockFamily::RedisMultiNode: return "Redis multi-node";
-    case LockFamily::Etcd: return "etcd";
-    case LockFamily::ZooKeeper: return "ZooKeeper";
-  }
-  return "single Redis";
+  if (family.multi_node) return "Redis multi-node";
+  return scenarios::service_row(family.service).report_family;
 }
 
 std::string lock_group_label(const std::string& lock) {
