@@ -35,6 +35,13 @@ struct HelpAnswer {
   std::string text;
   int code = 0;  // 0, or 2 for an unknown subcommand (text is then the error line)
 };
+// `locksim help --man-synopsis` / `--man-options` print these: the man
+// page's SYNOPSIS and OPTIONS sections in roff, drawn from the subcommands'
+// definitions, so docs/man/locksim.1 cannot drift from the CLI
+// (scripts/man-page.sh splices them in; cli_conventions checks the result).
+std::string man_synopsis(const CLI::App& app);
+std::string man_options(const CLI::App& app);
+
 std::optional<HelpAnswer> help_command(const CLI::App& app, int argc, const char* const* argv);
 
 }  // namespace locksim::cli

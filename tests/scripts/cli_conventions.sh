@@ -40,6 +40,9 @@ for typo in "rnu gc-pause" "help rnu"; do
   [[ $code -eq 2 && $said == *"did you mean 'run'?"* ]] || fail "'locksim $typo' gave exit $code: $said"
 done
 
+# The man page's SYNOPSIS and OPTIONS are the CLI's own definition.
+"$root/scripts/man-page.sh" --check "$bin" || fail "docs/man/locksim.1 drifted from the CLI: run scripts/man-page.sh"
+
 # Completing `locksim run x --lock na` offers naive-del.
 words=$(PATH="$(dirname "$bin"):$PATH" bash -c '
   source "$1"
