@@ -3,7 +3,8 @@
 # block right after a marker line
 #     <!-- sample: locksim run gc-pause --lock naive-del --seed 1 -->
 # and holds what that command prints (stdout; its exit code does not
-# matter). `locksim` in the command is the binary given. Only deterministic
+# matter); or, for output that is Markdown itself (a report's table), the
+# lines between the marker and a closing `<!-- /sample -->`. `locksim` in the command is the binary given. Only deterministic
 # (simulated) commands belong in a marker. ctest doc_samples runs it with
 # --check: a document whose sample differs from what the command prints
 # fails, so no sample goes stale.
@@ -30,15 +31,18 @@ for doc in README.md docs/*.md; do
           state=marker
         fi ;;
       marker)
-        [[ $line == '```'* ]] || { echo "doc-samples: $doc: a sample marker must be followed by a \`\`\` block" >&2; exit 2; }
-        printf '%s\n' "$line" >> "$out"
+        fenced=false end='<!-- /sample -->'
+        if [[ $line == '```'* ]]; then printf '%s\n' "$line" >> "$out"; fenced=true end='```'; fi
         (cd "$work" && PATH="$(dirname "$bin"):$PATH" LOCKSIM_NO_EXAMPLES=1 NO_COLOR=1 \
            bash -c "${command//locksim /$(basename "$bin") }" >> "$out" 2>/dev/null) || true
-        state=skip ;;
+        state=skip
+        # An empty Markdown sample: the closing marker is this very line.
+        if ! $fenced && [[ $line == "$end" ]]; then printf '%s\n' "$line" >> "$out"; state=text; fi ;;
       skip)
-        [[ $line == '```' ]] && { printf '%s\n' "$line" >> "$out"; state=text; } ;;
+        [[ $line == "$end" ]] && { printf '%s\n' "$line" >> "$out"; state=text; } ;;
     esac
   done < "$doc"
+  [[ $state == text ]] || { echo "doc-samples: $doc: a sample is not closed (\`\`\` or <!-- /sample -->)" >&2; exit 2; }
   if ! cmp -s "$doc" "$out"; then
     if $check; then
       echo "doc-samples: a sample in $doc differs from what its command prints now (scripts/doc-samples.sh rewrites it):" >&2
