@@ -510,3 +510,29 @@ TEST_CASE("fault kinds are compared by value only in the fault table and its app
   check_no_line_of_project(compares_a_fault_kind, "a fault kind compared by value (add a field to the fault table)",
                            allowed);
 }
+
+// A choice between named CP services: a topology compared with etcd or
+// ZooKeeper (the two-way `t == Etcd ? ... : <ZooKeeper's>` that would take
+// ZooKeeper's branch for a third service), or the per-service accessors
+// the service table replaced (Runtime::etcd() / zk(), attach_cp).
+bool chooses_a_cp_service(const std::string& line) {
+  static const std::regex re(
+      R"([!=]=\s*(\w+::)*Topology::(Etcd|ZooKeeper)\b|\bTopology::(Etcd|ZooKeeper)\s*[!=]=|(\.|->)(etcd|zk)\(\)|\battach_cp\()");
+  return std::regex_search(line.substr(0, line.find("//")), re);
+}
+
+TEST_CASE("no code chooses between CP services by name: each service is a row of the service table", "[rules]") {
+  CHECK(chooses_a_cp_service("  const char* t = topology == Topology::Etcd ? \"etcd\" : \"zookeeper\";"));
+  CHECK(chooses_a_cp_service("  if (s.topology != locks::Topology::ZooKeeper) return {};"));
+  CHECK(chooses_a_cp_service("  EtcdConn* etcd = rt_.etcd();"));
+  CHECK(chooses_a_cp_service("  client.runtime->attach_cp(a, b);"));
+  CHECK_FALSE(chooses_a_cp_service("  info.topology = Topology::ZooKeeper;"));
+  CHECK_FALSE(chooses_a_cp_service("  if (s.topology == locks::Topology::Redis) return;"));
+  CHECK_FALSE(chooses_a_cp_service("  // topology == Topology::Etcd ? a : b"));
+  const std::set<std::string> allowed = {
+      "live/live_runner.cpp",  // (live/ is being rebuilt: its rows are in live/live_services.cpp)
+  };
+  check_no_line_of_project(chooses_a_cp_service, "a choice between CP services (add a field to the service row: "
+                                                 "scenarios/services.hpp, live/live_services.hpp)",
+                           allowed);
+}
