@@ -235,24 +235,30 @@ struct Outcome {
 };
 
 // "check: walked 34% of 1902225 candidate schedules, ran 81234 (2704/s), 12
-// violating", redrawn on a terminal's stderr at most every 200 ms.
+// violating", redrawn on a terminal's stderr at most every 200 ms; off a
+// terminal, in a long check, progress lines of candidates walked.
 class Progress {
  public:
-  explicit Progress(bool on) : on_(on), started_(Clock::now()) {}
+  explicit Progress(ProgressMode mode) : mode_(mode), started_(Clock::now()), pacer_(started_) {}
   ~Progress() {
     if (drawn_) std::cerr << "\n";
   }
   void ran(ShardCursor& cursor, bool violating) {
-    if (!on_) return;
+    if (mode_ == ProgressMode::Off) return;
     std::lock_guard<std::mutex> lock(mutex_);
     ++ran_;
     violating_ += violating ? 1 : 0;
     const auto now = Clock::now();
+    const auto [walked, candidates] = cursor.walked_of_candidates();
+    const double secs = std::chrono::duration<double>(now - started_).count();
+    if (mode_ == ProgressMode::Lines) {  // off a terminal: the share of the walk (cli/terminal.hpp)
+      if (pacer_.due(walked, candidates, now))
+        std::cerr << progress_line("check", walked, candidates, secs) << std::endl;
+      return;
+    }
     if (drawn_ && now - last_ < std::chrono::milliseconds(200)) return;
     drawn_ = true;
     last_ = now;
-    const auto [walked, candidates] = cursor.walked_of_candidates();
-    const double secs = std::chrono::duration<double>(now - started_).count();
     char line[200];
     std::snprintf(line, sizeof line, "\rcheck: walked %.0f%% of %llu candidate schedules, ran %llu (%.0f/s), %llu violating ",
                   candidates ? 100.0 * static_cast<double>(walked) / static_cast<double>(candidates) : 100.0,
@@ -263,8 +269,9 @@ class Progress {
 
  private:
   using Clock = std::chrono::steady_clock;
-  bool on_;
+  ProgressMode mode_;
   Clock::time_point started_, last_{};
+  ProgressPacer pacer_;
   bool drawn_ = false;
   std::uint64_t ran_ = 0, violating_ = 0;
   std::mutex mutex_;
@@ -283,10 +290,10 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
   const auto jobs = static_cast<unsigned>(option_number("check", "--jobs", a.jobs, {1, kMaxJobs}));
   ShardCursor cursor(plan, shard_index, shard_count);
   std::ostringstream discard;
-  OrderedWriter writer(out ? *out : discard, 0, false, std::cerr);
+  OrderedWriter writer(out ? *out : discard, 0, ProgressMode::Off, std::cerr);
   Outcome outcome;
   std::mutex mutex;
-  Progress progress(::isatty(STDERR_FILENO) == 1);
+  Progress progress(progress_mode(false));
   const auto folder = a.examples.folder();
   auto step = [&]() -> WorkerPool::Next {
     auto work = cursor.take();
@@ -650,6 +657,7 @@ Handler add_check_command(CLI::App& app) {
                   "the bound's verdict; runs no schedule")
       ->excludes("--out");
   add_example_options(*cmd, args->examples);
+  add_color_option(*cmd);
   return [args] { return args->merge.empty() ? run_check(*args) : merge_check(*args); };
 }
 

@@ -132,31 +132,45 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   return o;
 }
 
-// The progress line on a terminal, at most ten times a second.
+// The progress on stderr (cli/terminal.hpp): on a terminal a line redrawn
+// at most ten times a second; off one, in a long search, lines of cases
+// done of the budget (with --time: seconds of the time).
 class Progress {
  public:
-  explicit Progress(std::optional<SteadyClock::duration> limit)
-      : tty_(isatty(STDERR_FILENO) == 1), limit_(limit), start_(SteadyClock::now()), last_(start_) {}
+  Progress(std::optional<SteadyClock::duration> limit, std::uint64_t budget)
+      : mode_(progress_mode(false)), limit_(limit), budget_(budget), start_(SteadyClock::now()), last_(start_),
+        pacer_(start_) {}
 
   bool update(std::uint64_t cases, bool found) {
     const auto now = SteadyClock::now();
-    if (tty_ && (found || now - last_ >= std::chrono::milliseconds(100))) {
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    if (mode_ == ProgressMode::Redraw && (found || now - last_ >= std::chrono::milliseconds(100))) {
       last_ = now;
-      const double secs = std::chrono::duration<double>(now - start_).count();
       std::fprintf(stderr, "\rhunt: %llu cases, %.0f cases/s, %s", static_cast<unsigned long long>(cases),
                    secs > 0 ? static_cast<double>(cases) / secs : 0.0, found ? "found one, shrinking...\n" : "none yet");
       std::fflush(stderr);
     }
+    if (mode_ == ProgressMode::Lines) line(cases, now, secs);
     return !limit_ || now - start_ < *limit_;
   }
   void finish() const {
-    if (tty_) std::fprintf(stderr, "\r\033[K");
+    if (mode_ == ProgressMode::Redraw) std::fprintf(stderr, "\r\033[K");
   }
 
  private:
-  bool tty_;
+  void line(std::uint64_t cases, SteadyClock::time_point now, double secs) {
+    const auto whole = static_cast<std::uint64_t>(secs);
+    const std::uint64_t done = limit_ ? whole : cases;
+    using std::chrono::duration_cast, std::chrono::seconds;
+    const std::uint64_t total = limit_ ? static_cast<std::uint64_t>(duration_cast<seconds>(*limit_).count()) : budget_;
+    if (pacer_.due(done, total, now))
+      std::fprintf(stderr, "%s\n", progress_line(limit_ ? "hunt (seconds)" : "hunt", done, total, secs).c_str());
+  }
+  ProgressMode mode_;
   std::optional<SteadyClock::duration> limit_;
+  std::uint64_t budget_;
   SteadyClock::time_point start_, last_;
+  ProgressPacer pacer_;
 };
 
 std::string hunt_command(const HuntArgs& a) {
@@ -254,7 +268,7 @@ int run_hunt(const HuntArgs& a, bool budget_given) {
   scenarios::HuntOptions options = hunt_options(a, budget_given);
   print_assumptions(options);
   if (const auto code = replay_first(a, options)) return *code;
-  Progress progress(time_limit(a.time));
+  Progress progress(time_limit(a.time), options.budget);
   options.keep_going = [&progress](std::uint64_t cases, bool found) { return progress.update(cases, found); };
   const scenarios::HuntResult result = scenarios::hunt(options);
   progress.finish();
@@ -287,6 +301,7 @@ Handler add_hunt_command(CLI::App& app) {
   cmd->add_option("--method", args->methods,
                   "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)");
   add_example_options(*cmd, args->examples);
+  add_color_option(*cmd);
   return [args, budget] {
     args->faults = comma_list("hunt", "--kinds", args->faults);
     args->methods = comma_list("hunt", "--method", args->methods);

@@ -75,6 +75,7 @@ Handler add_live_command(CLI::App& app) {
   auto* prefix = cmd->add_option("--prefix", args->prefix, "With --redis: the prefix of every key the run touches "
                                             "(default locksim:<random>:)");
   cmd->add_flag("--allow-remote", args->allow_remote, "With --redis: allow non-loopback addresses");
+  add_color_option(*cmd);
   return [args, prefix] {
     check_redis_options(*args, prefix->count() > 0);
     auto scenario = scenarios::resolve_scenario(args->scenario);

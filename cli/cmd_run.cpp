@@ -258,6 +258,7 @@ Handler add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run one scenario with one lock and seed; print the verdict");
   auto args = std::make_shared<RunArgs>();
   add_run_options(*cmd, *args);
+  add_color_option(*cmd);
   return [args] {
     args->seed = option_number("run", "--seed", args->seed_text);
     refuse_outputs_over_inputs("run", *args);
@@ -279,6 +280,7 @@ Handler add_replay_command(CLI::App& app) {
   cmd->add_option("--format", base->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--trace", base->trace, "Print the event trace");
   cmd->add_option("--timeline", base->timeline, "Write an SVG timeline of the run to this file");
+  add_color_option(*cmd);
   return [repro, line, base] {
     std::optional<std::uint64_t> wanted;
     if (!line->empty()) wanted = option_number("replay", "--line", *line, {1, reports::Bounds{}.max});

@@ -5,19 +5,23 @@
 // already flushed). `--resume` continues the file.
 //
 // `--live` (cli/sweep.hpp) runs each scenario × lock against real
-// redis-server processes, one at a time, one run per cell unless --seeds
-// says otherwise; `--time-scale` and `--redis-server` are `live`'s options.
+// redis-server processes, one run per cell unless --seeds says otherwise,
+// one at a time unless --jobs says otherwise; `--time-scale` and
+// `--redis-server` are `live`'s options.
+//
+// Progress goes to stderr (cli/terminal.hpp): a redrawn bar on a terminal,
+// whole lines in a long run off one (a CI log); --quiet silences both.
 #include <algorithm>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <thread>
 #include <tuple>
-#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/parallel.hpp"
 #include "cli/sweep.hpp"
+#include "cli/terminal.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::cli {
@@ -75,11 +79,11 @@ Handler add_sweep_command(CLI::App& app) {
   numbers->seed_start_option = cmd->add_option("--seed-start", numbers->seed_start, "First seed (default 1)");
   numbers->jobs_option = cmd->add_option("--jobs", numbers->jobs,
                   "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) +
-                      "; default: the cores); --live runs one at a time");
+                      "; default: the cores; --live: 1, each live run starts its own servers)");
   cmd->add_option("--shard", *shard, "Run shard K of N (1-based), e.g. 2/8")->capture_default_str();
   cmd->add_option("--out", o->out, "Output JSONL file (- for stdout)")->required();
   cmd->add_flag("--resume", o->resume, "Continue a partial output file");
-  cmd->add_flag("--quiet", *quiet, "No progress bar");
+  cmd->add_flag("--quiet", *quiet, "No progress on stderr (a bar on a terminal, a line every 10 % or 30 s off one)");
   cmd->add_flag("--live", o->live, "Run against real redis-server, etcd or ZooKeeper processes (lines as `live --format json`)");
   cmd->add_option("--time-scale", o->time_scale,
                   "--live: real seconds per scenario second (default: each scenario's [live] time_scale, else 0.01, "
@@ -91,7 +95,7 @@ Handler add_sweep_command(CLI::App& app) {
       throw InputError("sweep: --time-scale and --redis-server need --live");
     if (o->live) o->seeds = 1, o->jobs = 1;  // --live defaults: one run per cell, one at a time
     read_numbers(*numbers, *o);
-    o->progress = !*quiet && isatty(STDERR_FILENO) && o->out != "-";
+    o->progress = progress_mode(*quiet, o->out != "-");
     handle_stop_signals("\nsweep: second signal: stopped at once; continue with --resume\n");
     const SweepSummary s = run_sweep(*o, std::cerr);
     print_skip_counts(s.skipped_pairs, std::cerr);

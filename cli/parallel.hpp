@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/terminal.hpp"
+
 namespace locksim::cli {
 
 // "K/N": two plain integers around one slash (the number layer reads each:
@@ -35,6 +37,9 @@ void request_stop();
 // a second writes `second` to stderr and exits 130 at once. Each call clears
 // the flag and the signal count.
 void handle_stop_signals(const char* second);
+// The same handlers again, the flag and count as they are: after code that
+// installed its own and put them back out of order (overlapping live runs).
+void reinstall_stop_signals();
 
 // The workers of sweep and check: `step` takes one piece of work, runs it
 // and says whether its worker goes on. A step that throws
@@ -83,26 +88,34 @@ class MemoryReserve {
   static bool retirement_requested();
 };
 
-// Writes results in work-list order as they become contiguous.
+// Writes results in work-list order as they become contiguous, and draws
+// the progress (cli/terminal.hpp) on `log` as `what` ("sweep").
 class OrderedWriter {
  public:
-  OrderedWriter(std::ostream& out, std::uint64_t total, bool progress, std::ostream& log)
-      : out_(out), total_(total), progress_(progress), log_(log), started_(Clock::now()) {}
+  OrderedWriter(std::ostream& out, std::uint64_t total, ProgressMode progress, std::ostream& log,
+                std::string what = "sweep")
+      : out_(out), total_(total), progress_(progress), log_(log), what_(std::move(what)), started_(Clock::now()),
+        pacer_(started_) {}
 
   void deliver(std::size_t position, std::string line, bool matched) {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_.emplace(position, std::make_pair(std::move(line), matched));
     while (!pending_.empty() && pending_.begin()->first == next_) {
-      auto& [text, ok] = pending_.begin()->second;
-      out_ << text << '\n';
-      out_.flush();
-      written_ += 1;
-      unmatched_ += ok ? 0 : 1;
+      write(pending_.begin()->second);
       pending_.erase(pending_.begin());
       ++next_;
     }
     if (!out_) failed_ = true;
     draw_progress(false);
+  }
+  // After an interrupt: writes the finished results still waiting for an
+  // earlier one that will not come (a live run costs real seconds; --resume
+  // runs only what is missing, whatever the order).
+  void write_waiting() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [position, result] : pending_) write(result);
+    pending_.clear();
+    if (!out_) failed_ = true;
   }
   void finish() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -114,12 +127,20 @@ class OrderedWriter {
 
  private:
   using Clock = std::chrono::steady_clock;
+  void write(const std::pair<std::string, bool>& result) {
+    out_ << result.first << '\n';
+    out_.flush();
+    written_ += 1;
+    unmatched_ += result.second ? 0 : 1;
+  }
   void draw_progress(bool final) {
-    if (!progress_) return;
     const auto now = Clock::now();
+    const double secs = std::chrono::duration<double>(now - started_).count();
+    if (progress_ == ProgressMode::Lines && !final && pacer_.due(written_, total_, now))
+      log_ << progress_line(what_, written_, total_, secs) << std::endl;
+    if (progress_ != ProgressMode::Redraw) return;
     if (!final && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;
-    const double secs = std::chrono::duration<double>(now - started_).count();
     const double rate = secs > 0 ? static_cast<double>(written_) / secs : 0.0;
     const double eta = rate > 0 ? static_cast<double>(total_ - written_) / rate : 0.0;
     const int width = 30;
@@ -134,9 +155,11 @@ class OrderedWriter {
 
   std::ostream& out_;
   std::uint64_t total_;
-  bool progress_;
+  ProgressMode progress_;
   std::ostream& log_;
+  std::string what_;
   Clock::time_point started_;
+  ProgressPacer pacer_;
   Clock::time_point last_draw_{};
   std::mutex mutex_;
   std::map<std::size_t, std::pair<std::string, bool>> pending_;

@@ -220,7 +220,6 @@ std::optional<ItemResult> live_item(const Plan& plan, std::uint64_t item, const 
 
 // Checks the live options before any run: the binary exists, the scale is valid.
 void check_live_options(const SweepOptions& o, const Plan& plan) {
-  if (o.jobs > 1) throw InputError("sweep: --live runs one at a time (real time, real processes): drop --jobs");
   live_time_scale_ppm(plan.scenarios.front(), o.time_scale);  // throws on a bad --time-scale
   // redis-server is needed only if a scenario runs on Redis (etcd and
   // ZooKeeper runs find their own binaries, and say so per run).
@@ -230,6 +229,29 @@ void check_live_options(const SweepOptions& o, const Plan& plan) {
   auto binary = live::locate_redis_server(o.redis_server);
   if (!binary) throw InputError("sweep --live: " + binary.error().message);
 }
+
+// Live runs on several workers. Each run_live installs its own SIGINT and
+// SIGTERM handlers for its span and puts back the ones it found
+// (live/live_runner.cpp, InterruptGuard); runs that overlap put them back
+// out of order, so when the last run in flight ends the sweep's own
+// handlers (cli/parallel.hpp) are installed again. A signal reaches the
+// runs in flight through live's handler, or, in the span where an earlier
+// run put the sweep's back, stops the sweep after the runs in flight end.
+class LiveRunsInFlight {
+ public:
+  void begin() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++count_;
+  }
+  void end() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--count_ == 0) reinstall_stop_signals();
+  }
+
+ private:
+  std::mutex mutex_;
+  unsigned count_ = 0;
+};
 
 // This shard's work-list positions still to run, produced on demand (a
 // huge --seeds must not build a list in memory): shard K/N holds positions
@@ -294,9 +316,8 @@ std::pair<std::uint64_t, std::uint64_t> count_shard(const Plan& plan, const Swee
   return {planned, resumed};
 }
 
-}  // namespace
-
-SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
+// The options' own bounds, before anything is read.
+void check_options(const SweepOptions& o) {
   if (o.shard_count == 0 || o.shard_index == 0 || o.shard_index > o.shard_count)
     throw InputError("sweep: --shard must be K/N with 1 <= K <= N");
   if (o.seeds == 0) throw InputError("sweep: --seeds must be at least 1");
@@ -306,6 +327,70 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
     throw InputError("sweep: --seed-start " + std::to_string(o.seed_start) + " with --seeds " + std::to_string(o.seeds) +
                      " goes past the largest seed, 18446744073709551615");
   if (o.out.empty()) throw InputError("sweep: --out FILE.jsonl is required");
+}
+
+// Runs this shard's work on the workers into `writer`; the live skips into
+// `summary`.
+void run_workers(const Plan& plan, const SweepOptions& o, WorkCursor& cursor, std::uint64_t to_run,
+                 OrderedWriter& writer, SweepSummary& summary, std::ostream& log) {
+  // A worker that runs out of memory (many --jobs under a memory limit: each
+  // thread's stack and heap) gives its run back and retires while others
+  // remain; the last one's is an error. One whose run needed the memory
+  // reserve (parallel.hpp) retires after writing it.
+  WorkerPool pool("sweep", log);
+  LiveRunsInFlight in_flight;
+  std::mutex skipped_mutex;
+  std::map<std::size_t, std::string> live_skipped;  // by position: listed in work-list order for any --jobs
+  auto run_item = [&](std::uint64_t item) {
+    if (!o.live) return std::optional<ItemResult>(simulate_item(plan, item));
+    in_flight.begin();
+    struct End {
+      LiveRunsInFlight& runs;
+      ~End() { runs.end(); }
+    } end{in_flight};
+    return live_item(plan, item, o);
+  };
+  auto step = [&]() -> WorkerPool::Next {
+    const auto work = cursor.take();
+    if (!work) return WorkerPool::Next::Done;
+    const auto [p, item] = *work;
+    try {
+      auto result = run_item(item);
+      if (!result) {
+        request_stop();
+        return WorkerPool::Next::Done;
+      }
+      if (result->live_skipped) {
+        std::lock_guard<std::mutex> lock(skipped_mutex);
+        live_skipped.emplace(p, *result->live_skipped);
+      }
+      writer.deliver(p, std::move(result->line), result->matched);
+      const bool retire = MemoryReserve::retirement_requested() && pool.may_retire();
+      return retire ? WorkerPool::Next::Retired : WorkerPool::Next::More;
+    } catch (const std::bad_alloc&) {
+      if (!pool.may_retire()) throw;
+      cursor.give_back(*work);
+      return WorkerPool::Next::Retired;
+    }
+  };
+  const unsigned jobs = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(o.jobs, to_run), 1, UINT_MAX));
+  cursor.expect_workers(jobs);
+  const MemoryReserve reserve(16);  // 16 MB: each MB the runs fall back on retires a worker
+  try {
+    pool.run(jobs, step);
+  } catch (...) {  // a live server failed: the lines that finished stay
+    if (o.live) writer.write_waiting();
+    throw;
+  }
+  if (o.live && stop_flag().load()) writer.write_waiting();
+  writer.finish();
+  for (auto& [position, why] : live_skipped) summary.live_skipped.push_back(std::move(why));
+}
+
+}  // namespace
+
+SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
+  check_options(o);
   stop_flag().store(false);  // this sweep's own signals and failures only
   SweepSummary summary;
   const Plan plan = make_plan(o, summary);
@@ -329,38 +414,8 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
     if (!file) throw InputError(o.out + ": cannot write");
   }
   std::ostream& out = o.out == "-" ? std::cout : file;
-  OrderedWriter writer(out, to_run, o.progress, log);
-
-  // A worker that runs out of memory (many --jobs under a memory limit: each
-  // thread's stack and heap) gives its run back and retires while others
-  // remain; the last one's is an error. One whose run needed the memory
-  // reserve (parallel.hpp) retires after writing it.
-  WorkerPool pool("sweep", log);
-  auto step = [&]() -> WorkerPool::Next {
-    const auto work = cursor.take();
-    if (!work) return WorkerPool::Next::Done;
-    const auto [p, item] = *work;
-    try {
-      auto result = o.live ? live_item(plan, item, o) : simulate_item(plan, item);
-      if (!result) {
-        request_stop();
-        return WorkerPool::Next::Done;
-      }
-      if (result->live_skipped) summary.live_skipped.push_back(*result->live_skipped);  // live: one job
-      writer.deliver(p, std::move(result->line), result->matched);
-      const bool retire = MemoryReserve::retirement_requested() && pool.may_retire();
-      return retire ? WorkerPool::Next::Retired : WorkerPool::Next::More;
-    } catch (const std::bad_alloc&) {
-      if (!pool.may_retire()) throw;
-      cursor.give_back(*work);
-      return WorkerPool::Next::Retired;
-    }
-  };
-  const unsigned jobs = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(o.jobs, to_run), 1, UINT_MAX));
-  cursor.expect_workers(jobs);
-  const MemoryReserve reserve(16);  // 16 MB: each MB the runs fall back on retires a worker
-  pool.run(jobs, step);
-  writer.finish();
+  OrderedWriter writer(out, to_run, o.progress, log, o.live ? "live sweep" : "sweep");
+  run_workers(plan, o, cursor, to_run, writer, summary, log);
   if (writer.failed()) throw InputError(o.out + ": write failed (disk full?)");
   summary.ran = writer.written();
   summary.unmatched = writer.unmatched();

@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "cli/terminal.hpp"
+
 namespace locksim::cli {
 
 // The most parallel worlds one sweep runs (--jobs): more threads than this
@@ -46,7 +48,7 @@ struct SweepOptions {
   unsigned shard_count = 1;  // N
   std::string out;           // JSONL path ("-" = stdout)
   bool resume = false;
-  bool progress = false;     // a progress bar on stderr
+  ProgressMode progress = ProgressMode::Off;  // on stderr (cli/terminal.hpp)
   bool live = false;         // real redis-server processes (one job)
   std::optional<double> time_scale;  // live: --time-scale (else the scenario's [live] time_scale, else 0.01)
   std::string redis_server;  // live: the binary (empty = search PATH)

@@ -13,7 +13,8 @@ packages=(g++ cmake ninja-build pkg-config catch2 librapidcheck-dev libcli11-dev
   python3-hypothesis python3-fakeredis python3-lupa python3-redis  # bench/peers/ (ctest peers_smoke); adapters/redis-py (lib:redis-py)
   python3-kazoo python3-etcd3  # adapters/kazoo (lib:kazoo), adapters/python-etcd3 (lib:python-etcd3)
   etcd-server etcd-client zookeeper default-jre-headless libzookeeper-mt-dev libcurl4-openssl-dev libssl-dev  # live CP clusters
-  dpkg-dev file)  # cpack -G DEB: dpkg-shlibdeps and file find the package's dependencies (ctest package_deb)
+  dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps and file find the package's dependencies (ctest package_deb)
+  python3-yaml)  # ctest ci_workflows: the workflow files parse as YAML
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/parallel.hpp"
 #include "cli/sweep.hpp"
+#include "cli/terminal.hpp"
 #include "tests/support/shell.hpp"
 
 using namespace locksim::cli;
@@ -200,14 +201,12 @@ TEST_CASE("resume drops only a torn last line: garbage and wrong types are error
   }
 }
 
-TEST_CASE("a live sweep refuses parallel jobs, a bad time scale and a missing redis-server", "[sweep]") {
+TEST_CASE("a live sweep refuses a bad time scale and a missing redis-server, with one job or more", "[sweep]") {
   std::ostringstream log;
   auto o = small_sweep(tmp("live-bad.jsonl"));
   std::filesystem::remove(o.out);
   o.live = true;
   o.jobs = 2;
-  CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("--live runs one at a time"));
-  o.jobs = 1;
   o.time_scale = 20.0;
   CHECK_THROWS_WITH(run_sweep(o, log), Catch::Contains("--time-scale must be between 0.001 and 10"));
   o.time_scale.reset();
@@ -334,3 +333,38 @@ TEST_CASE("threads that cannot start shrink --jobs instead of aborting (issue 15
   CHECK(lines_of(slurp(tmp("threads.jsonl"))).size() == 300);
 }
 #endif
+
+// ---- Progress off a terminal and colour (issue 40) ----
+
+TEST_CASE("the progress line says done/total, the percent and the ETA from the rate so far", "[sweep]") {
+  CHECK(progress_line("sweep", 1234, 8340, 9.0) == "locksim: sweep 1234/8340 (14 %), ETA 0:52");
+  CHECK(progress_line("sweep", 0, 10, 12.0) == "locksim: sweep 0/10 (0 %), ETA ?");
+  CHECK(progress_line("sweep --live", 40, 400, 400.0) == "locksim: sweep --live 40/400 (10 %), ETA 1:00:00");
+  CHECK(progress_line("check", 10, 10, 30.0) == "locksim: check 10/10 (100 %), ETA 0:00");
+}
+
+TEST_CASE("progress lines come only in a long run: at each 10 % step, or 30 s after the last", "[sweep]") {
+  using namespace std::chrono_literals;
+  const auto t0 = ProgressPacer::Clock::time_point{};
+  ProgressPacer pacer(t0);
+  CHECK_FALSE(pacer.due(50, 100, t0 + 9s));  // a short run prints nothing
+  CHECK(pacer.due(50, 100, t0 + 10s));       // long: the first line
+  CHECK_FALSE(pacer.due(55, 100, t0 + 11s));  // the same 10 % step
+  CHECK(pacer.due(60, 100, t0 + 12s));        // the next step
+  CHECK_FALSE(pacer.due(61, 100, t0 + 41s));  // 29 s since the last line
+  CHECK(pacer.due(61, 100, t0 + 42s));        // 30 s: a line even within the step
+  ProgressPacer slow(t0);
+  CHECK_FALSE(slow.due(0, 100, t0 + 20s));  // nothing done yet: no ETA to give
+}
+
+TEST_CASE("colour: --color wins, then NO_COLOR, then CLICOLOR_FORCE, then whether it is a terminal", "[sweep]") {
+  CHECK(colour_wanted(ColorWhen::Auto, nullptr, nullptr, true));
+  CHECK_FALSE(colour_wanted(ColorWhen::Auto, nullptr, nullptr, false));
+  CHECK_FALSE(colour_wanted(ColorWhen::Auto, "1", nullptr, true));   // NO_COLOR
+  CHECK(colour_wanted(ColorWhen::Auto, "", nullptr, true));          // an empty NO_COLOR is unset
+  CHECK(colour_wanted(ColorWhen::Auto, nullptr, "1", false));        // CLICOLOR_FORCE into a pipe
+  CHECK_FALSE(colour_wanted(ColorWhen::Auto, nullptr, "0", false));  // "0" forces nothing
+  CHECK_FALSE(colour_wanted(ColorWhen::Auto, "1", "1", true));       // NO_COLOR before CLICOLOR_FORCE
+  CHECK(colour_wanted(ColorWhen::Always, "1", nullptr, false));      // the flag before both
+  CHECK_FALSE(colour_wanted(ColorWhen::Never, nullptr, "1", true));
+}

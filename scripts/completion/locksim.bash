@@ -32,6 +32,7 @@ _locksim() {
       mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
     --kinds) mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names faults)" -- "$cur"); return ;;
     --format) mapfile -t COMPREPLY < <(compgen -W "text json md html junit" -- "$cur"); return ;;
+    --color) mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur"); return ;;
     --workload) mapfile -t COMPREPLY < <(compgen -W "lock inventory" -- "$cur"); return ;;
     --method) mapfile -t COMPREPLY < <(compgen -W "read-check-write lock decr lua segmented" -- "$cur"); return ;;
     --out|--timeline|--redis-server|--store|--expect) compopt -o default; COMPREPLY=(); return ;;
@@ -40,13 +41,13 @@ _locksim() {
   local opts=""
   case $sub in
     list) opts="--format" ;;
-    run) opts="--lock --expect --seed --format --trace --timeline --store" ;;
-    replay) opts="--format --trace --timeline --line" ;;
+    run) opts="--lock --expect --seed --format --trace --timeline --store --color" ;;
+    replay) opts="--format --trace --timeline --line --color" ;;
     sweep) opts="--scenario --lock --expect --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
-    hunt) opts="--lock --scenario --kinds --budget --time --seed --out --property --workload --method --examples-dir --no-examples" ;;
-    check) opts="--scenario --lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples" ;;
+    hunt) opts="--lock --scenario --kinds --budget --time --seed --out --property --workload --method --examples-dir --no-examples --color" ;;
+    check) opts="--scenario --lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples --color" ;;
     report) opts="--format --out" ;;
-    live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote --client" ;;
+    live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote --client --color" ;;
     examples) opts="--examples-dir --lock --property" ;;
   esac
   [[ $sub == examples && ${COMP_WORDS[2]} == prune ]] && opts+=" --all"

@@ -50,6 +50,7 @@ complete -c locksim -n '__locksim_after --property; or __locksim_after --violati
     -a 'mutual-exclusion wrong-owner-release stale-write lock-unavailable'
 complete -c locksim -n '__locksim_after --format' -x -a 'text json md html junit'
 complete -c locksim -n '__locksim_after --workload' -x -a 'lock inventory'
+complete -c locksim -n '__locksim_after --color' -x -a 'auto always never'
 complete -c locksim -n '__locksim_after --method' -x -a 'read-check-write lock decr lua segmented'
 for option in --out --timeline --redis-server --store
     complete -c locksim -n "__locksim_after $option" -F

@@ -3,7 +3,8 @@
 # `--version` names the git revision, the bash completion offers exactly the
 # subcommands and options each subcommand's --help lists (so it cannot go
 # stale), the man page documents every subcommand, and completion really
-# completes lock names (run under bash with the completion sourced).
+# completes lock names (run under bash with the completion sourced), and
+# colour follows --color, then NO_COLOR, then CLICOLOR_FORCE (cli/terminal.hpp).
 #   cli_conventions.sh LOCKSIM_BINARY
 set -euo pipefail
 bin=$1
@@ -49,4 +50,22 @@ words=$(PATH="$(dirname "$bin"):$PATH" bash -c '
   COMP_WORDS=(locksim run gc-pause --lock na); COMP_CWORD=4
   _locksim; printf "%s\n" "${COMPREPLY[@]}"' _ "$completion")
 grep -qx 'naive-del' <<<"$words" || fail "completing --lock na did not offer naive-del (got: $words)"
-echo "cli conventions hold: version, completion, man page, one option vocabulary, help"
+# Into a pipe: colour only when asked for.
+esc=$'\e['
+coloured() {  # ENV... -- ARGS...: whether `run baseline` printed an escape
+  local env=()
+  while [[ $1 != -- ]]; do env+=("$1"); shift; done
+  shift
+  env -u NO_COLOR -u CLICOLOR_FORCE "${env[@]}" "$bin" run baseline --lock token --seed 1 "$@" | grep -F "$esc" >/dev/null
+}
+! coloured -- || fail "colour into a pipe without --color or CLICOLOR_FORCE"
+coloured -- --color always || fail "--color always gave no colour"
+coloured CLICOLOR_FORCE=1 -- || fail "CLICOLOR_FORCE=1 gave no colour"
+! coloured NO_COLOR=1 CLICOLOR_FORCE=1 -- || fail "NO_COLOR did not win over CLICOLOR_FORCE"
+coloured NO_COLOR=1 -- --color always || fail "--color always did not win over NO_COLOR"
+! coloured CLICOLOR_FORCE=1 -- --color never || fail "--color never did not win over CLICOLOR_FORCE"
+set +e
+out=$("$bin" run baseline --color sometimes 2>&1); code=$?
+set -e
+[[ $code -eq 2 ]] || fail "--color sometimes: exit $code, expected 2: $out"
+echo "cli conventions hold: version, completion, man page, one option vocabulary, help, colour"
