@@ -647,7 +647,8 @@ Handler add_check_command(CLI::App& app) {
   cmd->add_option("--kinds", args->kinds, "Fault kinds, comma separated (default: every kind the topology allows)");
   cmd->add_option("--property", args->property, "Only this violation counts (default: any)");
   args->jobs = std::to_string(default_jobs());
-  cmd->add_option("--jobs", args->jobs, "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + "; default: the cores)")
+  cmd->add_option("--jobs", args->jobs,
+                  "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + "; default: the cores)")
       ->capture_default_str();
   cmd->add_option("--shard", args->shard, "Run shard K of N of the explored schedules, e.g. 2/8")->capture_default_str();
   cmd->add_option("--out", args->out,

@@ -358,7 +358,8 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"sweep --shard 3/2 --out " + out, "K must be at most N"},
       {"hunt --lock token --budget -1", "--budget: expected an integer from 1"},
       {"hunt --lock token --budget 0", "--budget: expected an integer from 1"},
-      {"hunt --lock token --kinds pause,meteor", "hunt: --kinds: unknown fault kind \"meteor\" (known: pause, clock-jump"},
+      {"hunt --lock token --kinds pause,meteor",
+       "hunt: --kinds: unknown fault kind \"meteor\" (known: pause, clock-jump"},
       {"hunt --lock etcd-mutex --scenario gc-pause", "hunt: --scenario: gc-pause: "},
       {"hunt --lock token --workload shop", "hunt: --workload: unknown workload \"shop\" (known: lock, inventory)"},
       {"hunt --lock token --method lock", "hunt: --method: only with --workload inventory"},
@@ -1340,7 +1341,8 @@ TEST_CASE("an --expect file states what a user's lock should show, scenario by s
     return e ? e->to_string() : std::string("no error");
   };
   CHECK(error_of("[tokne]\n") == file + ":1: tokne: unknown lock \"tokne\" (did you mean token?)");
-  CHECK(error_of("[token]\nlike = \"fencd\"\n") == file + ":2: token.like: unknown lock \"fencd\" (did you mean fenced?)");
+  CHECK(error_of("[token]\nlike = \"fencd\"\n") ==
+        file + ":2: token.like: unknown lock \"fencd\" (did you mean fenced?)");
   CHECK_THAT(error_of("[token.scenarios]\n\ngc-paus = []\n"),
              Catch::StartsWith(file + ":3: token.scenarios.gc-paus: unknown scenario \"gc-paus\" (did you mean "));
   CHECK_THAT(error_of("[token]\nviolations = [\"mutual-exclusio\"]\n"),
@@ -1351,8 +1353,8 @@ TEST_CASE("an --expect file states what a user's lock should show, scenario by s
   // From the command line: a sweep's records carry the file's expectation and are judged by it.
   std::ofstream(file, std::ios::trunc) << "[fenced.scenarios]\ngc-pause = []\ndelayed-packet = []\n";
   const std::string out = (dir / "sweep.jsonl").string();
-  const auto [swept, code] = run_cli("sweep --scenario gc-pause,delayed-packet --lock fenced --seeds 1 --quiet --expect " +
-                                     file + " --out " + out + " 2>&1");
+  const auto [swept, code] = run_cli("sweep --scenario gc-pause,delayed-packet --lock fenced --seeds 1 --quiet " +
+                                     std::string("--expect ") + file + " --out " + out + " 2>&1");
   INFO(swept);
   CHECK(code == 1);  // gc-pause's storage does not fence: fenced shows violations the file says it must not
   std::map<std::string, nlohmann::json> by_scenario;
@@ -1379,7 +1381,8 @@ TEST_CASE("one option vocabulary: hunt and check spell scenario, kinds and prope
                                            "--no-examples 2>&1");
   INFO(hunted);
   CHECK(hunt_code == 1);
-  CHECK_THAT(hunted, Catch::Contains("hunt --lock naive-del --scenario gc-pause --kinds pause --property mutual-exclusion"));
+  CHECK_THAT(hunted,
+             Catch::Contains("hunt --lock naive-del --scenario gc-pause --kinds pause --property mutual-exclusion"));
   CHECK(hunted.find(" is now ") == std::string::npos);
   // The old spellings run the same search, each with a note naming the new one.
   const auto [old, old_code] = run_cli("hunt --scenario gc-pause --lock naive-del --faults pause --violation "
