@@ -69,7 +69,7 @@ if [[ ${PEERS:-1} != 0 ]]; then
   echo
   echo "peers (bench/peers/; wall [cpu], ratios = locksim's advantage):"
   read -r hunt_wall hunt_cpu <<<"$(cold_hunt --lock naive-del)"
-  read -r pause_wall pause_cpu <<<"$(cold_hunt --lock naive-del --faults pause --violation wrong-owner-release)"
+  read -r pause_wall pause_cpu <<<"$(cold_hunt --lock naive-del --kinds pause --property wrong-owner-release)"
   locksim_size=$(grep -c '^\[\[\(client\|fault\)\]\]' "$tmp/hunt.toml")
   "$py" bench/peers/hypothesis_gc_pause.py --find --lock naive --property wrong-owner-release \
     --seeds "${PEER_SEEDS:-3}" > "$tmp/hyp-find"
@@ -78,12 +78,12 @@ if [[ ${PEERS:-1} != 0 ]]; then
     -v f="$(field median_first_counterexample_s < "$tmp/hyp-find")" -v fc="$(field median_first_counterexample_cpu_s < "$tmp/hyp-find")" \
     -v s="$(field median_with_shrink_s < "$tmp/hyp-find")" -v sc="$(field median_with_shrink_cpu_s < "$tmp/hyp-find")" 'BEGIN {
     printf "  first counterexample, naive-del wrong-owner-release, pauses only:\n"
-    printf "    locksim hunt --faults pause (cold process, found and shrunk) %.1f ms [%.1f ms]\n", w * 1000, c * 1000
+    printf "    locksim hunt --kinds pause (cold process, found and shrunk) %.1f ms [%.1f ms]\n", w * 1000, c * 1000
     printf "    Hypothesis+fakeredis, in process: found %.2f s [%.2f s] = %.0fx [%.0fx], shrunk %.2f s [%.2f s] = %.0fx [%.0fx]\n", f, fc, f / w, fc / c, s, sc, s / w, sc / c
     printf "    shrunk size (clients + faults): locksim %d, Hypothesis %d\n", ls, hs
     printf "  locksim hunt --lock naive-del (all fault kinds, cold process): %.1f ms [%.1f ms]\n", hw * 1000, hc * 1000 }'
   cases=${PEER_HUNT_CASES:-2000}
-  read -r cases_wall cases_cpu <<<"$(timed "$build/locksim" hunt --lock token --faults pause --violation wrong-owner-release --budget "$cases")"
+  read -r cases_wall cases_cpu <<<"$(timed "$build/locksim" hunt --lock token --kinds pause --property wrong-owner-release --budget "$cases")"
   "$py" bench/peers/hypothesis_gc_pause.py --rate --lock token --property wrong-owner-release \
     --examples "${PEER_EXAMPLES:-300}" > "$tmp/hyp-rate"
   awk -v n="$cases" -v w="$cases_wall" -v c="$cases_cpu" -v h="$(field examples_per_s < "$tmp/hyp-rate")" \

@@ -56,6 +56,7 @@
 #include "scenarios/scenario_writer.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::cli {
@@ -63,12 +64,6 @@ namespace locksim::cli {
 namespace {
 
 using scenarios::FaultKind;
-
-std::string joined(const std::vector<std::string>& words, const std::string& separator = ", ") {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : separator) + w;
-  return s;
-}
 
 // Violating schedules shown in full (TOML, repro, timeline); the rest are
 // listed one line each (and all are in --out).
@@ -533,9 +528,9 @@ std::map<unsigned, ShardSummary> read_summaries(const std::vector<std::string>& 
   for (const std::string& file : files) {
     // Regular files only (a FIFO would block, /dev/zero never ends), as `report` reads them.
     if (auto problem = scenarios::input_file_problem(file, std::numeric_limits<std::uintmax_t>::max()))
-      throw InputError(file + ":0: " + *problem);
+      throw InputError(file + ": " + *problem);
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file + ":0: cannot read");
+    if (!in) throw InputError(file + ": cannot read");
     std::size_t n = 0;
     for (std::string line; std::getline(in, line);) {
       ++n;
@@ -635,14 +630,18 @@ int merge_check(const CheckArgs& a) {
 Handler add_check_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("check", "Run every fault schedule up to a bound; a violation or \"none within this bound\"");
   auto args = std::make_shared<CheckArgs>();
-  cmd->add_option("scenario", args->scenario, "Base scenario (catalog name or .toml): its topology and workload")->required();
+  cmd->add_option("scenario,--scenario", args->scenario,
+                  "Base scenario (catalog name or .toml): its topology and workload")
+      ->required();
   cmd->add_option("--lock", args->lock, "Lock kind to check (see `locksim list`)")->required();
   cmd->add_option("--faults", args->faults,
                   "Faults per schedule at most (1.." + std::to_string(scenarios::kMaxCheckFaults) + ")")
       ->capture_default_str();
   cmd->add_option("--kinds", args->kinds, "Fault kinds, comma separated (default: every kind the topology allows)");
   cmd->add_option("--property", args->property, "Only this violation counts (default: any)");
-  cmd->add_option("--jobs", args->jobs, "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + ")")->capture_default_str();
+  args->jobs = std::to_string(default_jobs());
+  cmd->add_option("--jobs", args->jobs, "Parallel worlds (threads, 1.." + std::to_string(kMaxJobs) + "; default: the cores)")
+      ->capture_default_str();
   cmd->add_option("--shard", args->shard, "Run shard K of N of the explored schedules, e.g. 2/8")->capture_default_str();
   cmd->add_option("--out", args->out,
                   "Write one run record (JSON line) per explored schedule to this file, then a summary line");

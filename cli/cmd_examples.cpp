@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/saved_examples.hpp"
 #include "cli/version.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::cli {
@@ -27,11 +28,7 @@ struct ExamplesArgs {
   bool all = false;
 };
 
-std::string kinds_text(const scenarios::RunResult& run) {
-  std::string out;
-  for (const auto& kind : run.violation_kinds()) out += (out.empty() ? "" : ", ") + kind;
-  return out;
-}
+std::string kinds_text(const scenarios::RunResult& run) { return joined(run.violation_kinds()); }
 
 int list_command(const ExamplesArgs& a) {
   const std::string folder = testing::examples_folder(a.dir);

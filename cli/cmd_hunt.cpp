@@ -16,7 +16,7 @@
 // Progress (cases/s) is drawn on stderr when stderr is a terminal.
 //
 // Failing examples (testing/example_db.hpp): before searching, the
-// examples kept for the lock (and --violation) run first, and one that still
+// examples kept for the lock (and --property) run first, and one that still
 // fails is the result, with no search; what the search finds is kept
 // (--examples-dir, --no-examples: cli/saved_examples.hpp).
 #include <unistd.h>
@@ -28,6 +28,7 @@
 #include <limits>
 
 #include "cli/commands.hpp"
+#include "cli/vocabulary.hpp"
 #include "cli/output_files.hpp"
 #include "cli/saved_examples.hpp"
 #include "cli/terminal.hpp"
@@ -40,6 +41,7 @@
 #include "scenarios/repro.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "scenarios/schedule_gen.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::cli {
@@ -72,11 +74,6 @@ std::optional<SteadyClock::duration> time_limit(const std::string& text) {
 }
 
 
-std::string joined(const std::vector<std::string>& names, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? separator : "") + names[i];
-  return out;
-}
 
 std::vector<scenarios::InventoryMethod> option_methods(const std::vector<std::string>& names) {
   std::vector<scenarios::InventoryMethod> methods;
@@ -115,14 +112,14 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
   scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
-  if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--faults", a.faults);
+  if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--kinds", a.faults);
   o.limits.inventory_methods = sale_methods(a, *lock);
   if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});
   else if (!a.time.empty()) o.budget = std::numeric_limits<std::uint64_t>::max();
   if (!a.violation.empty()) {
     const auto& names = scenarios::violation_names();
     if (std::find(names.begin(), names.end(), a.violation) == names.end())
-      throw InputError("hunt: --violation: unknown violation \"" + a.violation + "\"");
+      throw InputError("hunt: --property: unknown violation \"" + a.violation + "\"");
     o.violation = a.violation;
   }
   if (!a.scenario.empty()) {
@@ -165,8 +162,8 @@ class Progress {
 std::string hunt_command(const HuntArgs& a) {
   std::string cmd = "locksim hunt --lock " + a.lock;
   if (!a.scenario.empty()) cmd += " --scenario " + scenarios::shell_quote(a.scenario);
-  if (!a.faults.empty()) cmd += " --faults " + joined(a.faults, ",");
-  if (!a.violation.empty()) cmd += " --violation " + a.violation;
+  if (!a.faults.empty()) cmd += " --kinds " + joined(a.faults, ",");
+  if (!a.violation.empty()) cmd += " --property " + a.violation;
   if (!a.workload.empty()) cmd += " --workload " + a.workload;  // a known name: checked by sale_methods
   if (!a.methods.empty()) cmd += " --method " + joined(a.methods, ",");
   return cmd + " --seed " + a.seed;  // digits only: option_number checked it
@@ -275,20 +272,23 @@ Handler add_hunt_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("hunt", "Search generated fault schedules for a violation; shrink it to a minimal scenario");
   auto args = std::make_shared<HuntArgs>();
   cmd->add_option("--lock", args->lock, "Lock kind to hunt (see `locksim list`)")->required();
-  cmd->add_option("--scenario", args->scenario, "Base scenario (catalog name or .toml): its topology and workload");
-  cmd->add_option("--faults", args->faults, "Fault kinds to draw, comma separated (default: all but heal)");
+  cmd->add_option("scenario,--scenario", args->scenario,
+                  "Base scenario (catalog name or .toml): its topology and workload (default: generated)");
+  cmd->add_option("--kinds", args->faults, "Fault kinds to draw, comma separated (default: all but heal)");
+  add_alias(*cmd, "--faults", "--kinds", args->faults);
   auto* budget = cmd->add_option("--budget", args->budget, "Cases to try at most (at least 1; default 1000)");
   cmd->add_option("--time", args->time, "Search for this long instead (\"30s\", \"2m\")")->excludes(budget);
   cmd->add_option("--seed", args->seed, "Seed of the search")->capture_default_str();
   cmd->add_option("--out", args->out, "Write the minimal scenario to this .toml file");
-  cmd->add_option("--violation", args->violation, "Only this violation counts (default: any)");
+  cmd->add_option("--property", args->violation, "Only this violation counts (default: any)");
+  add_alias(*cmd, "--violation", "--property", args->violation);
   cmd->add_option("--workload", args->workload,
                   "What generated clients do: lock (default) or inventory (a sale of a drawn stock)");
   cmd->add_option("--method", args->methods,
                   "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)");
   add_example_options(*cmd, args->examples);
   return [args, budget] {
-    args->faults = comma_list("hunt", "--faults", args->faults);
+    args->faults = comma_list("hunt", "--kinds", args->faults);
     args->methods = comma_list("hunt", "--method", args->methods);
     return run_hunt(*args, budget->count() > 0);
   };

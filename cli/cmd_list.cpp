@@ -34,9 +34,11 @@ int print_json() {
                                          {"violation", r->violation}};
   }
   j["libraries"] = nlohmann::ordered_json::array();  // run in their own process (docs/external-clients.md)
-  for (const auto& lock : locks::library_locks())
+  for (const auto& lock : locks::library_locks()) {
     j["libraries"].push_back({{"name", lock.name}, {"description", lock.description}, {"library", lock.library},
                               {"source", lock.source}, {"family", "library"}});
+    if (!lock.port.empty()) j["libraries"].back()["port"] = lock.port;  // the C++ lock that ports its algorithm
+  }
   j["faults"] = nlohmann::ordered_json::array();
   for (auto kind : scenarios::all_fault_kinds()) j["faults"].push_back(std::string(scenarios::fault_kind_name(kind)));
   j["violations"] = scenarios::violation_names();

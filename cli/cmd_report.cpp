@@ -141,7 +141,7 @@ std::optional<int> read_inputs(const std::vector<std::string>& files, reports::C
     return kInternal;
   }
   if (comparison.runs() == 0)
-    throw InputError(files.front() + ":0: " +
+    throw InputError(files.front() + ": " +
                      (comparison.has_live() ? "only live runs: add the simulated sweep they are compared with"
                                             : "no runs to report"));
   return std::nullopt;

@@ -28,6 +28,7 @@
 #include "reports/run_record.hpp"
 #include "reports/timeline_svg.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/lock_expectations.hpp"
 #include "scenarios/input_file.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/runner.hpp"
@@ -41,6 +42,7 @@ struct RunArgs {
   std::string scenario;
   std::string scenario_text;  // the scenario's TOML when a record carries it (scenario then only names it)
   std::string lock;
+  std::vector<std::string> expect_files;  // --expect
   std::string seed_text = "1";  // read by option_number: no sign, no blank, no wrap
   std::uint64_t seed = 1;
   std::string format = "text";
@@ -53,6 +55,8 @@ struct RunArgs {
 void add_run_options(CLI::App& cmd, RunArgs& args) {
   cmd.add_option("scenario", args.scenario, "A catalog scenario name or a scenario .toml file")->required();
   cmd.add_option("--lock", args.lock, "Lock kind (default: the scenario's [lock] kind)");
+  cmd.add_option("--expect", args.expect_files,
+                 "A TOML file of what you expect of your own lock per scenario (repeatable; docs/sweeps.md)");
   cmd.add_option("--seed", args.seed_text, "Seed of the run (0 to 2^64-1)")->capture_default_str();
   cmd.add_option("--format", args.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd.add_flag("--trace", args.trace, "Print the event trace (with --format json: a \"trace\" array)");
@@ -80,6 +84,8 @@ scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   auto scenario = args.scenario_text.empty() ? scenarios::resolve_scenario(args.scenario)
                                              : scenarios::load_scenario_text(args.scenario_text, args.scenario);
   if (!scenario) throw InputError(scenario.error().to_string());
+  if (auto e = scenarios::apply_expectation_files(args.expect_files, std::span(&*scenario, 1)))
+    throw InputError(e->to_string());
   scenarios::RunOptions options;
   options.lock_kind = args.lock;
   options.seed = args.seed;

@@ -64,10 +64,12 @@ Handler add_sweep_command(CLI::App& app) {
   auto shard = std::make_shared<std::string>("1/1");
   auto quiet = std::make_shared<bool>(false);
   auto numbers = std::make_shared<SweepNumbers>();
-  o->jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
+  o->jobs = default_jobs();
   cmd->add_option("--scenario", o->scenarios, "Catalog names, .toml files, or all (repeat or comma-separate)")
       ->capture_default_str();
   cmd->add_option("--lock", o->locks, "Lock kinds or all (repeat or comma-separate)")->capture_default_str();
+  cmd->add_option("--expect", o->expect_files,
+                  "A TOML file of what you expect of your own lock per scenario (repeatable; docs/sweeps.md)");
   numbers->seeds_option =
       cmd->add_option("--seeds", numbers->seeds, "Seeds per scenario x lock (default 100; --live: runs per cell, default 1)");
   numbers->seed_start_option = cmd->add_option("--seed-start", numbers->seed_start, "First seed (default 1)");

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
+#include "cli/vocabulary.hpp"
 #include "live/external_lock.hpp"
 #include "vocab/printable.hpp"
 #include "vocab/spelling.hpp"
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   set_program_name(LOCKSIM_PROGRAM_NAME);
   locksim::live::register_library_locks();  // lib:redis-py, external, ...: known to every command
   CLI::App app{std::string(LOCKSIM_PROGRAM_NAME) + ": deterministic simulation and fault injection for Redis distributed locks"};
+  app.name(LOCKSIM_PROGRAM_NAME);  // "Usage: locksim run ...", also in `locksim help run`
   app.set_version_flag("--version", version_text(LOCKSIM_PROGRAM_NAME));
   app.require_subcommand(0, 1);
   app.failure_message(escaped_failure);  // before the subcommands: they copy it
@@ -105,6 +107,11 @@ int main(int argc, char** argv) {
   add(&add_report_command);
   add(&add_live_command);
   add(&add_examples_command);
+  name_option_values(app);
+  if (const auto help = help_command(app, argc, argv)) {
+    (help->code == 0 ? std::cout : std::cerr) << help->text;  // our own text: names in it are printable already
+    return help->code == 0 ? kMatched : kBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

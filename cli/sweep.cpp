@@ -31,6 +31,7 @@
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/input_file.hpp"
+#include "scenarios/lock_expectations.hpp"
 #include "scenarios/runner.hpp"
 #include "sim/scheduler.hpp"
 
@@ -90,6 +91,7 @@ Plan make_plan(const SweepOptions& o, SweepSummary& summary) {
     plan.scenarios.push_back(std::move(*s));
     plan.refs.push_back(ref);
   }
+  if (auto e = scenarios::apply_expectation_files(o.expect_files, plan.scenarios)) throw InputError(e->to_string());
   const auto locks = expand("--lock", o.locks, lock_names);
   for (const auto& lock : locks)
     if (!locks::find_lock(lock)) throw InputError("sweep: " + locks::unknown_lock_message(lock));

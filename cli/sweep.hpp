@@ -19,10 +19,12 @@
 // finished line kept; Ctrl-C during a live run stops it like any sweep.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace locksim::cli {
@@ -30,10 +32,13 @@ namespace locksim::cli {
 // The most parallel worlds one sweep runs (--jobs): more threads than this
 // only add memory and contention on any machine locksim targets.
 inline constexpr unsigned kMaxJobs = 256;
+// --jobs when not given, for sweep and check alike: every core.
+inline unsigned default_jobs() { return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs); }
 
 struct SweepOptions {
   std::vector<std::string> scenarios{"all"};  // catalog names, .toml files, or "all"
   std::vector<std::string> locks{"all"};      // lock kinds or "all"
+  std::vector<std::string> expect_files;      // --expect: a user's expectations (scenarios/lock_expectations.hpp)
   std::uint64_t seeds = 100;
   std::uint64_t seed_start = 1;
   unsigned jobs = 1;

@@ -5,6 +5,7 @@
 
 #include "live/live_fault_appliers.hpp"
 #include "live/live_network.hpp"
+#include "live/live_services.hpp"
 #include "scenarios/cp_topology.hpp"
 
 namespace locksim::live {
@@ -50,9 +51,7 @@ std::optional<std::string> power_loss_target(const Scenario& s, const FaultSpec&
 std::optional<std::string> clock_target(const Scenario& s, const FaultSpec& f) {
   if (is_cp_member(s, f.target))
     return " " + f.target + ": unsupported in live mode (member clocks cannot be stepped: " +
-           (s.topology == locks::Topology::Etcd ? "etcd reads its clocks through the vDSO, not libc"
-                                                : "ZooKeeper's JVM does not run under liblocksim_preload") +
-           ")";
+           std::string(live_service_row(s.topology)->no_clock_step) + ")";
   return process_target(s, f);
 }
 

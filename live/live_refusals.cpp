@@ -8,6 +8,7 @@
 
 #include "live/external_lock.hpp"
 #include "live/live_faults.hpp"
+#include "live/live_services.hpp"
 #include "locks/hiredis/real_runtime.hpp"
 #include "scenarios/fault_kinds.hpp"
 #include "scenarios/runner.hpp"
@@ -37,19 +38,11 @@ std::optional<std::string> lock_scale_refusal(const Scenario& scaled, const lock
          format_duration(scaled.lock.ttl) + ") must be whole seconds (e.g. --time-scale 1)";
 }
 
-// What an etcd / ZooKeeper member takes at this time scale: etcd grants
-// leases in whole seconds (LeaseGrant; its heartbeat and election timeout
-// are floored instead, live_cp_service.cpp); ZooKeeper takes its tickTime
-// in whole milliseconds.
+// What the service's members take at this time scale (its live row:
+// etcd's whole-second leases, ZooKeeper's whole-millisecond tick).
 std::optional<std::string> service_scale_refusal(const Scenario& scaled) {
-  const auto shown = [](Duration d) { return format_duration(d); };
-  if (scaled.topology == locks::Topology::Etcd && scaled.lock.ttl % Duration{1s} != Duration{0})
-    return "etcd grants leases in whole seconds: ttl x time-scale (" + shown(scaled.lock.ttl) +
-           ") must be whole seconds (e.g. --time-scale 0.1 for a 10 s ttl)";
-  if (scaled.topology == locks::Topology::ZooKeeper && scaled.cp.tick < Duration{1ms})
-    return "tick x time-scale (" + shown(scaled.cp.tick) +
-           ") is under the 1 ms ZooKeeper's tickTime takes as its least unit: use a larger --time-scale";
-  return std::nullopt;
+  const LiveServiceRow* row = live_service_row(scaled.topology);  // none for Redis
+  return row ? row->scale_refusal(scaled) : std::nullopt;
 }
 
 // --redis HOST:PORT,...: each one valid, none twice, and loopback unless

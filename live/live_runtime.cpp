@@ -249,9 +249,9 @@ LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster
   for (int s = 0; s < cluster.shards(); ++s) conns_.push_back(std::make_unique<ShardConn>(*this, s));
 }
 
-LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client,
+LiveRuntime::LiveRuntime(LiveWorld& world, LateReplies& late, locks::ServiceConn* service, std::size_t client,
                          std::string client_name, const ClientClock& clock)
-    : world_(world), late_(late), cp_(cp), client_(client), client_name_(std::move(client_name)), clock_(clock) {
+    : world_(world), late_(late), service_(service), client_(client), client_name_(std::move(client_name)), clock_(clock) {
   real_ = std::make_unique<locks::RealRuntime>(std::vector<std::string>{});  // clocks, sleeps, spawn only
 }
 

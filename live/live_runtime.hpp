@@ -196,10 +196,16 @@ class LateReplies {
 };
 
 // The CP connections of one client incarnation (live_cp_conns.hpp), on an
-// etcd or ZooKeeper topology: one of them is set.
+// etcd or ZooKeeper topology: one of them is set (none for a lock whose
+// client runs in its own process). Transitional: the one ServiceConn the
+// live service table makes (live_services.hpp connect) replaces it.
 struct LiveCpConns {
   locks::EtcdConn* etcd = nullptr;
   locks::ZkConn* zk = nullptr;
+  locks::ServiceConn* set() const {
+    if (etcd) return etcd;
+    return zk;
+  }
 };
 
 class LiveRuntime final : public locks::Runtime {
@@ -208,10 +214,14 @@ class LiveRuntime final : public locks::Runtime {
   // one of `lock_keys` are probed (their effect on that entry recorded).
   LiveRuntime(LiveWorld& world, LateReplies& late, const RedisCluster& cluster, std::size_t client,
               std::string client_name, std::vector<std::string> lock_keys, const ClientClock& clock);
-  // On etcd / ZooKeeper: no Redis connection (node_count() 0), the CP
-  // connections given (not owned; they outlive the runtime).
+  // On a CP topology: no Redis connection (node_count() 0), the client's
+  // connection to the service given (not owned; it outlives the runtime;
+  // nullptr for a lock whose client runs in its own process).
+  LiveRuntime(LiveWorld& world, LateReplies& late, locks::ServiceConn* service, std::size_t client,
+              std::string client_name, const ClientClock& clock);
   LiveRuntime(LiveWorld& world, LateReplies& late, LiveCpConns cp, std::size_t client, std::string client_name,
-              const ClientClock& clock);
+              const ClientClock& clock)
+      : LiveRuntime(world, late, cp.set(), client, std::move(client_name), clock) {}
   ~LiveRuntime() override;
 
   LocalInstant monotonic_now() override;
@@ -223,8 +233,7 @@ class LiveRuntime final : public locks::Runtime {
   std::size_t node_count() const override;
   std::uint64_t spawn(Task<void> task) override;
   void cancel(std::uint64_t id) override;
-  locks::EtcdConn* etcd() override { return cp_.etcd; }
-  locks::ZkConn* zk() override { return cp_.zk; }
+  locks::ServiceConn* service_conn() override { return service_; }
 
   // For a lock run by a client process (live/external_lock.hpp).
   LiveWorld& world() { return world_; }
@@ -237,7 +246,7 @@ class LiveRuntime final : public locks::Runtime {
   LiveWorld& world_;
   LateReplies& late_;
   const RedisCluster* cluster_ = nullptr;  // nullptr on a CP topology
-  LiveCpConns cp_{};
+  locks::ServiceConn* service_ = nullptr;  // on a CP topology
   std::size_t client_;
   std::string client_name_;  // its links on the proxies
   std::vector<std::string> lock_keys_;  // the scenario's (one, or a segmented sale's one per segment)

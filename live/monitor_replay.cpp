@@ -15,10 +15,9 @@ struct MonitorReplay::Watched {
   scenarios::KeyspaceReplay replay;
 };
 
-MonitorReplay::MonitorReplay(std::vector<Node> nodes, std::function<bool(const std::string&)> is_lock_key)
-    : is_lock_key_(std::move(is_lock_key)) {
+MonitorReplay::MonitorReplay(std::vector<Node> nodes, const std::function<bool(const std::string&)>& is_lock_key) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    watched_.push_back(std::make_unique<Watched>(i, std::move(nodes[i]), is_lock_key_));
+    watched_.push_back(std::make_unique<Watched>(i, std::move(nodes[i]), is_lock_key));
   }
 }
 

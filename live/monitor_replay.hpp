@@ -48,7 +48,7 @@ class MonitorReplay {
     scenarios::KeyspaceReplay::Effect effect;
   };
 
-  MonitorReplay(std::vector<Node> nodes, std::function<bool(const std::string&)> is_lock_key);
+  MonitorReplay(std::vector<Node> nodes, const std::function<bool(const std::string&)>& is_lock_key);
   ~MonitorReplay();
   MonitorReplay(const MonitorReplay&) = delete;
   MonitorReplay& operator=(const MonitorReplay&) = delete;
@@ -67,7 +67,6 @@ class MonitorReplay {
   void reopen(Watched& w);
 
   std::vector<std::unique_ptr<Watched>> watched_;
-  std::function<bool(const std::string&)> is_lock_key_;
   std::vector<Seen> seen_;  // the reading thread's until stop() joins it
   std::atomic<bool> stopping_{false};
   std::thread thread_;

@@ -21,6 +21,17 @@
 
 namespace locksim::locks {
 
+// The base of every service's client interface (EtcdConn, ZkConn, the next
+// service's): what a runtime holds for a client of a scenario's service,
+// and what a lock reaches by its type, Runtime::service<EtcdConn>()
+// (locks/runtime.hpp). Each interface names its service in kService, for the
+// message when a runtime has none. Who implements one is the service row's
+// business (scenarios/services.hpp, live/live_services.hpp): the simulated
+// client, a real client library in-process, or a client in another process.
+class ServiceConn {
+ public:
+  virtual ~ServiceConn() = default;
+};
 
 struct CpStatus {
   std::string error;  // empty = success
@@ -70,9 +81,9 @@ struct EtcdDeleted : CpStatus {
   std::string key;
 };
 
-class EtcdConn {
+class EtcdConn : public ServiceConn {
  public:
-  virtual ~EtcdConn() = default;
+  static constexpr const char* kService = "etcd";
   virtual Task<EtcdWrite> put(std::string key, std::string value, std::int64_t lease) = 0;
   virtual Task<EtcdRange> range(std::string key, std::string range_end) = 0;
   virtual Task<EtcdWrite> delete_range(std::string key, std::string range_end) = 0;
@@ -113,9 +124,9 @@ inline constexpr const char* kZkNoNode = "NoNode";
 inline constexpr const char* kZkNodeExists = "NodeExists";
 inline constexpr const char* kZkWaitTimedOut = "watch wait timed out";
 
-class ZkConn {
+class ZkConn : public ServiceConn {
  public:
-  virtual ~ZkConn() = default;
+  static constexpr const char* kService = "zookeeper";
   // Creates the session (once; later calls return at once): the timeout the
   // ensemble negotiated, in ms, or an error.
   virtual Task<CpStatus> start(Duration session_timeout) = 0;

@@ -75,17 +75,16 @@ Task<void> EtcdMutexLock::keep_alive_loop(EtcdConn& etcd, std::int64_t lease, st
 }
 
 Task<std::optional<Lease>> EtcdMutexLock::try_acquire() {
-  EtcdConn* etcd = rt_.etcd();
-  if (!etcd) co_return std::nullopt;  // not on an etcd topology
+  EtcdConn& etcd = rt_.service<EtcdConn>();
   const LocalInstant deadline = rt_.monotonic_now() + config_.acquire_timeout;
   while (rt_.monotonic_now() < deadline) {
-    if (session_done_ && !co_await new_session(*etcd)) {
+    if (session_done_ && !co_await new_session(etcd)) {
       co_await rt_.sleep(config_.retry);
       continue;
     }
     std::string my_key;
     std::int64_t my_rev = 0;
-    const Outcome outcome = co_await lock_once(*etcd, deadline, my_key, my_rev);
+    const Outcome outcome = co_await lock_once(etcd, deadline, my_key, my_rev);
     if (outcome == Outcome::Granted) {
       Lease lease{my_key, my_key, std::nullopt, std::nullopt, keep_alive_task_};
       if (fenced_) lease.fencing_token = my_rev;
@@ -168,18 +167,17 @@ Task<bool> EtcdMutexLock::wait_deletes(EtcdConn& etcd, const std::string& pfx, s
 }
 
 Task<bool> EtcdMutexLock::release(Lease& lease) {
-  EtcdConn* etcd = rt_.etcd();
-  if (!etcd) co_return false;
+  EtcdConn& etcd = rt_.service<EtcdConn>();
   ++round_trips_;
-  const EtcdWrite w = co_await etcd->delete_range(lease.key, "");
+  const EtcdWrite w = co_await etcd.delete_range(lease.key, "");
   co_return w.ok() && w.deleted > 0;
 }
 
 Task<bool> EtcdMutexLock::extend(Lease& lease) {
-  EtcdConn* etcd = rt_.etcd();
-  if (!etcd || lease_ == 0) co_return false;
+  if (lease_ == 0) co_return false;
+  EtcdConn& etcd = rt_.service<EtcdConn>();
   ++round_trips_;
-  const EtcdLease r = co_await etcd->lease_keep_alive_once(lease_);
+  const EtcdLease r = co_await etcd.lease_keep_alive_once(lease_);
   if (!r.ok() || r.ttl <= 0) co_return false;
   lease_deadline_ = rt_.monotonic_now() + std::chrono::seconds(r.ttl);
   if (config_.track_validity) lease.valid_until = lease_deadline_;

@@ -39,8 +39,6 @@ LockInfo library_lock(std::string name, std::string description, std::string lib
   // The CP adapters report a fencing value (the lock node's czxid, the
   // lock key's create_revision), as zk-fenced / etcd-fenced do.
   info.fencing = topology != Topology::Redis;
-  // kazoo's Lock has no extend (pings keep the session), as zk-lock's.
-  info.implements_extend = topology != Topology::ZooKeeper;
   return info;
 }
 
@@ -97,10 +95,12 @@ LockInfo lock_info_lib_kazoo() {
   // kazoo/recipe/lock.py: Lock._inner_acquire's wake_event.wait(timeout).
   adapter.no_clock_drift =
       std::string("kazoo's Lock.acquire waits in threading.Event.wait(timeout)") + kThreadWaitsDrift;
-  return library_lock("lib:kazoo",
-                      "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
-                      "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release",
-                      adapter, "zk-fenced", Topology::ZooKeeper);
+  LockInfo info = library_lock(
+      "lib:kazoo", "kazoo's recipe.lock.Lock with its connection-state listener, the real library; czxid fencing",
+      "kazoo 2.8.0 (Debian python3-kazoo)", "kazoo/recipe/lock.py: Lock.acquire/release", adapter, "zk-fenced",
+      Topology::ZooKeeper);
+  info.implements_extend = false;  // kazoo's Lock has no extend (pings keep the session), as zk-lock's
+  return info;
 }
 
 LockInfo lock_info_lib_python_etcd3() {

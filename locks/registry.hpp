@@ -34,6 +34,8 @@ using LockFactory = std::function<std::unique_ptr<Lock>(Runtime&, const LockConf
 
 // The service a lock is built on: Redis masters, an etcd cluster or a
 // ZooKeeper ensemble. A lock runs only on a scenario of its topology.
+// Enumerators count up from 0; each has a name (topology_name) and a row
+// in the service table (scenarios/services.hpp), which says how to add one.
 enum class Topology : std::uint8_t { Redis, Etcd, ZooKeeper };
 const char* topology_name(Topology t);
 

@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "locks/cp_client.hpp"
@@ -43,6 +45,15 @@ class RedisConn {
   }
 };
 
+// Thrown by Runtime::service<Conn>() when the runtime holds no connection
+// to that service.
+class MissingService : public std::logic_error {
+ public:
+  explicit MissingService(const std::string& service)
+      : std::logic_error("a lock asked for its " + service + " connection on a runtime without one (a " +
+                         service + " lock on another topology)") {}
+};
+
 class Runtime {
  public:
   virtual ~Runtime() = default;
@@ -65,11 +76,22 @@ class Runtime {
   virtual std::uint64_t spawn(Task<void> task) = 0;
   virtual void cancel(std::uint64_t id) = 0;
 
-  // The client's connection to an etcd cluster or a ZooKeeper ensemble
-  // (locks/cp_client.hpp) on a CP topology; nullptr elsewhere. Redis locks
-  // never call them; a CP lock refuses to acquire without one.
-  virtual EtcdConn* etcd() { return nullptr; }
-  virtual ZkConn* zk() { return nullptr; }
+  // The client's connection to its scenario's service beyond Redis (an
+  // etcd cluster, a ZooKeeper ensemble: locks/cp_client.hpp), made by the
+  // service's row; nullptr on a Redis topology. Locks reach it typed,
+  // through service<Conn>().
+  virtual ServiceConn* service_conn() { return nullptr; }
+
+  // The client's connection as the lock's service interface:
+  // `rt.service<EtcdConn>()`. Never null: a runtime without a connection of
+  // that service throws MissingService (the runner refuses a lock on
+  // another topology first: locks::topology_mismatch, so this is a bug).
+  template <class Conn>
+  Conn& service() {
+    static_assert(std::is_base_of_v<ServiceConn, Conn>, "a service interface derives from ServiceConn");
+    if (auto* conn = dynamic_cast<Conn*>(service_conn())) return *conn;
+    throw MissingService(Conn::kService);
+  }
 };
 
 }  // namespace locksim::locks

@@ -34,14 +34,10 @@ class SimRuntime final : public Runtime {
   std::uint64_t spawn(Task<void> task) override { return client_.spawn(std::move(task)); }
   void cancel(std::uint64_t id) override { client_.cancel(id); }
 
-  // The client's CP connections on an etcd / ZooKeeper topology (owned by
-  // the caller, outliving this runtime).
-  void attach_cp(EtcdConn* etcd, ZkConn* zk) {
-    etcd_ = etcd;
-    zk_ = zk;
-  }
-  EtcdConn* etcd() override { return etcd_; }
-  ZkConn* zk() override { return zk_; }
+  // The client's connection to the scenario's service on a CP topology
+  // (made by the service's row, owned by the caller, outliving this runtime).
+  void attach_service(ServiceConn* conn) { service_ = conn; }
+  ServiceConn* service_conn() override { return service_; }
 
   sim::Host& host() { return client_; }
   Duration command_timeout() const { return timeout_; }
@@ -64,8 +60,7 @@ class SimRuntime final : public Runtime {
   sim::Rng tokens_;
   sim::Rng jitter_;
   std::vector<Conn> conns_;
-  EtcdConn* etcd_ = nullptr;
-  ZkConn* zk_ = nullptr;
+  ServiceConn* service_ = nullptr;
 };
 
 }  // namespace locksim::locks

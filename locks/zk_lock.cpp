@@ -23,26 +23,25 @@ std::string ZkMutexLock::base_path() const {
 }
 
 Task<std::optional<Lease>> ZkMutexLock::try_acquire() {
-  ZkConn* zk = rt_.zk();
-  if (!zk) co_return std::nullopt;  // not on a ZooKeeper topology
+  ZkConn& zk = rt_.service<ZkConn>();
   const LocalInstant deadline = rt_.monotonic_now() + config_.acquire_timeout;
   while (rt_.monotonic_now() < deadline) {
     ++round_trips_;
     // A handle whose session expired (LOST) starts a new session here.
-    if (!(co_await zk->start(config_.ttl)).ok()) co_return std::nullopt;
+    if (!(co_await zk.start(config_.ttl)).ok()) co_return std::nullopt;
     // creatingParentContainersIfNeeded: the base node, then our child.
     ++round_trips_;
-    (void)co_await zk->create(base_path(), "", "persistent");
+    (void)co_await zk.create(base_path(), "", "persistent");
     ++round_trips_;
-    const ZkCreated ours = co_await zk->create(base_path() + "/lock-", "", "ephemeral_sequential");
+    const ZkCreated ours = co_await zk.create(base_path() + "/lock-", "", "ephemeral_sequential");
     if (ours.ok()) {
-      if (co_await wait_for_turn(*zk, ours.path, deadline)) {
+      if (co_await wait_for_turn(zk, ours.path, deadline)) {
         Lease lease{ours.path, ours.path, std::nullopt, std::nullopt, 0};
         if (fenced_) lease.fencing_token = ours.czxid;
-        lease_session_ = zk->session_id();
+        lease_session_ = zk.session_id();
         co_return lease;
       }
-      co_await delete_our_path(*zk, ours.path);
+      co_await delete_our_path(zk, ours.path);
     }
     if (rt_.monotonic_now() >= deadline) break;
     co_await rt_.sleep(config_.retry);
@@ -108,18 +107,17 @@ Task<void> ZkMutexLock::guaranteed_delete(ZkConn& zk, std::string path, std::int
 }
 
 Task<bool> ZkMutexLock::release(Lease& lease) {
-  ZkConn* zk = rt_.zk();
-  if (!zk) co_return false;
+  ZkConn& zk = rt_.service<ZkConn>();
   ++round_trips_;
-  co_return (co_await zk->remove(lease.key, -1)).ok();
+  co_return (co_await zk.remove(lease.key, -1)).ok();
 }
 
 // Connected under the session that created our node: Curator's advice,
 // SUSPENDED is not known to hold and LOST certainly does not; a new session
 // after LOST (RECONNECTED) does not bring the lock back.
 bool ZkMutexLock::connected_with_lease() {
-  ZkConn* zk = rt_.zk();
-  return zk && zk->state() == ZkState::Connected && zk->session_id() == lease_session_;
+  ZkConn& zk = rt_.service<ZkConn>();
+  return zk.state() == ZkState::Connected && zk.session_id() == lease_session_;
 }
 
 // No lease to renew: the client library's pings keep the session alive.

@@ -19,6 +19,8 @@
 #include "scenarios/input_file.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/services.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::reports {
@@ -374,23 +376,15 @@ std::vector<std::string> Comparison::scenarios() const {
 
 LockFamily lock_family(const std::string& lock) {
   const auto info = locks::find_lock(lock);
-  if (!info) return LockFamily::SingleRedis;
-  switch (info->topology) {
-    case locks::Topology::Etcd: return LockFamily::Etcd;
-    case locks::Topology::ZooKeeper: return LockFamily::ZooKeeper;
-    case locks::Topology::Redis: break;
-  }
-  return info->min_nodes > 1 ? LockFamily::RedisMultiNode : LockFamily::SingleRedis;
+  if (!info) return {};
+  return {info->topology, info->topology == locks::Topology::Redis && info->min_nodes > 1};
 }
 
+// The service row's family (scenarios/services.hpp); Redis splits by the
+// lock's node count.
 std::string_view lock_family_name(LockFamily family) {
-  switch (family) {
-    case LockFamily::SingleRedis: return "single Redis";
-    case LockFamily::RedisMultiNode: return "Redis multi-node";
-    case LockFamily::Etcd: return "etcd";
-    case LockFamily::ZooKeeper: return "ZooKeeper";
-  }
-  return "single Redis";
+  if (family.multi_node) return "Redis multi-node";
+  return scenarios::service_row(family.service).report_family;
 }
 
 std::string lock_group_label(const std::string& lock) {
@@ -414,9 +408,7 @@ std::vector<std::string> Comparison::locks() const {
 }
 
 std::string Comparison::sources_label() const {
-  std::string out;
-  for (const auto& i : inputs_) out += (out.empty() ? "" : ", ") + i;
-  return out;
+  return joined(inputs_);
 }
 
 CellPerf Comparison::lock_perf(const std::string& lock) const {
@@ -531,7 +523,7 @@ Result<bool, ReportError> read_jsonl(std::istream& in, const std::string& name, 
       return failure(std::move(e));
     }
   }
-  if (in.bad()) return bad(name + ":0: read error");
+  if (in.bad()) return bad(name + ": read error");
   return true;
 }
 
@@ -539,9 +531,9 @@ Result<bool, ReportError> read_jsonl_file(const std::string& path, Comparison& i
   // Regular files only (a FIFO would block, /dev/zero never ends); no size
   // cap: a sweep's file is streamed, and its size is the user's choice.
   if (auto problem = scenarios::input_file_problem(path, std::numeric_limits<std::uintmax_t>::max()))
-    return bad(path + ":0: " + *problem);
+    return bad(path + ": " + *problem);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return bad(path + ":0: cannot open the file");
+  if (!in) return bad(path + ": cannot open the file");
   return read_jsonl(in, path, into, warnings);
 }
 
@@ -582,9 +574,7 @@ std::vector<std::string> kinds_worst_first(const std::map<std::string, std::uint
 }
 
 std::string kinds_text(const std::set<std::string>& kinds) {
-  std::string out;
-  for (const auto& k : kinds) out += (out.empty() ? "" : ", ") + k;
-  return out.empty() ? "none" : out;
+  return kinds.empty() ? "none" : joined(kinds);
 }
 
 std::string outcomes_text(const std::map<std::set<std::string>, std::uint64_t>& outcomes) {

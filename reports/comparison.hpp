@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "locks/registry.hpp"
 #include "reports/fault_class.hpp"
 #include "scenarios/fault_mechanism.hpp"
 #include "vocab/result.hpp"
@@ -278,10 +279,17 @@ class Comparison {
 // etcd/ZooKeeper, and do I need fencing?": one Redis master, several Redis
 // masters (Redlock and kin), an etcd cluster, a ZooKeeper ensemble. From the
 // registry (LockInfo::topology, min_nodes); an unknown lock counts as
-// single Redis.
-enum class LockFamily : std::uint8_t { SingleRedis, RedisMultiNode, Etcd, ZooKeeper };
+// single Redis. Families sort by service (the service table's order), one
+// Redis master before several.
+struct LockFamily {
+  locks::Topology service = locks::Topology::Redis;
+  bool multi_node = false;  // Redis only
+  auto operator<=>(const LockFamily&) const = default;
+};
 LockFamily lock_family(const std::string& lock);
-std::string_view lock_family_name(LockFamily family);  // "single Redis", "Redis multi-node", "etcd", "ZooKeeper"
+// The service row's report_family ("single Redis", "etcd", "ZooKeeper"),
+// or "Redis multi-node".
+std::string_view lock_family_name(LockFamily family);
 // The group a lock's row is under in the tables: its family's name, or
 // "reproductions: single Redis" for a reproduction of a shipped bug.
 std::string lock_group_label(const std::string& lock);

@@ -7,6 +7,7 @@
 #include "reports/run_record.hpp"
 #include "scenarios/checkers.hpp"
 #include "sim/trace.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/printable.hpp"
 
 namespace locksim::reports {
@@ -22,9 +23,7 @@ constexpr const char* kRed = "1;31";
 constexpr const char* kGreen = "32";
 
 std::string join(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out.empty() ? "none" : out;
+  return items.empty() ? "none" : joined(items);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct CatalogEntry {
 const std::vector<CatalogEntry>& catalog();
 
 // Loads a built-in scenario; its errors name "catalog/<file>". An unknown
-// name gives a `catalog:0: scenario: ...` error that lists close names.
+// name gives a `catalog: scenario: ...` error that lists close names.
 Result<Scenario, ScenarioError> load_catalog_scenario(std::string_view name);
 
 // A catalog name, or a path to a .toml file: an argument that ends in

@@ -11,6 +11,7 @@
 #include "scenarios/fault_kinds.hpp"
 #include "scenarios/lock_assumptions.hpp"
 #include "scenarios/scenario_writer.hpp"
+#include "vocab/joined.hpp"
 
 namespace locksim::scenarios {
 
@@ -701,9 +702,7 @@ std::pair<std::size_t, Duration> schedule_rank(const CheckPlan& plan, const std:
 
 std::string bound_text(const CheckPlan& plan) {
   auto list = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& w : v) s += (s.empty() ? "" : ", ") + w;
-    return s.empty() ? std::string("none") : s;
+    return v.empty() ? std::string("none") : joined(v);
   };
   std::vector<std::string> kinds, offsets, sizes;
   for (FaultKind k : plan.kinds) kinds.emplace_back(fault_kind_name(k));

@@ -18,8 +18,15 @@ void read_cp_topology(Section& root, Scenario& s);
 // After the whole file: the lock's ttl fits the topology's rule.
 void check_cp_lock_ttl(Section& root, const Scenario& s);
 
-// The writer's side (scenario_writer.cpp): the table's name ("etcd" or
-// "zookeeper") and its fields, defaults left out except `members`.
+// For the services' own readers (<service>_service.cpp): `members`
+// (1..kMaxCpMembers), and a positive duration in whole milliseconds that
+// `service` takes in ms (named in the message).
+void read_cp_members(Section& t, CpSpec& cp);
+void read_cp_ms(Section& t, std::string_view key, std::string_view service, Duration& out);
+
+// The writer's side (scenario_writer.cpp): the table's name (the service
+// row's: "etcd", "zookeeper") and its fields, defaults left out except
+// `members`.
 const char* cp_table_name(locks::Topology topology);
 toml::table cp_table(const Scenario& s);
 

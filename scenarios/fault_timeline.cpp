@@ -1,6 +1,5 @@
 #include "scenarios/fault_timeline.hpp"
 
-#include <algorithm>
 #include <cassert>
 
 namespace locksim::scenarios {
@@ -20,10 +19,12 @@ void FaultTimeline::add(FaultSpec fault) {
 std::vector<std::size_t> FaultTimeline::reach(std::string_view host, TriggerEvent event, int write_index) {
   std::vector<std::size_t> events;
   const Duration now = world_.now();
-  const auto fired = [&](const FaultSpec* f) { return f->after->fired_by(host, event, write_index); };
-  for (const FaultSpec* f : armed_)
-    if (fired(f)) events.push_back(schedule(*f, now + f->at));
-  armed_.erase(std::remove_if(armed_.begin(), armed_.end(), fired), armed_.end());  // a trigger fires once
+  std::size_t kept = 0;  // the armed faults this event did not fire stay armed, in order
+  for (const FaultSpec* f : armed_) {
+    if (f->after->fired_by(host, event, write_index)) events.push_back(schedule(*f, now + f->at));
+    else armed_[kept++] = f;  // a trigger fires once
+  }
+  armed_.resize(kept);
   return events;
 }
 

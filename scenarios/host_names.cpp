@@ -3,20 +3,21 @@
 
 #include <cassert>
 
+#include "scenarios/services.hpp"
+
 namespace locksim::scenarios {
 
 namespace {
 
-constexpr std::string_view kRedisHostPrefix = "redis-";
+// The Redis row's member prefix (services.hpp): redis-1, redis-2, ...
+std::string_view redis_prefix() { return service_row(locks::Topology::Redis).member_prefix; }
 constexpr std::string_view kReplicaInfix = "-replica-";
-constexpr std::string_view kEtcdMemberPrefix = "etcd-";
-constexpr std::string_view kZkMemberPrefix = "zk-";
 
 }  // namespace
 
 std::string redis_host_name(int master, int replica) {
   assert(master >= 1 && replica >= 0);
-  std::string name = std::string(kRedisHostPrefix) + std::to_string(master);
+  std::string name = std::string(redis_prefix()) + std::to_string(master);
   if (replica > 0) name += std::string(kReplicaInfix) + std::to_string(replica);
   return name;
 }
@@ -40,19 +41,18 @@ std::vector<std::string> shard_hosts(int master, int replicas_per_master) {
 }
 
 std::string cp_member_host_name(locks::Topology topology, int member) {
-  assert(topology != locks::Topology::Redis && member >= 1);
-  const std::string_view prefix = topology == locks::Topology::Etcd ? kEtcdMemberPrefix : kZkMemberPrefix;
-  return std::string(prefix) + std::to_string(member);
+  assert(service_row(topology).cp && member >= 1);
+  return std::string(service_row(topology).member_prefix) + std::to_string(member);
 }
 
 std::vector<std::string> cp_member_hosts(locks::Topology topology, int members) {
   std::vector<std::string> names;
-  if (topology == locks::Topology::Redis) return names;
+  if (!service_row(topology).cp) return names;
   for (int m = 1; m <= members; ++m) names.push_back(cp_member_host_name(topology, m));
   return names;
 }
 
-bool is_redis_host_name(std::string_view host) { return host.substr(0, kRedisHostPrefix.size()) == kRedisHostPrefix; }
+bool is_redis_host_name(std::string_view host) { return host.starts_with(redis_prefix()); }
 
 std::string_view redis_master_of(std::string_view host) { return host.substr(0, host.find(kReplicaInfix)); }
 

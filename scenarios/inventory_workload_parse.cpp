@@ -11,10 +11,10 @@ namespace locksim::scenarios {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
+std::string quoted_list(const std::vector<std::string>& names) {
   std::vector<std::string> quoted;
   for (const auto& n : names) quoted.push_back(in_quotes(n));
-  return join(quoted);
+  return locksim::joined(quoted);
 }
 
 // The [[client]] tables as Sections (client[1], client[2], ...).
@@ -41,14 +41,14 @@ bool reject_inventory_fields(Section& root, const Scenario& s) {
 }
 
 bool read_method(Section& w, InventorySpec& inv) {
-  if (!w.has("method")) return w.missing("method", "one of " + joined(inventory_method_names()));
+  if (!w.has("method")) return w.missing("method", "one of " + quoted_list(inventory_method_names()));
   const auto name = w.string("method");
   if (!name) return false;
   const auto method = inventory_method_of(*name);
   if (!method) {
     const auto close = close_names(*name, inventory_method_names());
     return w.fail_value("method", "unknown method " + in_quotes(*name) +
-                                      (close.empty() ? " (known: " + joined(inventory_method_names()) + ")"
+                                      (close.empty() ? " (known: " + quoted_list(inventory_method_names()) + ")"
                                                      : " (did you mean " + in_quotes(close.front()) + "?)"));
   }
   inv.method = *method;

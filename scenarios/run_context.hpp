@@ -29,10 +29,10 @@ struct ClientState {
   sim::Host* host = nullptr;
   std::unique_ptr<locks::SimRuntime> runtime;
   ClientProgress progress;  // the workload's, across restarts
-  // On a CP topology, the process's client of the cluster (a new one per
-  // incarnation: a restarted process has a new ZooKeeper session).
-  std::unique_ptr<locks::EtcdConn> etcd;
-  std::unique_ptr<locks::ZkConn> zk;
+  // On a CP topology, the process's client of the cluster, made by the
+  // service's row (a new one per incarnation: a restarted process has a new
+  // ZooKeeper session).
+  std::unique_ptr<locks::ServiceConn> service;
 };
 
 struct RunContext {
@@ -61,10 +61,7 @@ struct RunContext {
   // its runtime (e.g. cancel a watchdog) while it is destroyed.
   // The CP clients go before their hosts (SimZkConn cancels its pings).
   ~RunContext() {
-    for (ClientState& c : clients) {
-      c.etcd.reset();
-      c.zk.reset();
-    }
+    for (ClientState& c : clients) c.service.reset();
     world.destroy_hosts();
   }
   RunContext(const RunContext&) = delete;

@@ -3,14 +3,12 @@
 
 #include <algorithm>
 
-#include "locks/sim_cp_client.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
+#include "scenarios/services.hpp"
 #include "scenarios/sim_workload_world.hpp"
 #include "scenarios/workload.hpp"
-#include "sim/consensus/etcd_member.hpp"
-#include "sim/consensus/zk_member.hpp"
 
 namespace locksim::scenarios {
 
@@ -106,12 +104,12 @@ void build_redis(RunContext& ctx, LockKeyObserver& observer) {
         sim::redis::SentinelConfig{s.redis.failover_after, s.redis.parallel_syncs, s.redis.failover_timeout});
 }
 
-// The CP members on hosts etcd-1.. / zk-1.., each an ordinary host: the
-// fault appliers pause, crash, restart and partition them by name, and a
-// member answers a crash through the host hook it registers itself
-// (ConsensusMember: raft keeps what it wrote; power_loss what it fsynced).
+// The CP members on hosts etcd-1.. / zk-1.., each an ordinary host, made by
+// the service's row (services.hpp): the fault appliers pause, crash,
+// restart and partition them by name, and a member answers a crash through
+// the host hook it registers itself (ConsensusMember: raft keeps what it
+// wrote; power_loss what it fsynced).
 void build_cp(RunContext& ctx) {
-  namespace cs = sim::consensus;
   const Scenario& s = ctx.scenario;
   std::vector<sim::Host*> hosts;
   std::vector<sim::HostId> ids;
@@ -119,32 +117,24 @@ void build_cp(RunContext& ctx) {
     hosts.push_back(&ctx.world.add_host(name));
     ids.push_back(hosts.back()->id());
   }
-  cs::EtcdConfig etcd;
-  etcd.raft.election_timeout = s.cp.election_timeout;
-  etcd.raft.heartbeat = s.cp.heartbeat;
-  cs::ZkConfig zk;
-  zk.tick = s.cp.tick;
+  const CpServiceOps& service = *service_row(s.topology).cp;
   for (sim::Host* h : hosts) {
-    if (s.topology == locks::Topology::Etcd) ctx.members.push_back(std::make_unique<cs::EtcdMember>(*h, etcd, ids));
-    else ctx.members.push_back(std::make_unique<cs::ZkMember>(*h, zk, ids));
+    ctx.members.push_back(service.member(*h, s, ids));
     ctx.history.nodes.resize(h->id() + 1);
     ctx.history.nodes[h->id()] = h->name();
   }
 }
 
-// A CP client's connection for this incarnation of its process, talking to
-// member (client index mod N) first so clients spread over the members.
+// A CP client's connection for this incarnation of its process (the
+// service row's client), talking to member (client index mod N) first so
+// clients spread over the members.
 void connect_cp(RunContext& ctx, std::size_t c) {
   ClientState& client = ctx.clients[c];
   std::vector<sim::HostId> ids;
   for (const auto& m : ctx.members) ids.push_back(m->id());
-  client.etcd.reset();
-  client.zk.reset();
-  if (ctx.scenario.topology == locks::Topology::Etcd)
-    client.etcd = std::make_unique<locks::SimEtcdConn>(*client.host, ids, ctx.scenario.network.timeout, c);
-  else
-    client.zk = std::make_unique<locks::SimZkConn>(*client.host, ids, c);
-  client.runtime->attach_cp(client.etcd.get(), client.zk.get());
+  client.service.reset();
+  client.service = service_row(ctx.scenario.topology).cp->client(*client.host, std::move(ids), ctx.scenario, c);
+  client.runtime->attach_service(client.service.get());
 }
 
 void build_clients(RunContext& ctx) {
@@ -263,8 +253,8 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   const auto& lat = scenario.network.latency;
   ctx.world.network().set_latency({lat.min, lat.max, scenario.network.tail_per_mille, scenario.network.tail_max_shift});
   LockKeyObserver observer(ctx);
-  if (scenario.topology == locks::Topology::Redis) build_redis(ctx, observer);
-  else build_cp(ctx);
+  if (service_row(scenario.topology).cp) build_cp(ctx);
+  else build_redis(ctx, observer);
   StorageService storage(ctx.world, ctx.history, scenario);
   ctx.history.sale = sale_terms(scenario);
   ctx.storage = &ctx.world.add_host(kStorageHost);

@@ -20,6 +20,7 @@
 #include "locks/registry.hpp"
 #include "scenarios/cp_topology_parse.hpp"
 #include "scenarios/input_file.hpp"
+#include "scenarios/lock_expectations.hpp"
 #include "scenarios/inventory_workload_parse.hpp"
 #include "scenarios/scenario_bounds.hpp"
 #include "scenarios/toml_section.hpp"
@@ -41,7 +42,9 @@ const std::vector<std::string>& violation_names() {
 }
 
 std::string ScenarioError::to_string() const {
-  return file + ":" + std::to_string(line) + ": " + field + ": " + message;
+  // Line 0 is the file as a whole (missing, unreadable, an unknown catalog
+  // name): no ":0:" location, which would point at no line.
+  return file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + field + ": " + message;
 }
 
 std::optional<std::set<std::string>> Scenario::expected_for(const std::string& kind) const {
@@ -278,7 +281,7 @@ void Parser::read_workload(Section& root) {
 std::string known_locks() {
   std::vector<std::string> names;
   for (const auto& info : locks::all_locks()) names.push_back(info.name);
-  return join(names);
+  return joined(names);
 }
 
 // A lock kind must exist, and the topology must be able to run it.
@@ -480,7 +483,7 @@ std::optional<FaultKind> Parser::read_fault_kind(Section& f) {
   }
   const auto kind = fault_kind_from_name(*name);
   if (!kind) {
-    f.fail_value("kind", "unknown fault kind " + in_quotes(*name) + " (known: " + join(fault_kind_names()) + ")");
+    f.fail_value("kind", "unknown fault kind " + in_quotes(*name) + " (known: " + joined(fault_kind_names()) + ")");
   }
   return kind;
 }
@@ -497,13 +500,13 @@ bool Parser::check_fault_shape(Section& f, FaultKind kind) {
     if (k.str() == "kind" || std::find(takes.begin(), takes.end(), k.str()) != takes.end()) continue;
     const std::vector<std::string> names(takes.begin(), takes.end());
     return fail(line_of(k.source()), f.field(k.str()),
-                "a " + in_quotes(kind_name) + " fault takes no " + in_quotes(k.str()) + " (it takes " + join(names) +
+                "a " + in_quotes(kind_name) + " fault takes no " + in_quotes(k.str()) + " (it takes " + joined(names) +
                     ")");
   }
   for (auto key : shape.required) {
     if (f.has(key)) continue;
     const std::vector<std::string> names(shape.required.begin(), shape.required.end());
-    return f.missing(key, "a " + in_quotes(kind_name) + " fault needs " + join(names, " and "));
+    return f.missing(key, "a " + in_quotes(kind_name) + " fault needs " + joined(names, " and "));
   }
   return true;
 }
@@ -528,7 +531,7 @@ std::string Parser::hosts_hint() const {
     all.resize(24);
     all.push_back("...");
   }
-  return "(hosts: " + join(all) + ")";
+  return "(hosts: " + joined(all) + ")";
 }
 
 std::optional<std::string> Parser::read_host(Section& s, std::string_view key, TargetRole role) {
@@ -673,7 +676,7 @@ bool Parser::read_nemesis_kinds(Section& s, NemesisSpec& n) {
     if (!kind)
       return fail(line_of(k.source()), s.field("kinds"),
                   (name ? "unknown fault kind " + in_quotes(*name) : "expected a fault kind name, got " + type_name(k)) +
-                      " (known: " + join(fault_kind_names()) + ")");
+                      " (known: " + joined(fault_kind_names()) + ")");
     const FaultKindInfo& info = fault_kind_info(*kind);
     if ((info.needs_replicas || info.target == TargetRole::RedisNode) && sc_.topology != locks::Topology::Redis)
       return fail(line_of(k.source()), s.field("kinds"),
@@ -706,22 +709,7 @@ bool Parser::read_nemesis_targets(Section& s, NemesisSpec& n) {
 }
 
 std::optional<std::set<std::string>> Parser::read_violations(const toml::node& n, const std::string& field) {
-  if (!n.is_array()) {
-    fail(line_of(n.source()), field, "expected an array of violation names, got " + type_name(n));
-    return std::nullopt;
-  }
-  std::set<std::string> out;
-  for (const toml::node& v : *n.as_array()) {
-    const auto name = v.value<std::string>();
-    if (!name || !violation_kind_from_name(*name)) {
-      fail(line_of(v.source()), field,
-           (name ? "unknown violation " + in_quotes(*name) : "expected a violation name, got " + type_name(v)) +
-               " (known: " + join(violation_names()) + ")");
-      return std::nullopt;
-    }
-    out.insert(*name);
-  }
-  return out;
+  return read_violation_names(errors_, n, field);
 }
 
 void Parser::read_expect(Section& root) {

@@ -8,6 +8,7 @@
 #include "locks/registry.hpp"
 #include "scenarios/cp_topology.hpp"
 #include "scenarios/duration.hpp"
+#include "scenarios/services.hpp"
 #include "vocab/time.hpp"
 
 namespace locksim::scenarios {
@@ -137,19 +138,14 @@ std::optional<BoundProblem> check_nemesis_draws(const Scenario& s) {
                           "a drawn fault's end, duration + 2 x mean_interval + max_duration,");
 }
 
-// etcd's request timeout (EtcdConfig::request_timeout) and ZooKeeper's
-// longest session (kZkMaxSessionTicks ticks).
+// A duration a CP service derives from its table (its row's
+// derived_overflow: etcd's request timeout, ZooKeeper's longest session).
 std::optional<BoundProblem> check_cp_timeouts(const Scenario& s) {
-  if (s.topology == locks::Topology::Etcd) {
-    const auto twice = derived_product(s.cp.election_timeout, 2);
-    if (!twice || !derived_sum({std::chrono::seconds(5), *twice}))
-      return derived_over_cap("etcd.election_timeout", "etcd.election_timeout",
-                              "the request timeout, 5s + 2 x election_timeout,");
-  }
-  if (s.topology == locks::Topology::ZooKeeper && !derived_product(s.cp.tick, kZkMaxSessionTicks))
-    return derived_over_cap("zookeeper.tick", "zookeeper.tick",
-                            "the longest session, " + std::to_string(kZkMaxSessionTicks) + " x tick,");
-  return std::nullopt;
+  const CpServiceOps* cp = service_row(s.topology).cp;
+  if (!cp) return std::nullopt;
+  auto over = cp->derived_overflow(s.cp);
+  if (!over) return std::nullopt;
+  return derived_over_cap(over->first, over->first, over->second);
 }
 
 // A [nemesis] with clock jumps: its faults number about duration /

@@ -11,6 +11,7 @@
 #include "scenarios/lock_assumptions.hpp"
 #include "scenarios/scenario_bounds.hpp"
 #include "scenarios/scenario_writer.hpp"
+#include "scenarios/services.hpp"
 
 namespace locksim::scenarios {
 
@@ -152,10 +153,7 @@ void make_cp_topology(Scenario& s, locks::Topology topology) {
   s.topology = topology;
   s.cp = CpSpec{};
   s.lock.ttl = whole_seconds_ttl(s.lock.ttl);
-  // A ZooKeeper lock's TTL is its session timeout: 2 to 20 ticks
-  // (ZooKeeperServer's default min/max session timeouts).
-  if (topology == locks::Topology::ZooKeeper)
-    s.lock.ttl = std::clamp(s.lock.ttl, kZkMinSessionTicks * s.cp.tick, kZkMaxSessionTicks * s.cp.tick);
+  s.lock.ttl = service_row(topology).cp->generated_ttl(s.lock.ttl, s.cp);
   s.lock.retry = std::max(ms(10), s.lock.ttl / 20);
 }
 

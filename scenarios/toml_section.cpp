@@ -6,6 +6,8 @@
 #include <limits>
 #include <sstream>
 
+#include "vocab/spelling.hpp"
+
 namespace locksim::scenarios {
 
 bool TomlErrors::fail(int line, std::string field, std::string message) {
@@ -56,25 +58,6 @@ std::string printable(std::string_view s, std::size_t max_shown) {
 
 std::string in_quotes(std::string_view s) { return "\"" + printable(s) + "\""; }
 
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
 std::vector<std::string> close_names(std::string_view wanted, const std::vector<std::string>& names) {
   const std::size_t limit = std::max<std::size_t>(2, wanted.size() / 3);
   std::vector<std::pair<std::size_t, std::string>> scored;
@@ -116,7 +99,7 @@ bool Section::check_keys(std::initializer_list<std::string_view> allowed) {
     const std::string key(k.str());
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     const auto close = close_names(key, names);
-    std::string msg = close.empty() ? "unknown key (known keys: " + join(names) + ")"
+    std::string msg = close.empty() ? "unknown key (known keys: " + joined(names) + ")"
                                     : "unknown key (did you mean " + in_quotes(close.front()) + "?)";
     return p_.fail(line_of(k.source()), field(key), std::move(msg));
   }
@@ -235,7 +218,7 @@ std::optional<std::string> Section::choice(std::string_view key, std::initialize
     if (o == *s) return s;
   std::vector<std::string> names;
   for (auto o : options) names.push_back(in_quotes(o));
-  fail(*node(key), key, "unknown value " + in_quotes(*s) + " (expected " + join(names, " or ") + ")");
+  fail(*node(key), key, "unknown value " + in_quotes(*s) + " (expected " + joined(names, " or ") + ")");
   return std::nullopt;
 }
 

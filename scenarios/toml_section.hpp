@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scenarios/duration.hpp"
+#include "vocab/joined.hpp"
 #include "vocab/result.hpp"
 
 namespace locksim::scenarios {
@@ -46,15 +47,6 @@ enum class Sign : std::uint8_t {
 std::string type_name(const toml::node& n);  // "string", "integer", ...
 int line_of(const toml::source_region& r);
 
-template <class Range>
-std::string join(const Range& items, std::string_view sep = ", ") {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
-}
 // User text inside a one-line message: control bytes escaped, long text cut.
 std::string printable(std::string_view s, std::size_t max_shown = 80);
 std::string in_quotes(std::string_view s);

@@ -20,6 +20,7 @@
 #include "scenarios/repro.hpp"
 #include "scenarios/scenario_writer.hpp"
 #include "sim/rng.hpp"
+#include "vocab/joined.hpp"
 
 namespace locksim::testing {
 
@@ -40,6 +41,7 @@ std::string env(const char* name) {
 // every kind but the failing ones allowed.
 Scenario judged_by_property(const FailingExample& f) {
   Scenario s = f.scenario;
+  s.lock_kind = f.lock;  // the replay's lock: a folder name is only a key (example_key)
   s.expect_by_lock.clear();
   s.expect_may_by_lock.clear();
   s.expect_default = std::set<std::string>{};
@@ -50,15 +52,13 @@ Scenario judged_by_property(const FailingExample& f) {
   return s;
 }
 
-std::string joined(const std::set<std::string>& kinds) {
-  std::string out;
-  for (const auto& k : kinds) out += (out.empty() ? "" : ", ") + k;
-  return out.empty() ? "any violation" : out;
+std::string failing_text(const std::set<std::string>& kinds) {
+  return kinds.empty() ? "any violation" : joined(kinds);
 }
 
 // The comment lines above the scenario: what failed, who found it, the repro.
 std::string header(const FailingExample& f, const std::string& path) {
-  std::string text = "# locksim failing example: " + f.lock + " fails " + f.property + " (" + joined(f.failing) + ")\n";
+  std::string text = "# locksim failing example: " + f.lock + " fails " + f.property + " (" + failing_text(f.failing) + ")\n";
   if (!f.found_by.empty()) text += "# found by: " + f.found_by + "\n";
   text += "# repro: " + run_repro(path, f.lock, f.seed, f.program) + "\n";
   text += "# `" + f.program + " examples replay` runs every saved example again; `" + f.program +
@@ -176,7 +176,7 @@ Result<RunResult, std::string> replay_example(const SavedExample& e, const std::
   auto scenario = load_scenario_file(e.path);
   if (!scenario) return failure(scenario.error().to_string());
   RunOptions options;
-  options.lock_kind = e.lock;
+  options.lock_kind = scenario->lock_kind;
   options.seed = e.seed;
   options.scenario_ref = e.path;
   options.program = program;

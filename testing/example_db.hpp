@@ -65,7 +65,7 @@ struct FailingExample {
 
 struct SavedExample {
   std::string path;
-  std::string lock;      // as its folder names it
+  std::string lock;      // as its folder names it (example_key); the file's [lock] kind is the lock
   std::string property;  // as its folder names it
   std::uint64_t seed = 0;
   std::time_t when = 0;  // last written
@@ -86,7 +86,8 @@ Saved save_example(const std::string& dir, const FailingExample& f);
 std::vector<SavedExample> list_examples(const std::string& dir, const std::string& lock = "",
                                         const std::string& property = "");
 
-// Runs a saved example as `locksim run FILE --lock L --seed N` does: the
+// Runs a saved example as `locksim run FILE --seed N` does, with the lock its
+// [lock] kind names (save_example writes the exact name there): the
 // run, or the one-line error of a file that no longer loads or runs.
 // `description` (optional) receives the scenario's description.
 Result<scenarios::RunResult, std::string> replay_example(const SavedExample& e,

@@ -28,6 +28,7 @@
 #include "scenarios/catalog.hpp"
 #include "testing/example_db.hpp"
 #include "scenarios/lock_assumptions.hpp"
+#include "scenarios/lock_expectations.hpp"
 #include "scenarios/runner.hpp"
 #include "vocab/task.hpp"
 #include "sim/trace.hpp"
@@ -207,7 +208,7 @@ TEST_CASE("hunt gives a fenced lock fencing storage in every case and says so", 
   auto [out, code] = run_cli("hunt --lock fenced --budget 45");  // without fencing storage: stale-write at case 42
   CHECK(out.rfind("assumes   fenced: the storage checks fencing tokens (given to every case)\n", 0) == 0);
   CHECK(out.find("stale-write after") == std::string::npos);
-  auto [token, token_code] = run_cli("hunt --lock token --budget 1 --faults pause");
+  auto [token, token_code] = run_cli("hunt --lock token --budget 1 --kinds pause");
   CHECK(token.find("assumes") == std::string::npos);
 }
 
@@ -235,20 +236,20 @@ TEST_CASE("check and hunt give Redlock the masters it needs on a one-master scen
   CHECK(one_master.redis.masters == 3);
   CHECK(scenarios::unmet_assumptions(one_master, redlock).empty());
 
-  auto [hunt, hunt_code] = run_cli("hunt --lock redlock --scenario gc-pause --budget 3 --faults pause");
+  auto [hunt, hunt_code] = run_cli("hunt --lock redlock --scenario gc-pause --budget 3 --kinds pause");
   INFO(hunt);
   CHECK(hunt.rfind("assumes   redlock: at least 3 Redis masters (given; the scenario has [redis] masters = 1)\n", 0) == 0);
   CHECK(hunt.find("needs at least") == std::string::npos);
 }
 
 TEST_CASE("hunt --workload inventory searches sales and prints a minimal sale that reruns", "[catalog][hunt]") {
-  auto [out, code] = run_cli("hunt --lock naive-del --workload inventory --faults pause --violation oversell");
+  auto [out, code] = run_cli("hunt --lock naive-del --workload inventory --kinds pause --property oversell");
   CHECK(code == 1);
   CHECK(out.rfind("hunt      naive-del: oversell after ", 0) == 0);
   CHECK(out.find("kind = 'inventory'") != std::string::npos);
-  CHECK(out.find("--violation oversell --workload inventory --seed 1") != std::string::npos);  // how it was found
+  CHECK(out.find("--property oversell --workload inventory --seed 1") != std::string::npos);  // how it was found
   CHECK(out.find("VIOLATED oversell") != std::string::npos);
-  auto [none, none_code] = run_cli("hunt --lock token --workload inventory --method decr,lua --faults pause --budget 3");
+  auto [none, none_code] = run_cli("hunt --lock token --workload inventory --method decr,lua --kinds pause --budget 3");
   CHECK(none_code == 0);
   CHECK(none.find("no violation in 3 case(s)") != std::string::npos);
 }
@@ -357,7 +358,7 @@ TEST_CASE("every bad number or option on the command line is an input error: exi
       {"sweep --shard 3/2 --out " + out, "K must be at most N"},
       {"hunt --lock token --budget -1", "--budget: expected an integer from 1"},
       {"hunt --lock token --budget 0", "--budget: expected an integer from 1"},
-      {"hunt --lock token --faults pause,meteor", "hunt: --faults: unknown fault kind \"meteor\" (known: pause, clock-jump"},
+      {"hunt --lock token --kinds pause,meteor", "hunt: --kinds: unknown fault kind \"meteor\" (known: pause, clock-jump"},
       {"hunt --lock etcd-mutex --scenario gc-pause", "hunt: --scenario: gc-pause: "},
       {"hunt --lock token --workload shop", "hunt: --workload: unknown workload \"shop\" (known: lock, inventory)"},
       {"hunt --lock token --method lock", "hunt: --method: only with --workload inventory"},
@@ -395,7 +396,7 @@ TEST_CASE("an empty value for any option is refused, never read as its default (
       {"run gc-pause --store ''", "--store: an empty value"},
       {"hunt --lock token --time ''", "--time: an empty value"},
       {"hunt --lock token --scenario ''", "--scenario: an empty value"},
-      {"hunt --lock token --violation ''", "--violation: an empty value"},
+      {"hunt --lock token --property ''", "--property: an empty value"},
       {"live gc-pause --time-scale ''", "--time-scale: an empty value"},
       {"live gc-pause --redis-server ''", "--redis-server: an empty value"},
       {"sweep --time-scale '' --out " + out, "--time-scale: an empty value"},
@@ -406,7 +407,7 @@ TEST_CASE("an empty value for any option is refused, never read as its default (
       // An empty item of a comma-separated list is refused, not dropped.
       {"sweep --scenario gc-pause --lock token, --out " + out, "sweep: --lock: an empty item in \"token,\""},
       {"sweep --scenario ,gc-pause --lock token --out " + out, "sweep: --scenario: an empty item in \",gc-pause\""},
-      {"hunt --lock token --faults pause,", "hunt: --faults: an empty item in \"pause,\""},
+      {"hunt --lock token --kinds pause,", "hunt: --kinds: an empty item in \"pause,\""},
       {"hunt --lock token --workload inventory --method lock,,decr", "hunt: --method: an empty item in \"lock,,decr\""},
       {"check gc-pause --lock token --kinds ,pause", "check: --kinds: an empty item in \",pause\""},
       {"live gc-pause --redis 127.0.0.1:1,", "live: --redis: an empty item in \"127.0.0.1:1,\""},
@@ -512,7 +513,7 @@ TEST_CASE("run --trace --format json carries the event trace", "[catalog]") {
 TEST_CASE("run, replay and report refuse devices and FIFOs, naming why (issue 15)", "[catalog]") {
   const auto [run_out, run_code] = run_cli("run /dev/zero 2>&1");
   CHECK(run_code == 2);
-  CHECK(run_out.find("/dev/zero:0: file: is not a regular file (a device, FIFO or socket); give a regular file\n") !=
+  CHECK(run_out.find("/dev/zero: file: is not a regular file (a device, FIFO or socket); give a regular file\n") !=
         std::string::npos);
   const std::string fifo = "/tmp/locksim-test-replay.fifo";
   std::remove(fifo.c_str());
@@ -520,10 +521,10 @@ TEST_CASE("run, replay and report refuse devices and FIFOs, naming why (issue 15
   const auto [replay_out, replay_code] = run_cli("replay " + fifo + " 2>&1");  // used to block forever in open()
   std::remove(fifo.c_str());
   CHECK(replay_code == 2);
-  CHECK(replay_out.find(fifo + ":0: file: is not a regular file") != std::string::npos);
+  CHECK(replay_out.find(fifo + ": file: is not a regular file") != std::string::npos);
   const auto [report_out, report_code] = run_cli("report /dev/zero --out /tmp/locksim-test-report 2>&1");
   CHECK(report_code == 2);
-  CHECK(report_out.find("/dev/zero:0: is not a regular file") != std::string::npos);
+  CHECK(report_out.find("/dev/zero: is not a regular file") != std::string::npos);
 }
 
 TEST_CASE("report never opens a device or FIFO named as a run's source: the timeline says why (issue 15)",
@@ -550,7 +551,7 @@ TEST_CASE("report never opens a device or FIFO named as a run's source: the time
     std::stringstream page;
     page << std::ifstream(html).rdbuf();
     CHECK_THAT(page.str(), Catch::Contains("No timeline: " + source +
-                                     ":0: file: is not a regular file (a device, FIFO or socket); give a regular file"));
+                                     ": file: is not a regular file (a device, FIFO or socket); give a regular file"));
   }
   std::remove(fifo.c_str());
 }
@@ -1183,7 +1184,7 @@ std::size_t temp_files(const fs::path& dir) {
 TEST_CASE("hunt keeps the minimal counterexample, and the next hunt replays it first instead of searching",
           "[catalog][examples]") {
   const fs::path dir = fresh_dir("examples-hunt");
-  const std::string hunt = "hunt --lock naive-del --faults pause --examples-dir " + dir.string();
+  const std::string hunt = "hunt --lock naive-del --kinds pause --examples-dir " + dir.string();
   const auto [found, code] = run_cli(hunt);
   INFO(found);
   REQUIRE(code == 1);
@@ -1194,7 +1195,7 @@ TEST_CASE("hunt keeps the minimal counterexample, and the next hunt replays it f
   // A runnable scenario: its comment names the finder and the repro, which fails while the bug is there.
   const std::string text = bytes_of(kept[0].path);
   CHECK(text.rfind("# locksim failing example: naive-del fails " + kept[0].property, 0) == 0);
-  CHECK_THAT(text, Catch::Contains("\n# found by: locksim hunt --lock naive-del --faults pause --seed 1\n"));
+  CHECK_THAT(text, Catch::Contains("\n# found by: locksim hunt --lock naive-del --kinds pause --seed 1\n"));
   const std::string repro = "locksim run " + kept[0].path + " --lock naive-del --seed " + std::to_string(kept[0].seed);
   CHECK_THAT(text, Catch::Contains("\n# repro: " + repro + "\n"));
   CHECK_THAT(found, Catch::Contains("repro     " + repro));
@@ -1209,13 +1210,13 @@ TEST_CASE("hunt keeps the minimal counterexample, and the next hunt replays it f
   CHECK(again.find(" case(s) (seed 1)") == std::string::npos);
   // --no-examples searches anew; LOCKSIM_EXAMPLES_DIR names the folder as --examples-dir does.
   CHECK(run_cli(hunt + " --no-examples 2>&1").second == 2);  // the two options exclude each other
-  const auto [searched, searched_code] = run_cli("hunt --lock naive-del --faults pause --no-examples");
+  const auto [searched, searched_code] = run_cli("hunt --lock naive-del --kinds pause --no-examples");
   CHECK(searched_code == 1);
   CHECK_THAT(searched, Catch::Contains("hunt      naive-del: "));
   CHECK(searched.find("saved     ") == std::string::npos);
   const auto [by_env, by_env_code] =
       tests::run_shell("env -u LOCKSIM_NO_EXAMPLES LOCKSIM_EXAMPLES_DIR=" + dir.string() + " " + LOCKSIM_BINARY +
-                       " hunt --lock naive-del --faults pause");
+                       " hunt --lock naive-del --kinds pause");
   CHECK(by_env_code == 1);
   CHECK_THAT(by_env, Catch::Contains("a saved example still fails"));
   CHECK(temp_files(dir) == 0);
@@ -1281,6 +1282,126 @@ TEST_CASE("check keeps every violating schedule and replays the kept ones first;
   CHECK_THAT(run_cli("examples list" + folder).first, Catch::Contains("no saved examples in "));
   CHECK(temp_files(dir) == 0);
   fs::remove_all(dir);
+}
+
+TEST_CASE("a kept example replays with its exact lock name, not the folder key made of it", "[catalog][examples]") {
+  const fs::path dir = fresh_dir("examples-lock-name");
+  auto info = locks::find_lock("naive-del");
+  REQUIRE(info);
+  info->name = "my lock/v2";  // a user's lock whose name is not a folder name
+  REQUIRE(locks::register_lock(*info));
+  const auto gc = load_catalog_scenario("gc-pause");
+  REQUIRE(gc);
+  const auto saved = testing::save_example(dir.string(), {*gc, info->name, 7, "mutual-exclusion",
+                                                          {"mutual-exclusion"}, "a test", "locksim"});
+  CHECK(saved.example.lock == testing::example_key(info->name));
+  CHECK(saved.example.lock != info->name);
+  const auto run = testing::replay_example(saved.example);
+  REQUIRE(run);
+  CHECK(run->lock == info->name);
+  CHECK(run->violation_kinds().count("mutual-exclusion") == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an --expect file states what a user's lock should show, scenario by scenario, without editing the catalog",
+          "[catalog][expect]") {
+  const fs::path dir = fresh_dir("expect-file");
+  auto info = locks::find_lock("token");
+  REQUIRE(info);
+  info->name = "test-expect-lock";
+  REQUIRE(locks::register_lock(*info));
+  const std::string file = (dir / "mine.toml").string();
+  std::ofstream(file) << "[test-expect-lock]\nlike = \"token\"\nviolations = [\"lock-unavailable\"]\n"
+                         "[test-expect-lock.scenarios]\ngc-pause = [\"mutual-exclusion\"]\n"
+                         "baseline = { violations = [], may = [\"stale-write\"] }\n";
+  std::vector<Scenario> planned;
+  for (const char* name : {"gc-pause", "delayed-packet", "baseline", "etcd-gc-pause"}) {
+    auto s = load_catalog_scenario(name);
+    REQUIRE(s);
+    planned.push_back(*s);
+  }
+  const auto token_on_delayed_packet = planned[1].expected_for("token");
+  REQUIRE(token_on_delayed_packet);
+  REQUIRE_FALSE(planned[3].expected_for("token"));
+  REQUIRE_FALSE(apply_expectation_files({file}, planned));
+  using Kinds = std::set<std::string>;
+  CHECK(planned[0].expected_for("test-expect-lock") == Kinds{"mutual-exclusion"});  // its own line first
+  CHECK(planned[1].expected_for("test-expect-lock") == token_on_delayed_packet);       // then like = token
+  CHECK(planned[1].may_for("test-expect-lock") == planned[1].may_for("token"));
+  CHECK(planned[2].expected_for("test-expect-lock") == Kinds{});
+  CHECK(planned[2].may_for("test-expect-lock") == Kinds{"stale-write"});
+  CHECK(planned[3].expected_for("test-expect-lock") == Kinds{"lock-unavailable"});  // token expects nothing there
+  CHECK(planned[0].expected_for("token") == load_catalog_scenario("gc-pause")->expected_for("token"));  // untouched
+  // Bad input: one line naming the file, line and field, with close names.
+  const auto error_of = [&](const std::string& text) {
+    std::ofstream(file, std::ios::trunc) << text;
+    std::vector<Scenario> one{planned[0]};
+    const auto e = apply_expectation_files({file}, one);
+    return e ? e->to_string() : std::string("no error");
+  };
+  CHECK(error_of("[tokne]\n") == file + ":1: tokne: unknown lock \"tokne\" (did you mean token?)");
+  CHECK(error_of("[token]\nlike = \"fencd\"\n") == file + ":2: token.like: unknown lock \"fencd\" (did you mean fenced?)");
+  CHECK_THAT(error_of("[token.scenarios]\n\ngc-paus = []\n"),
+             Catch::StartsWith(file + ":3: token.scenarios.gc-paus: unknown scenario \"gc-paus\" (did you mean "));
+  CHECK_THAT(error_of("[token]\nviolations = [\"mutual-exclusio\"]\n"),
+             Catch::StartsWith(file + ":2: token.violations: unknown violation \"mutual-exclusio\" (known: "));
+  CHECK_THAT(error_of("[token]\nlikes = \"naive-del\"\n"), Catch::StartsWith(file + ":2: token.likes: unknown key"));
+  CHECK_THAT(error_of("token = 3\n"), Catch::StartsWith(file + ":1: token: "));
+  CHECK(error_of("[token\n").rfind(file + ":1: syntax: ", 0) == 0);
+  // From the command line: a sweep's records carry the file's expectation and are judged by it.
+  std::ofstream(file, std::ios::trunc) << "[fenced.scenarios]\ngc-pause = []\ndelayed-packet = []\n";
+  const std::string out = (dir / "sweep.jsonl").string();
+  const auto [swept, code] = run_cli("sweep --scenario gc-pause,delayed-packet --lock fenced --seeds 1 --quiet --expect " +
+                                     file + " --out " + out + " 2>&1");
+  INFO(swept);
+  CHECK(code == 1);  // gc-pause's storage does not fence: fenced shows violations the file says it must not
+  std::map<std::string, nlohmann::json> by_scenario;
+  std::ifstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    const auto record = nlohmann::json::parse(line);
+    by_scenario[record["scenario"]] = record;
+  }
+  REQUIRE(by_scenario.size() == 2);
+  CHECK(by_scenario["gc-pause"]["expected"] == nlohmann::json::array());
+  CHECK(by_scenario["gc-pause"]["matched"] == false);
+  CHECK(by_scenario["delayed-packet"]["expected"] == nlohmann::json::array());
+  CHECK(by_scenario["delayed-packet"]["matched"] == true);
+  const auto [bad, bad_code] = run_cli("run gc-pause --lock fenced --expect " + (dir / "none.toml").string() + " 2>&1");
+  CHECK(bad_code == 2);
+  CHECK_THAT(bad, Catch::Contains((dir / "none.toml").string() + ": file: no such file"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("one option vocabulary: hunt and check spell scenario, kinds and property alike; old spellings still work",
+          "[catalog][cli]") {
+  // hunt: the scenario as a positional (or --scenario), --kinds and --property, as check has them.
+  const auto [hunted, hunt_code] = run_cli("hunt gc-pause --lock naive-del --kinds pause --property mutual-exclusion "
+                                           "--no-examples 2>&1");
+  INFO(hunted);
+  CHECK(hunt_code == 1);
+  CHECK_THAT(hunted, Catch::Contains("hunt --lock naive-del --scenario gc-pause --kinds pause --property mutual-exclusion"));
+  CHECK(hunted.find(" is now ") == std::string::npos);
+  // The old spellings run the same search, each with a note naming the new one.
+  const auto [old, old_code] = run_cli("hunt --scenario gc-pause --lock naive-del --faults pause --violation "
+                                       "mutual-exclusion --no-examples 2>&1");
+  CHECK(old_code == 1);
+  CHECK_THAT(old, Catch::Contains("locksim hunt: --faults is now --kinds (the old spelling still works)\n"));
+  CHECK_THAT(old, Catch::Contains("locksim hunt: --violation is now --property (the old spelling still works)\n"));
+  CHECK(old.substr(old.find("hunt      ")) == hunted.substr(hunted.find("hunt      ")));
+  // check: the scenario as --scenario too.
+  const std::string bound = " --lock naive-del --faults 1 --kinds pause --no-examples --jobs 1";
+  const auto [positional, positional_code] = run_cli("check gc-pause" + bound);
+  const auto [named, named_code] = run_cli("check --scenario gc-pause" + bound);
+  CHECK(positional_code == 1);
+  CHECK(named_code == 1);
+  const auto untimed = [](const std::string& text) {  // the "time      0.25s" lines differ run to run
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("time ", 0) != 0) out += line + "\n";
+    return out;
+  };
+  CHECK(untimed(positional) == untimed(named));
 }
 
 TEST_CASE("a check --out record replays with replay FILE --line N: it carries its schedule's scenario",

@@ -19,6 +19,8 @@
 #include "locks/sim_runtime.hpp"
 #include "sim/consensus/etcd_member.hpp"
 #include "scenarios/cp_topology.hpp"
+#include "scenarios/services.hpp"
+#include "live/live_services.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/consensus/zk_member.hpp"
@@ -638,7 +640,8 @@ struct CpClient {
       : rt(host, 0, [](std::size_t) { return kNoHost; }, 5s) {
     if constexpr (std::is_same_v<M, EtcdMember>) etcd = std::make_unique<SimEtcdConn>(host, member_ids(cw), 20s, first);
     else zk = std::make_unique<SimZkConn>(host, member_ids(cw), first);
-    rt.attach_cp(etcd.get(), zk.get());
+    if (etcd) rt.attach_service(etcd.get());
+    else rt.attach_service(zk.get());
     lock = locksim::locks::make_lock(kind, rt, config);
   }
   ~CpClient() { lock.reset(); }
@@ -709,6 +712,34 @@ TEST_CASE("the CP locks are registered for their topology, and Redis scenarios r
     CHECK_FALSE(locksim::locks::topology_mismatch(*info, topology).has_value());
   }
   CHECK_FALSE(locksim::locks::topology_mismatch(*locksim::locks::find_lock("token"), Topology::Redis).has_value());
+}
+
+// Runtime::service<Conn>() (locks/runtime.hpp): a lock reaches its
+// service's client by the interface's type, never a null pointer; the live
+// service rows (live/live_services.hpp) cover the CP services, keyed as the
+// core rows are.
+TEST_CASE("a lock reaches its service by type; a runtime without it throws MissingService", "[consensus]") {
+  World world(1);
+  Host& client = world.add_host("A");
+  Host& member = world.add_host("etcd-1");
+  SimRuntime rt(client, 0, [](std::size_t) { return kNoHost; }, 5s);
+  CHECK_THROWS_AS(rt.service<locksim::locks::EtcdConn>(), locksim::locks::MissingService);
+  CHECK_THROWS_WITH(rt.service<locksim::locks::ZkConn>(), Catch::Contains("its zookeeper connection"));
+  auto etcd = std::make_unique<SimEtcdConn>(client, std::vector<HostId>{member.id()}, 5s);
+  rt.attach_service(etcd.get());
+  CHECK(&rt.service<locksim::locks::EtcdConn>() == etcd.get());
+  CHECK_THROWS_AS(rt.service<locksim::locks::ZkConn>(), locksim::locks::MissingService);
+  rt.attach_service(nullptr);
+  etcd.reset();
+  for (const scenarios::ServiceRow* row : scenarios::services()) {
+    INFO(row->table);
+    const live::LiveServiceRow* live_row = live::live_service_row(row->topology);
+    CHECK((live_row != nullptr) == (row->cp != nullptr));
+    if (!live_row) continue;
+    CHECK(live_row->topology == row->topology);
+    CHECK((live_row->start_cluster && live_row->scale_refusal && live_row->timing_note && live_row->connect));
+    CHECK_FALSE(live_row->no_clock_step.empty());
+  }
 }
 
 TEST_CASE("etcd-mutex and etcd-fenced: two clients never hold the lock at once without faults", "[consensus]") {
@@ -1268,8 +1299,7 @@ void run_two_clients(const std::string& kind, MakeConn make_conn) {
   auto client = [&](const std::string& name) {
     auto conn = make_conn(name);
     locksim::locks::RealRuntimeOptions options;
-    if constexpr (std::is_same_v<decltype(conn), std::unique_ptr<EtcdHttpConn>>) options.etcd = conn.get();
-    else options.zk = conn.get();
+    options.service = conn.get();
     locksim::locks::RealRuntime rt({}, options);
     contend(rt, kind, 3, c);
   };

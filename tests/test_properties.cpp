@@ -553,7 +553,7 @@ bool any_extends(const Scenario& s) {
 
 TEST_CASE("hunt with default options finds a token lock whose extend does not check the token", "[property][hunt]") {
   const locks::LockInfo& info = bare_pexpire_lock();
-  // `locksim hunt --lock L --violation wrong-owner-release`, every other option its default.
+  // `locksim hunt --lock L --property wrong-owner-release`, every other option its default.
   HuntOptions o = default_hunt_options(info);
   o.violation = "wrong-owner-release";
   const HuntResult r = hunt(o);
@@ -810,7 +810,7 @@ TEST_CASE("the shrinker takes a hand-written sale to fewer buys, less stock and 
 
 // --- ZooKeeper topologies (issue 16) ------------------------------------------------
 
-// `locksim hunt --lock zk-lock --faults pause`: Jepsen's pause finds what a
+// `locksim hunt --lock zk-lock --kinds pause`: Jepsen's pause finds what a
 // session-based lock cannot stop — a holder paused past its session timeout
 // still believes it holds the lock — on a generated ensemble: three
 // members, the TTL a session timeout of 2..20 ticks, clients from 3 s on.

@@ -1,27 +1,23 @@
-// Closest spelling (sim/spelling.hpp): the textbook two-row Levenshtein.
+// Closest spelling (vocab/spelling.hpp).
 #include "vocab/spelling.hpp"
 
 #include <algorithm>
 
 namespace locksim {
 
-namespace {
-
+// Optimal string alignment: Levenshtein plus a swap of two neighbours as
+// one edit, so "rnu" is one edit from "run" (the commonest typo).
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
+  return d[a.size()][b.size()];
 }
-
-}  // namespace
 
 std::optional<std::string> closest_spelling(std::string_view word, const std::vector<std::string>& candidates) {
   if (word.empty()) return std::nullopt;

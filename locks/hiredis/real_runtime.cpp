@@ -91,7 +91,7 @@ HiredisOptions parse_endpoint(const std::string& endpoint) {
 }
 
 RealRuntime::RealRuntime(const std::vector<std::string>& endpoints, RealRuntimeOptions options)
-    : etcd_(options.etcd), zk_(options.zk) {
+    : service_(options.service) {
   for (const auto& endpoint : endpoints) {
     HiredisOptions o = parse_endpoint(endpoint);
     o.connect_timeout = options.connect_timeout;

@@ -37,11 +37,10 @@ namespace locksim::locks {
 struct RealRuntimeOptions {
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds command_timeout{1000};
-  // A real etcd or ZooKeeper client (live/etcd_http_client.hpp,
+  // A real client of the scenario's CP service (live/etcd_http_client.hpp,
   // live/zk_c_client.hpp) for the CP locks; not owned, must outlive the
   // runtime. Spawned tasks share it (both are thread-safe).
-  EtcdConn* etcd = nullptr;
-  ZkConn* zk = nullptr;
+  ServiceConn* service = nullptr;
 };
 
 // "host:port" or "[v6-address]:port"; throws std::invalid_argument with the
@@ -64,8 +63,7 @@ class RealRuntime final : public Runtime {
   std::size_t node_count() const override;
   std::uint64_t spawn(Task<void> task) override;
   void cancel(std::uint64_t id) override;
-  EtcdConn* etcd() override { return etcd_; }
-  ZkConn* zk() override { return zk_; }
+  ServiceConn* service_conn() override { return service_; }
 
   // Spawned tasks that have not finished yet (for tests and shutdown).
   std::size_t running_tasks();
@@ -77,8 +75,7 @@ class RealRuntime final : public Runtime {
   void reap_finished();  // requires tasks_mutex_ held
 
   std::vector<std::unique_ptr<HiredisConn>> conns_;
-  EtcdConn* etcd_ = nullptr;
-  ZkConn* zk_ = nullptr;
+  ServiceConn* service_ = nullptr;
   std::mutex random_mutex_;
   std::random_device random_device_;
   std::mutex tasks_mutex_;

@@ -34,17 +34,17 @@ _locksim() {
     --format) mapfile -t COMPREPLY < <(compgen -W "text json md html junit" -- "$cur"); return ;;
     --workload) mapfile -t COMPREPLY < <(compgen -W "lock inventory" -- "$cur"); return ;;
     --method) mapfile -t COMPREPLY < <(compgen -W "read-check-write lock decr lua segmented" -- "$cur"); return ;;
-    --out|--timeline|--redis-server|--store) compopt -o default; COMPREPLY=(); return ;;
+    --out|--timeline|--redis-server|--store|--expect) compopt -o default; COMPREPLY=(); return ;;
     --examples-dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
   esac
   local opts=""
   case $sub in
     list) opts="--format" ;;
-    run) opts="--lock --seed --format --trace --timeline --store" ;;
+    run) opts="--lock --expect --seed --format --trace --timeline --store" ;;
     replay) opts="--format --trace --timeline --line" ;;
-    sweep) opts="--scenario --lock --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
-    hunt) opts="--lock --scenario --faults --budget --time --seed --out --violation --workload --method --examples-dir --no-examples" ;;
-    check) opts="--lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples" ;;
+    sweep) opts="--scenario --lock --expect --seeds --seed-start --jobs --shard --out --resume --quiet --live --time-scale --redis-server" ;;
+    hunt) opts="--lock --scenario --kinds --budget --time --seed --out --property --workload --method --examples-dir --no-examples" ;;
+    check) opts="--scenario --lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples" ;;
     report) opts="--format --out" ;;
     live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote --client" ;;
     examples) opts="--examples-dir --lock --property" ;;
@@ -52,7 +52,7 @@ _locksim() {
   [[ $sub == examples && ${COMP_WORDS[2]} == prune ]] && opts+=" --all"
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$opts --help" -- "$cur")
-  elif [[ $sub == run || $sub == live || $sub == check ]]; then
+  elif [[ $sub == run || $sub == live || $sub == check || $sub == hunt ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$(_locksim_names scenarios)" -- "$cur")
     compopt -o default
   else

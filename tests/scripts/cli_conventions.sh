@@ -26,10 +26,24 @@ for sub in $subs; do
   grep -q "^\.B locksim $sub\$\|^\.B $sub\$" "$man" || fail "the man page does not document '$sub'"
 done
 
+# One vocabulary (cli/vocabulary.cpp): every option shows the value it takes,
+# never CLI11's bare TEXT; `locksim help SUB` is `SUB --help`; a misspelt
+# subcommand gets "did you mean", in help too.
+for sub in $subs; do
+  ! "$bin" "$sub" --help | grep -E '^ +(-[a-z],)?--[a-z-]+ TEXT' ||
+    fail "'$sub --help' shows an option as TEXT: add it to cli/vocabulary.cpp"
+  [[ "$("$bin" help "$sub")" == "$("$bin" "$sub" --help)" ]] || fail "'locksim help $sub' differs from '$sub --help'"
+done
+[[ "$("$bin" help)" == "$("$bin" --help)" ]] || fail "'locksim help' differs from --help"
+for typo in "rnu gc-pause" "help rnu"; do
+  set +e; said=$("$bin" $typo 2>&1); code=$?; set -e
+  [[ $code -eq 2 && $said == *"did you mean 'run'?"* ]] || fail "'locksim $typo' gave exit $code: $said"
+done
+
 # Completing `locksim run x --lock na` offers naive-del.
 words=$(PATH="$(dirname "$bin"):$PATH" bash -c '
   source "$1"
   COMP_WORDS=(locksim run gc-pause --lock na); COMP_CWORD=4
   _locksim; printf "%s\n" "${COMPREPLY[@]}"' _ "$completion")
 grep -qx 'naive-del' <<<"$words" || fail "completing --lock na did not offer naive-del (got: $words)"
-echo "cli conventions hold: version, completion, man page"
+echo "cli conventions hold: version, completion, man page, one option vocabulary, help"
