@@ -12,11 +12,17 @@
 
 #include "reports/numbers.hpp"
 #include "scenarios/fault_kinds.hpp"
+#include "vocab/exit_code.hpp"
 
 namespace locksim::cli {
 
-// kInterrupted: stopped by Ctrl-C or SIGTERM (128 + SIGINT, as a shell reports it).
-enum ExitCode : int { kMatched = 0, kUnmatched = 1, kBadInput = 2, kInternal = 3, kInterrupted = 130 };
+// vocab/exit_code.hpp, named here too (the CLI's names before live mode shared them).
+using locksim::ExitCode;
+using locksim::kBadInput;
+using locksim::kInternal;
+using locksim::kInterrupted;
+using locksim::kMatched;
+using locksim::kUnmatched;
 
 // Bad input found while handling a command: printed as one line, exit 2.
 struct InputError : std::runtime_error {

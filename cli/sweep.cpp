@@ -24,6 +24,7 @@
 #include "cli/parallel.hpp"
 #include "cli/version.hpp"
 #include "live/live_runner.hpp"
+#include "live/redis_cluster.hpp"
 #include "locks/registry.hpp"
 #include "reports/numbers.hpp"
 #include "reports/run_output.hpp"

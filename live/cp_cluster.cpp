@@ -83,7 +83,7 @@ Result<bool, LiveError> CpCluster::start_all() {
   const std::string tmp = base && *base ? base : "/tmp";
   remove_stale_live_dirs(tmp);  // those of runs that were killed (live_leftovers.hpp)
   std::string tmpl = tmp + "/locksim-live-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return failure(LiveError{3, "cannot create a temporary directory in " + tmpl});
+  if (!::mkdtemp(tmpl.data())) return failure(LiveError{kInternal, "cannot create a temporary directory in " + tmpl});
   dir_ = tmpl;
   mark_live_dir_owner(dir_);
   for (int i = 1; i <= options_.members; ++i) {
@@ -97,14 +97,15 @@ Result<bool, LiveError> CpCluster::start_all() {
     auto started = start_members_once();
     if (started || attempt == kStartAttempts || interrupted()) {
       if (interrupted())
-        return failure(LiveError{3, "interrupted by a signal while starting " + what_ + "; every member was stopped", true});
+        return failure(LiveError{
+            kInternal, "interrupted by a signal while starting " + what_ + "; every member was stopped", true});
       if (!started) return failure(started.error());
       break;
     }
   }
   for (const auto& m : members_) {
     auto proxy = TcpProxy::start("127.0.0.1", m.client_port, options_.clients);
-    if (!proxy) return failure(LiveError{3, m.name + ": proxy: " + proxy.error()});
+    if (!proxy) return failure(LiveError{kInternal, m.name + ": proxy: " + proxy.error()});
     proxies_.push_back(std::move(*proxy));
   }
   return true;
@@ -121,23 +122,23 @@ Result<bool, LiveError> CpCluster::start_members_once() {
     std::error_code ec;
     fs::remove_all(m.dir, ec);
     fs::create_directories(m.dir, ec);
-    if (ec) return failure(LiveError{3, "cannot create " + m.dir.string() + ": " + ec.message()});
+    if (ec) return failure(LiveError{kInternal, "cannot create " + m.dir.string() + ": " + ec.message()});
     m.client_port = free_loopback_port();
     m.peer_port = free_loopback_port();
     m.election_port = needs_election_port() ? free_loopback_port() : 0;
     if (m.client_port == 0 || m.peer_port == 0 || (needs_election_port() && m.election_port == 0))
-      return failure(LiveError{3, "cannot find a free loopback port"});
+      return failure(LiveError{kInternal, "cannot find a free loopback port"});
   }
   std::vector<std::size_t> all;
   for (std::size_t i = 0; i < members_.size(); ++i) {
     if (auto prepared = prepare(members_[i]); !prepared) return failure(prepared.error());
-    if (!spawn(members_[i], false)) return failure(LiveError{3, members_[i].name + ": fork failed"});
+    if (!spawn(members_[i], false)) return failure(LiveError{kInternal, members_[i].name + ": fork failed"});
     all.push_back(i);
   }
   std::string failed;
   if (wait_serving(all, failed)) return true;
   for (auto& m : members_) stop_member(m);
-  return failure(LiveError{3, failed});
+  return failure(LiveError{kInternal, failed});
 }
 
 bool CpCluster::spawn(CpMember& m, bool restart) {
@@ -187,11 +188,12 @@ Result<bool, LiveError> CpCluster::restart(std::size_t i) {
   CpMember& m = members_[i];
   stop_member(m);
   if (auto prepared = prepare(m); !prepared) return failure(prepared.error());
-  if (!spawn(m, true)) return failure(LiveError{3, m.name + ": fork failed"});
+  if (!spawn(m, true)) return failure(LiveError{kInternal, m.name + ": fork failed"});
   std::string failed;
   if (wait_serving({i}, failed)) return true;
   stop_member(m);
-  return failure(LiveError{3, m.name + " did not restart on port " + std::to_string(m.client_port) + ": " + failed});
+  return failure(
+      LiveError{kInternal, m.name + " did not restart on port " + std::to_string(m.client_port) + ": " + failed});
 }
 
 std::optional<std::string> CpCluster::died_unexpectedly() {

@@ -10,14 +10,15 @@ namespace fs = std::filesystem;
 
 Result<fs::path, LiveError> locate_etcd(const fs::path& requested) {
   if (auto found = find_executable("etcd", requested)) return *found;
-  if (!requested.empty()) return failure(LiveError{2, requested.string() + ": no executable etcd there"});
-  return failure(LiveError{2, "etcd not found on PATH (install Debian's etcd-server, or run scripts/setup.sh)"});
+  if (!requested.empty()) return failure(LiveError{kBadInput, requested.string() + ": no executable etcd there"});
+  return failure(
+      LiveError{kBadInput, "etcd not found on PATH (install Debian's etcd-server, or run scripts/setup.sh)"});
 }
 
 Result<std::unique_ptr<EtcdCluster>, LiveError> EtcdCluster::start(const EtcdClusterSpec& spec) {
   auto binary = locate_etcd(spec.binary);
   if (!binary) return failure(binary.error());
-  if (spec.cluster.members < 1) return failure(LiveError{2, "an etcd cluster needs at least one member"});
+  if (spec.cluster.members < 1) return failure(LiveError{kBadInput, "an etcd cluster needs at least one member"});
   std::unique_ptr<EtcdCluster> cluster(new EtcdCluster(spec, *binary));
   if (auto started = cluster->start_all(); !started) return failure(started.error());
   return cluster;

@@ -1,15 +1,11 @@
-// Existing servers: endpoint checks, key prefix, claim and clean-up
-// (existing_servers.hpp).
+// Existing servers: key prefix, claim and clean-up (existing_servers.hpp).
 #include "live/existing_servers.hpp"
-
-#include <arpa/inet.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
-#include "live/live_faults.hpp"
 #include "locks/hiredis/hiredis_conn.hpp"
 #include "locks/hiredis/real_runtime.hpp"
 #include "scenarios/inventory_workload.hpp"
@@ -19,13 +15,6 @@ namespace locksim::live {
 namespace {
 
 constexpr std::chrono::milliseconds kAdminTimeout{2000};
-
-bool is_loopback(const std::string& host) {
-  in_addr v4{};
-  if (host == "localhost") return true;
-  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  return false;  // a name or IPv6: not provably loopback
-}
 
 locks::HiredisConn admin_conn(const RedisNodeProcess& node) {
   locks::HiredisOptions o;
@@ -42,44 +31,6 @@ std::string where(const RedisNodeProcess& node) {
 
 }  // namespace
 
-Result<std::vector<std::string>, LiveError> check_endpoints(const std::vector<std::string>& endpoints,
-                                                            bool allow_remote) {
-  for (const auto& e : endpoints) {
-    locks::HiredisOptions o;
-    try {
-      o = locks::parse_endpoint(e);
-    } catch (const std::invalid_argument& why) {
-      return failure(LiveError{2, std::string("--redis: ") + why.what()});
-    }
-    if (!allow_remote && !is_loopback(o.host))
-      return failure(LiveError{2, "--redis " + e + " is not a loopback address; pass --allow-remote to inject faults "
-                                                  "against it"});
-  }
-  if (endpoints.empty()) return failure(LiveError{2, "--redis needs at least one HOST:PORT"});
-  for (std::size_t i = 0; i < endpoints.size(); ++i)
-    if (std::find(endpoints.begin(), endpoints.begin() + static_cast<std::ptrdiff_t>(i), endpoints[i]) !=
-        endpoints.begin() + static_cast<std::ptrdiff_t>(i))
-      return failure(LiveError{2, "--redis lists " + endpoints[i] + " twice (each master is its own server)"});
-  return endpoints;
-}
-
-std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s, std::size_t endpoints) {
-  if (static_cast<std::size_t>(s.redis.masters) != endpoints)
-    return "scenario " + s.name + " has " + std::to_string(s.redis.masters) + " Redis master(s); --redis gives " +
-           std::to_string(endpoints);
-  if (s.redis.replicas > 0)
-    return "scenario " + s.name + " has replicas: --redis cannot set up replication on servers it does not run";
-  for (const auto& f : s.faults)
-    if (needs_process_control(f))
-      return "fault (line " + std::to_string(f.line) + ") " + std::string(scenarios::fault_kind_name(f.kind)) + " " +
-             f.target + ": needs process control of the server, refused with --redis";
-  if (s.nemesis && std::any_of(s.nemesis->kinds.begin(), s.nemesis->kinds.end(), may_need_process_control))
-    return "[nemesis] may crash, pause, restart, stall or change the clock of a server: refused with --redis";
-  if (s.redis.background_writes_per_second > 0)
-    return "scenario " + s.name + " has a background write load: refused with --redis (it would write to your servers)";
-  return std::nullopt;
-}
-
 std::string random_key_prefix() {
   std::ifstream urandom("/dev/urandom", std::ios::binary);
   unsigned char bytes[8] = {};
@@ -91,6 +42,15 @@ std::string random_key_prefix() {
     hex += buf;
   }
   return hex + ":";
+}
+
+RunKeys run_keys(scenarios::Scenario& scaled, bool existing, const std::string& given_prefix) {
+  RunKeys keys;
+  keys.prefix = existing && given_prefix.empty() ? random_key_prefix() : given_prefix;
+  prefix_keys(scaled, keys.prefix);
+  keys.order_key = keys.prefix + "locksim:live:order";
+  keys.touched = touched_keys(scaled, keys.order_key);
+  return keys;
 }
 
 void prefix_keys(scenarios::Scenario& s, const std::string& prefix) {
@@ -127,12 +87,12 @@ Result<bool, LiveError> drop_stale_order_key(const RedisCluster& cluster, const 
     std::vector<std::string> exists = {"EXISTS"};
     exists.insert(exists.end(), others.begin(), others.end());
     const auto r = admin_conn(cluster.node(n)).execute(exists);
-    if (r.is_error()) return failure(LiveError{3, "cannot use " + where(cluster.node(n)) + ": " + r.str});
+    if (r.is_error()) return failure(LiveError{kInternal, "cannot use " + where(cluster.node(n)) + ": " + r.str});
     if (r.integer != 0) return false;  // a run's keys are there: check_keys_absent refuses, naming them
   }
   for (std::size_t n = 0; n < cluster.node_count(); ++n) {
     const auto r = admin_conn(cluster.node(n)).execute({"DEL", keys.back()});
-    if (r.is_error()) return failure(LiveError{3, "cannot use " + where(cluster.node(n)) + ": " + r.str});
+    if (r.is_error()) return failure(LiveError{kInternal, "cannot use " + where(cluster.node(n)) + ": " + r.str});
   }
   return true;
 }
@@ -142,10 +102,10 @@ Result<bool, LiveError> check_keys_absent(const RedisCluster& cluster, const std
     auto conn = admin_conn(cluster.node(n));
     for (const auto& key : keys) {
       const auto r = conn.execute({"EXISTS", key});
-      if (r.is_error()) return failure(LiveError{3, "cannot use " + where(cluster.node(n)) + ": " + r.str});
+      if (r.is_error()) return failure(LiveError{kInternal, "cannot use " + where(cluster.node(n)) + ": " + r.str});
       if (r.integer != 0)
-        return failure(LiveError{2, "key " + key + " already exists on " + where(cluster.node(n)) +
-                                        ": live mode touches only keys it creates (choose another --prefix)"});
+        return failure(LiveError{kBadInput, "key " + key + " already exists on " + where(cluster.node(n)) +
+                                                ": live mode touches only keys it creates (choose another --prefix)"});
     }
   }
   return true;
@@ -159,10 +119,11 @@ Result<bool, LiveError> preload_data(const RedisCluster& cluster, const std::vec
     auto conn = admin_conn(cluster.node(n));
     for (const auto& argv : commands)
       if (const auto r = conn.execute(argv); r.is_error())
-        return failure(LiveError{3, "cannot preload " + where(cluster.node(n)) + ": " + r.str});
+        return failure(LiveError{kInternal, "cannot preload " + where(cluster.node(n)) + ": " + r.str});
     if (replicas > 0)
       if (const auto r = conn.execute({"WAIT", std::to_string(replicas), "2000"}); r.is_error() || r.integer < replicas)
-        return failure(LiveError{3, "the replicas of " + where(cluster.node(n)) + " did not take the preloaded data"});
+        return failure(
+            LiveError{kInternal, "the replicas of " + where(cluster.node(n)) + " did not take the preloaded data"});
   }
   return true;
 }

@@ -9,8 +9,8 @@
 //    at the end — never a SCAN-and-delete of what others wrote;
 //  - faults that need process control of a server (pause, crash,
 //    power-loss, restart, failover, replicas, min_replicas_to_write) are
-//    refused before anything is sent. Network faults still run: the proxy
-//    is in-process.
+//    refused before anything is sent (live_refusals.cpp, with the
+//    endpoints' checks). Network faults still run: the proxy is in-process.
 #pragma once
 
 #include <optional>
@@ -22,15 +22,16 @@
 
 namespace locksim::live {
 
-// "host:port" each, validated; exit 2 naming the bad one.
-Result<std::vector<std::string>, LiveError> check_endpoints(const std::vector<std::string>& endpoints,
-                                                            bool allow_remote);
-
-// Why the scenario cannot run against existing servers, or nullopt.
-std::optional<std::string> unsupported_on_existing(const scenarios::Scenario& s, std::size_t endpoints);
-
 // "locksim:<16 hex>:" from the OS's randomness.
 std::string random_key_prefix();
+
+// A run's keys: under the prefix (existing servers: a random one unless
+// given), with the probes' order counter last (touched_keys).
+struct RunKeys {
+  std::string prefix, order_key;
+  std::vector<std::string> touched;
+};
+RunKeys run_keys(scenarios::Scenario& scaled, bool existing, const std::string& given_prefix);
 
 // The scenario with its keys under `prefix`, and the keys a run touches.
 void prefix_keys(scenarios::Scenario& s, const std::string& prefix);

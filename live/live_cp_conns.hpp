@@ -12,7 +12,7 @@
 // calls come through here too, so a pause of the client pauses its
 // keep-alives, as a stopped process's would be. ZooKeeper's C client pings
 // from its own I/O thread, which no step reaches: the live runner holds the
-// paused client's links on every member's proxy instead (live_runner.cpp).
+// paused client's links on every member's proxy instead (live_clients.cpp).
 #pragma once
 
 #include <cstddef>

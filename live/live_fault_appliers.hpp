@@ -6,7 +6,8 @@
 //
 // The appliers act through LiveFaultActions: the primitive operations a live
 // session offers (stop or kill a server, pause a client thread, step a
-// clock, hold a link). The session (live_runner.cpp) implements it; keeping
+// clock, hold a link). The session's SessionFaultActions (live_fault_actions.hpp)
+// implements it; keeping
 // the per-kind choices here leaves the session without any switch on a kind.
 #pragma once
 

@@ -29,7 +29,7 @@ std::optional<std::string> fault_ok(const Scenario&, const FaultSpec&) { return 
 // pause: a client thread, a redis-server process or an etcd / ZooKeeper
 // member process (SIGSTOP). crash, restart: the same (SIGKILL, then its
 // restart on the same ports and data directory); a CP client's crash leaves
-// its session or lease to expire (LiveSession::sever_crashed_links).
+// its session or lease to expire (LiveClients::sever_links).
 std::optional<std::string> process_target(const Scenario& s, const FaultSpec& f) {
   if (is_redis(f.target) || is_scenario_client(s, f.target) || is_cp_member(s, f.target)) return std::nullopt;
   return " " + f.target + ": unsupported in live mode (only clients, Redis nodes and etcd / ZooKeeper members)";
@@ -144,7 +144,7 @@ FaultMechanism real_on_target(const FaultSpec& f, std::string means) {
 
 // How live mode produces a fault on a CP topology where it differs from the
 // Redis words of scenarios/fault_mechanism.cpp: on a member process, and a
-// client pause or crash (its links are held or cut too: live_runner.cpp).
+// client pause or crash (its links are held or cut too: live_clients.cpp).
 std::optional<FaultMechanism> cp_fault_mechanism(const Scenario& s, const FaultSpec& f) {
   const auto real = [&f](std::string means) { return real_on_target(f, std::move(means)); };
   if (f.kind == FaultKind::Pause && is_scenario_client(s, f.target))

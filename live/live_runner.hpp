@@ -23,33 +23,18 @@
 // same command may give a different one next time.
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "live/redis_cluster.hpp"
-#include "locks/registry.hpp"
+#include "live/live_options.hpp"
+#include "live/live_refusals.hpp"
+#include "live/live_servers.hpp"
 #include "scenarios/fault_mechanism.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "vocab/result.hpp"
 
 namespace locksim::live {
-
-struct LiveOptions {
-  std::string lock_kind;                // empty = the scenario's [lock] kind
-  std::uint64_t seed = 1;               // recorded only: live runs are not replayable
-  std::int64_t time_scale_ppm = 10'000; // F = 0.01
-  std::string time_scale_text = "0.01"; // as the user wrote it, for the repro line
-  std::filesystem::path redis_server;   // empty = search PATH
-  std::string scenario_ref;             // how the user named the scenario
-  // Existing servers instead of started ones (live/existing_servers.hpp).
-  std::vector<std::string> redis_endpoints;  // "host:port", one per master
-  std::string key_prefix;                    // empty: none for started servers, random for existing ones
-  bool allow_remote = false;
-};
 
 struct LiveRun {
   scenarios::RunResult run;
@@ -58,18 +43,12 @@ struct LiveRun {
   std::string key_prefix;          // what every key of the run started with
 };
 
-inline constexpr std::int64_t kMinTimeScalePpm = 1'000;       // F >= 0.001
-inline constexpr std::int64_t kMaxTimeScalePpm = 10'000'000;  // F <= 10
-
-// Why a scenario cannot run live (exit 2), or nullopt: a lock it cannot
-// run, a fault live mode cannot produce (live_faults.hpp).
-std::optional<std::string> live_unsupported(const scenarios::Scenario& s, const locks::LockInfo& lock);
-
 // The scenario with every duration multiplied by F (see above).
 scenarios::Scenario scale_scenario(const scenarios::Scenario& s, std::int64_t ppm);
 
-// Runs it. Errors: exit 2 (bad input, unsupported) or 3 (a server failed,
-// interrupted by SIGINT/SIGTERM). Every process started is stopped first.
+// Runs it (live_session.hpp). Errors: kBadInput (bad input, a refusal:
+// live_refusals.hpp) or kInternal (a server failed, interrupted by
+// SIGINT/SIGTERM). Every process started is stopped first.
 Result<LiveRun, LiveError> run_live(const scenarios::Scenario& scenario, const LiveOptions& options);
 
 }  // namespace locksim::live

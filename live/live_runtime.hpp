@@ -105,7 +105,8 @@ class ClientClock {
 // Thrown on a crashed client's thread at its next step (LiveWorld::pause_point).
 struct ClientCrashed {};
 
-// What every client thread shares with the run (implemented by the runner).
+// What every client thread shares with the run (implemented by the session:
+// live_session.hpp).
 class LiveWorld {
  public:
   virtual ~LiveWorld() = default;

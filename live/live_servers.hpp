@@ -1,7 +1,7 @@
 // LiveServers: what a live run needs from the servers it runs against,
 // whichever service they are — redis-server processes (RedisCluster) or the
 // members of an etcd cluster or ZooKeeper ensemble (CpCluster). The live
-// session (live_runner.cpp) drives process faults, the proxies' links and
+// session (live_session.hpp) drives process faults, the proxies' links and
 // the end of the run through it, so one session runs every topology; what
 // only Redis has (replicas, promotion, server clocks, the AOF) stays on
 // RedisCluster.
@@ -16,14 +16,15 @@
 #include <string>
 
 #include "live/tcp_proxy.hpp"
+#include "vocab/exit_code.hpp"
 #include "vocab/result.hpp"
 
 namespace locksim::live {
 
-// Exit code and one line: 2 = bad input (no binary), 3 = the environment
-// failed us (a server did not start or died).
+// Exit code and one line: kBadInput (no binary, a refused scenario),
+// kInternal = the environment failed us (a server did not start or died).
 struct LiveError {
-  int exit_code = 3;
+  ExitCode exit_code = kInternal;
   std::string message;
   bool interrupted = false;  // SIGINT/SIGTERM ended it: a caller stops too
 };

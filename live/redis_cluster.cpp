@@ -89,7 +89,7 @@ int free_loopback_port() {
 Result<fs::path, LiveError> locate_redis_server(const fs::path& requested) {
   if (!requested.empty()) {
     if (is_executable(requested)) return requested;
-    return failure(LiveError{2, requested.string() + ": no executable redis-server there (--redis-server)"});
+    return failure(LiveError{kBadInput, requested.string() + ": no executable redis-server there (--redis-server)"});
   }
   if (const char* path = std::getenv("PATH")) {
     std::stringstream dirs(path);
@@ -98,14 +98,14 @@ Result<fs::path, LiveError> locate_redis_server(const fs::path& requested) {
   }
   for (const char* d : {"/usr/sbin", "/usr/bin", "/usr/local/bin"})
     if (is_executable(fs::path(d) / "redis-server")) return fs::path(d) / "redis-server";
-  return failure(LiveError{2, "redis-server not found on PATH (install it or pass --redis-server PATH)"});
+  return failure(LiveError{kBadInput, "redis-server not found on PATH (install it or pass --redis-server PATH)"});
 }
 
 Result<fs::path, LiveError> locate_preload_library(const fs::path& requested) {
   constexpr const char* kName = "liblocksim_preload.so";
   if (!requested.empty()) {
     if (fs::is_regular_file(requested)) return requested;
-    return failure(LiveError{2, requested.string() + ": no " + kName + " there"});
+    return failure(LiveError{kBadInput, requested.string() + ": no " + kName + " there"});
   }
 #ifdef LOCKSIM_PRELOAD_PATH
   const std::vector<fs::path> tried = library_candidates(LOCKSIM_PRELOAD_PATH, kName);
@@ -118,20 +118,21 @@ Result<fs::path, LiveError> locate_preload_library(const fs::path& requested) {
     if (fs::is_regular_file(p, ec)) return p;
     where += (where.empty() ? "" : ", ") + p.string();
   }
-  return failure(LiveError{2, std::string("live mode needs ") + kName +
-                                  " (the fsync recorder and server clocks redis-server loads): not found at " + where +
-                                  "; build the locksim_preload target"});
+  return failure(LiveError{kBadInput, std::string("live mode needs ") + kName +
+                                          " (the fsync recorder and server clocks redis-server loads): not found at " +
+                                          where + "; build the locksim_preload target"});
 }
 
 Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const ClusterSpec& spec) {
   if (spec.preload.empty())
-    return failure(LiveError{2, "live mode needs liblocksim_preload.so for the servers it starts (locate_preload_library)"});
+    return failure(LiveError{
+        kBadInput, "live mode needs liblocksim_preload.so for the servers it starts (locate_preload_library)"});
   std::unique_ptr<RedisCluster> cluster(new RedisCluster(spec));
   const char* base = std::getenv("TMPDIR");
   const std::string tmp = base && *base ? base : "/tmp";
   remove_stale_live_dirs(tmp);  // those of runs that were killed (live_leftovers.hpp)
   std::string tmpl = tmp + "/locksim-live-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return failure(LiveError{3, "cannot create a temporary directory in " + tmpl});
+  if (!::mkdtemp(tmpl.data())) return failure(LiveError{kInternal, "cannot create a temporary directory in " + tmpl});
   cluster->dir_ = tmpl;
   mark_live_dir_owner(cluster->dir_);
   for (int m = 0; m < spec.masters; ++m) {
@@ -145,7 +146,7 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
       fs::create_directories(node.dir);
       std::string why;
       auto clock = ServerClock::create(node.dir / "clock.ctl", &why);
-      if (!clock) return failure(LiveError{3, node.name + ": " + why});
+      if (!clock) return failure(LiveError{kInternal, node.name + ": " + why});
       cluster->clocks_.push_back(std::move(clock));
       cluster->nodes_.push_back(node);
     }
@@ -155,7 +156,8 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::start(const Clust
   for (auto& node : cluster->nodes_) {  // masters come before their replicas
     auto started = cluster->start_node(node, true);
     if (cluster->interrupted())
-      return failure(LiveError{3, "interrupted by a signal while starting redis-server; every server was stopped", true});
+      return failure(
+          LiveError{kInternal, "interrupted by a signal while starting redis-server; every server was stopped", true});
     if (!started) return failure(started.error());  // the destructor stops what did start
   }
   if (auto watched = cluster->start_sentinels(); !watched) return failure(watched.error());
@@ -217,7 +219,7 @@ Result<bool, LiveError> RedisCluster::start_proxy(std::size_t i) {
   }
   if (shared) sources.push_back(scenarios::kSentinelHost);
   auto proxy = TcpProxy::start(nodes_[i].host, nodes_[i].port, sources, shared);
-  if (!proxy) return failure(LiveError{3, nodes_[i].name + ": proxy: " + proxy.error()});
+  if (!proxy) return failure(LiveError{kInternal, nodes_[i].name + ": proxy: " + proxy.error()});
   proxies_[i] = std::move(*proxy);
   return true;
 }
@@ -334,10 +336,10 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
     if (loopback_roundtrip(node.port, "PING\r\n").rfind("+PONG", 0) == 0 &&
         (!replica || loopback_roundtrip(node.port, "INFO replication\r\n").find("master_link_status:up") != std::string::npos)) {
       if (loaded_preload(node.dir / "fsync.log", hellos_before)) return true;
-      preload_error_ = LiveError{2, node.name + ": " + spec_.binary.string() + " did not load " +
-                                        spec_.preload.string() +
-                                        " (LD_PRELOAD ignored: a setuid or static binary?); live mode cannot observe "
-                                        "its fsyncs or set its clock"};
+      preload_error_ = LiveError{kBadInput,
+                                 node.name + ": " + spec_.binary.string() + " did not load " + spec_.preload.string() +
+                                     " (LD_PRELOAD ignored: a setuid or static binary?); live mode cannot observe "
+                                     "its fsyncs or set its clock"};
       stop_node(node);
       return false;
     }
@@ -350,7 +352,7 @@ bool RedisCluster::spawn_and_wait(RedisNodeProcess& node) {
 Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fresh_port) {
   for (int attempt = 0; attempt < (fresh_port ? kStartAttempts : 1); ++attempt) {
     if (fresh_port) node.port = free_loopback_port();
-    if (node.port == 0) return failure(LiveError{3, "cannot find a free loopback port"});
+    if (node.port == 0) return failure(LiveError{kInternal, "cannot find a free loopback port"});
     if (fresh_port) {  // a new port: a new proxy in front of it, before the server announces it
       if (auto proxied = start_proxy(static_cast<std::size_t>(&node - nodes_.data())); !proxied) return proxied;
     }
@@ -362,9 +364,9 @@ Result<bool, LiveError> RedisCluster::start_node(RedisNodeProcess& node, bool fr
     // either, so the first deadline is the last (not 5 x 10 s).
     if (!node.exited_before_ready) break;
   }
-  return failure(LiveError{3, node.name + " (redis-server on 127.0.0.1:" + std::to_string(node.port) +
-                                  ") did not become ready within " + std::to_string(spec_.start_deadline.count()) +
-                                  " ms: " + log_tail(node.dir)});
+  return failure(LiveError{kInternal, node.name + " (redis-server on 127.0.0.1:" + std::to_string(node.port) +
+                                          ") did not become ready within " +
+                                          std::to_string(spec_.start_deadline.count()) + " ms: " + log_tail(node.dir)});
 }
 
 void RedisCluster::stop_node(RedisNodeProcess& node) { stop_process_group(node.pid, 3s); }
@@ -384,8 +386,9 @@ Result<bool, LiveError> RedisCluster::restart(std::size_t i) {
   stop_node(node);
   auto started = start_node(node, false);
   if (!started) {
-    return failure(LiveError{3, node.name + " did not restart on port " + std::to_string(node.port) +
-                                    " (taken by another process, or see " + (node.dir / "redis.log").string() + ")"});
+    return failure(LiveError{kInternal, node.name + " did not restart on port " + std::to_string(node.port) +
+                                            " (taken by another process, or see " + (node.dir / "redis.log").string() +
+                                            ")"});
   }
   return true;
 }

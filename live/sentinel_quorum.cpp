@@ -62,19 +62,22 @@ Result<std::unique_ptr<SentinelQuorum>, LiveError> SentinelQuorum::start(const S
   for (std::size_t i = 0; i < kSentinels; ++i) {
     if (!q->start_one(i)) {
       if (q->interrupted())
-        return failure(LiveError{3, "interrupted by a signal while starting the sentinels; every process was stopped", true});
-      return failure(LiveError{3, "sentinel-" + std::to_string(i + 1) + " (redis-server --sentinel) did not start: " +
-                                      sentinel_log_tail(spec.dir / ("sentinel-" + std::to_string(i + 1)))});
+        return failure(LiveError{
+            kInternal, "interrupted by a signal while starting the sentinels; every process was stopped", true});
+      return failure(LiveError{kInternal, "sentinel-" + std::to_string(i + 1) +
+                                              " (redis-server --sentinel) did not start: " +
+                                              sentinel_log_tail(spec.dir / ("sentinel-" + std::to_string(i + 1)))});
     }
   }
   const auto deadline = std::chrono::steady_clock::now() + spec.start_deadline;
   while (!q->ready()) {
     if (q->interrupted())
-      return failure(LiveError{3, "interrupted by a signal while starting the sentinels; every process was stopped", true});
+      return failure(LiveError{
+          kInternal, "interrupted by a signal while starting the sentinels; every process was stopped", true});
     if (std::chrono::steady_clock::now() > deadline)
-      return failure(LiveError{3, "the sentinels did not all see every replica and each other within " +
-                                      std::to_string(spec.start_deadline.count()) +
-                                      " ms: " + sentinel_log_tail(spec.dir / "sentinel-1")});
+      return failure(LiveError{kInternal, "the sentinels did not all see every replica and each other within " +
+                                              std::to_string(spec.start_deadline.count()) +
+                                              " ms: " + sentinel_log_tail(spec.dir / "sentinel-1")});
     std::this_thread::sleep_for(10ms);
   }
   if (spec.time_scale_ppm > 1'000'000)

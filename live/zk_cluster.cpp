@@ -21,22 +21,24 @@ Result<ZkRuntimeFiles, LiveError> locate_zookeeper(const fs::path& java, const f
   ZkRuntimeFiles files;
   auto found = find_executable("java", java);
   if (!found) {
-    if (!java.empty()) return failure(LiveError{2, java.string() + ": no executable java there"});
-    return failure(LiveError{2, "ZooKeeper needs a Java runtime: java not found on PATH (install default-jre-headless, "
-                                "or run scripts/setup.sh)"});
+    if (!java.empty()) return failure(LiveError{kBadInput, java.string() + ": no executable java there"});
+    return failure(LiveError{kBadInput,
+                             "ZooKeeper needs a Java runtime: java not found on PATH (install default-jre-headless, "
+                             "or run scripts/setup.sh)"});
   }
   files.java = *found;
   files.jar = jar.empty() ? fs::path(kDebianJar) : jar;
   std::error_code ec;
   if (!fs::is_regular_file(files.jar, ec))
-    return failure(LiveError{2, files.jar.string() + " not found (install Debian's zookeeper, or run scripts/setup.sh)"});
+    return failure(
+        LiveError{kBadInput, files.jar.string() + " not found (install Debian's zookeeper, or run scripts/setup.sh)"});
   return files;
 }
 
 Result<std::unique_ptr<ZkCluster>, LiveError> ZkCluster::start(const ZkClusterSpec& spec) {
   auto files = locate_zookeeper(spec.java, spec.jar);
   if (!files) return failure(files.error());
-  if (spec.cluster.members < 1) return failure(LiveError{2, "a ZooKeeper ensemble needs at least one member"});
+  if (spec.cluster.members < 1) return failure(LiveError{kBadInput, "a ZooKeeper ensemble needs at least one member"});
   std::unique_ptr<ZkCluster> cluster(new ZkCluster(spec, *files));
   if (auto started = cluster->start_all(); !started) return failure(started.error());
   return cluster;
@@ -62,7 +64,7 @@ Result<bool, LiveError> ZkCluster::prepare(const CpMember& m) {
   fs::create_directories(m.dir / "data");
   std::ofstream myid(m.dir / "data" / "myid", std::ios::trunc);
   myid << id << "\n";
-  if (!cfg || !myid) return failure(LiveError{3, m.name + ": cannot write its zoo.cfg in " + m.dir.string()});
+  if (!cfg || !myid) return failure(LiveError{kInternal, m.name + ": cannot write its zoo.cfg in " + m.dir.string()});
   return true;
 }
 

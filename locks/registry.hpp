@@ -106,6 +106,11 @@ struct LockInfo {
     std::string no_clock_drift = {};
   };
   Adapter adapter = {};
+  // The command that sets its TTL in whole seconds ("EXPIRE"; the simulated
+  // lock rounds up), empty for a TTL in milliseconds: live mode refuses a
+  // time scale at which the TTL is not whole seconds (it would not be the
+  // scenario's TTL scaled).
+  std::string whole_second_ttl = {};
   // For a library lock: the C++ lock that ports its algorithm ("token" for
   // redis-py's Lock), which reports set beside it (reports/library_comparison.hpp).
   std::string port = {};

@@ -53,15 +53,16 @@ class SetnxExpireLock final : public LockBase {
 }  // namespace
 
 LockInfo lock_info_setnx_expire() {
-  return {
-      "setnx-expire",
-      "SETNX then EXPIRE as two commands; release DEL (a crash between them leaves no TTL)",
-      "pre-Redis-2.6.12 idiom, pitfall listed by the lock articles",
-      1,
-      false,
-      false,
-      false,
-      [](Runtime& rt, const LockConfig& c) { return std::make_unique<SetnxExpireLock>(rt, c); }};
+  LockInfo info{"setnx-expire",
+                "SETNX then EXPIRE as two commands; release DEL (a crash between them leaves no TTL)",
+                "pre-Redis-2.6.12 idiom, pitfall listed by the lock articles",
+                1,
+                false,
+                false,
+                false,
+                [](Runtime& rt, const LockConfig& c) { return std::make_unique<SetnxExpireLock>(rt, c); }};
+  info.whole_second_ttl = "EXPIRE";  // ttl_seconds above
+  return info;
 }
 
 }  // namespace locksim::locks

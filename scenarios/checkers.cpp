@@ -309,7 +309,7 @@ constexpr bool checkers_in_kind_order() {
 static_assert(checkers_in_kind_order(), "one checker per ViolationKind, in enum order");
 
 // A History both worlds record (the simulator's runner and live mode, which
-// stamps every record under one mutex: LiveSession::now_true) holds these;
+// stamps every record under one mutex: LiveCore::now_true) holds these;
 // a checker reading one that does not would judge nonsense silently. Entry
 // events are left out: live mode orders them per node, not across nodes.
 void assert_beliefs_well_formed(const History& h) {

@@ -50,6 +50,8 @@ class FaultTimeline {
   // Scheduled and not yet applied.
   std::size_t pending() const { return pending_; }
   bool applied(std::size_t event) const { return event < scheduled_.size() && applied_[event]; }
+  // The fault an event applies (its `at`: when, after its trigger point).
+  const FaultSpec& fault(std::size_t event) const { return *scheduled_.at(event); }
 
  private:
   std::size_t schedule(const FaultSpec& fault, Duration at);

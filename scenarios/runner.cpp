@@ -174,7 +174,7 @@ void build_clients(RunContext& ctx) {
 // and holds no key with a TTL (an expiry is an entry in the history). The
 // run stops there instead of ticking its background loops (active expiry,
 // Sentinel) to the end; its history still ends at `duration`, judged the
-// same (digest format 2; live mode stops the same way, live_runner.cpp
+// same (digest format 2; live mode stops the same way, live_session.cpp
 // story_over). A consensus topology never qualifies: its heartbeats keep
 // packets in transit.
 bool story_over(RunContext& ctx) {

@@ -5,7 +5,7 @@
 // and accepts an equal one (docs/redis-model.md "Fenced"); tokenless writes
 // are accepted unchecked. How a write travels to it is the world's business:
 // a request on the simulated network (scenarios/sim_workload_world.cpp), or a
-// message on live mode's emulated link (live/live_runner.cpp).
+// message on live mode's emulated link (live/live_storage_link.cpp).
 //
 // For the inventory workload (scenarios/inventory_workload.hpp) it is also
 // the shop's database: stock rows (one per segment) that a buyer reads and

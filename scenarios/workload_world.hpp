@@ -3,7 +3,7 @@
 // The workload is written once against this interface; the simulator
 // implements it over sim::World (scenarios/sim_workload_world.*), live mode
 // over real time, client threads, hiredis and its TCP proxy
-// (live/live_runner.cpp). It holds no lock-specific and no Redis-specific
+// (live/live_session.hpp). It holds no lock-specific and no Redis-specific
 // call: a second workload kind runs against the same world.
 //
 // Threads: the simulator calls everything on one thread. Live mode calls it

@@ -1201,6 +1201,29 @@ TEST_CASE("a client crash on etcd / ZooKeeper runs live: the holder's session ex
   CHECK(redis_children() == 0);
 }
 
+// The refusals before a live run are properties of the lock
+// (locks::LockInfo), asked in one place (live/live_refusals.cpp), with the
+// messages they always had. Nothing is started: no server is needed.
+TEST_CASE("live refuses by the lock's properties, before starting anything", "[live]") {
+  const auto refusal = [](const scenarios::Scenario& s, const std::string& lock, std::int64_t ppm) {
+    live::LiveOptions options;
+    options.lock_kind = lock;
+    options.time_scale_ppm = ppm;
+    auto run = live::run_live(s, options);
+    REQUIRE_FALSE(run);
+    CHECK(run.error().exit_code == kBadInput);
+    return run.error().message;
+  };
+  CHECK(locks::find_lock("setnx-expire")->whole_second_ttl == "EXPIRE");
+  CHECK(locks::find_lock("token")->whole_second_ttl.empty());
+  const scenarios::Scenario s = catalog_scenario("gc-pause");
+  CHECK_THAT(refusal(s, "setnx-expire", 10'000),
+             Catch::StartsWith("setnx-expire sets its TTL with EXPIRE in whole seconds: ttl x time-scale ("));
+  CHECK(refusal(s, "external", 10'000) ==
+        "lock external needs its adapter's command: --client \"CMD ARGS\" or [lock] command = [...]");
+  CHECK(refusal(s, "token", 20'000'000) == "--time-scale must be between 0.001 and 10");
+}
+
 TEST_CASE("live refuses on a CP topology what it cannot produce, with the reason, before starting a member", "[cp-live]") {
   const auto refusal = [](const scenarios::Scenario& s, std::int64_t ppm = 100'000) {
     live::LiveOptions options;
