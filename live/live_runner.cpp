@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <mutex>
 
 #include "live/existing_servers.hpp"
 #include "live/external_lock.hpp"
@@ -28,25 +29,48 @@ using scenarios::Scenario;
 std::atomic<int> g_interrupted{0};
 extern "C" void on_interrupt(int sig) { g_interrupted.store(sig); }
 
-// Installs SIGINT/SIGTERM handlers for the run; restores the old ones after.
+// SIGINT/SIGTERM set g_interrupted while any live run is in flight. Runs
+// may overlap (`sweep --live --jobs N`): the first guard installs the
+// handlers (and clears the flag), the last puts the old ones back, so a
+// signal during any of them stops every run in flight.
 class InterruptGuard {
  public:
   InterruptGuard() {
+    std::lock_guard lk(mutex());
+    if (in_flight()++ > 0) return;
     g_interrupted.store(0);
     struct sigaction sa {};
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int_);
-    ::sigaction(SIGTERM, &sa, &old_term_);
+    ::sigaction(SIGINT, &sa, &old_int());
+    ::sigaction(SIGTERM, &sa, &old_term());
   }
   ~InterruptGuard() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
+    std::lock_guard lk(mutex());
+    if (--in_flight() > 0) return;
+    ::sigaction(SIGINT, &old_int(), nullptr);
+    ::sigaction(SIGTERM, &old_term(), nullptr);
   }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
 
  private:
-  struct sigaction old_int_ {
-  }, old_term_{};
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static int& in_flight() {
+    static int n = 0;
+    return n;
+  }
+  static struct sigaction& old_int() {
+    static struct sigaction a {};
+    return a;
+  }
+  static struct sigaction& old_term() {
+    static struct sigaction a {};
+    return a;
+  }
 };
 
 // [nemesis] as the simulator draws it for this seed: plain [[fault]]s.
