@@ -6,7 +6,7 @@
 // which fails at once after the run has ended (so a lock's retry loop gives
 // up promptly). The lock code (locks/etcd_*, locks/zk_*) calls them through
 // Runtime::service<EtcdConn>() / service<ZkConn>() and cannot tell them from
-// the simulated ones. The live service rows make them (live_services.hpp).
+// the simulated ones. The live service rows make them (live_service_table.hpp).
 //
 // The keep-alive loop of an etcd session runs on a spawned thread; its
 // calls come through here too, so a pause of the client pauses its

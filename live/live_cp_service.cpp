@@ -1,5 +1,5 @@
 // The etcd / ZooKeeper topologies' live service (live_cp_service.hpp): the
-// real members of the service's live row (live_services.hpp: a CpCluster,
+// real members of the service's live row (live_service_table.hpp: a CpCluster,
 // one process per member on free loopback ports, clients through a proxy
 // per member), each client incarnation's own connection (the row's client;
 // none for a library lock, whose adapter connects) and its links on the
@@ -11,7 +11,8 @@
 #include <algorithm>
 
 #include "live/cp_cluster.hpp"
-#include "live/live_services.hpp"
+#include "live/live_service_table.hpp"
+#include "scenarios/services.hpp"
 #include "scenarios/workload.hpp"
 
 namespace locksim::live {
@@ -30,7 +31,11 @@ class CpService final : public LiveService {
     if (auto note = row_.timing_note(scaled)) recorder.note(*note);
     return true;
   }
-  std::string what_ran(const locks::LockInfo& lock) const override { return live_what_ran(scaled_, lock); }
+  std::string what_ran(const locks::LockInfo& lock) const override {
+    const bool library = !lock.library.empty();  // its own client, in the adapter's process
+    return std::string(row_.cluster) + " (" + std::to_string(scaled_.cp.members) + " " + std::string(row_.processes) +
+           "; clients through " + (library ? lock.library : std::string(row_.client)) + ")";
+  }
 
   // One link per member, member (c mod N) first as the simulated client
   // tries them (scenarios/runner.cpp connect_cp).
@@ -50,7 +55,9 @@ class CpService final : public LiveService {
   std::chrono::nanoseconds wall_offset(std::size_t) const override { return std::chrono::nanoseconds{0}; }
   void follow_servers(LiveRecorder&) override {}
 
-  std::string stopped_text() const override { return live_what_stopped(scaled_, false); }
+  std::string stopped_text() const override {
+    return "every " + std::string(scenarios::service_row(scaled_.topology).what) + " member was stopped";
+  }
   std::optional<std::string> stop() override {
     cluster_->discard_all();  // their data goes with them
     return std::nullopt;

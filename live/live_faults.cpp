@@ -5,7 +5,7 @@
 
 #include "live/live_fault_appliers.hpp"
 #include "live/live_network.hpp"
-#include "live/live_services.hpp"
+#include "live/live_service_table.hpp"
 #include "scenarios/cp_topology.hpp"
 
 namespace locksim::live {

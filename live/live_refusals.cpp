@@ -8,7 +8,7 @@
 
 #include "live/external_lock.hpp"
 #include "live/live_faults.hpp"
-#include "live/live_services.hpp"
+#include "live/live_service_table.hpp"
 #include "locks/hiredis/real_runtime.hpp"
 #include "scenarios/fault_kinds.hpp"
 #include "scenarios/runner.hpp"

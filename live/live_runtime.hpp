@@ -198,7 +198,7 @@ class LateReplies {
 // The CP connections of one client incarnation (live_cp_conns.hpp), on an
 // etcd or ZooKeeper topology: one of them is set (none for a lock whose
 // client runs in its own process). Transitional: the one ServiceConn the
-// live service table makes (live_services.hpp connect) replaces it.
+// live service table makes (live_service_table.hpp connect) replaces it.
 struct LiveCpConns {
   locks::EtcdConn* etcd = nullptr;
   locks::ZkConn* zk = nullptr;

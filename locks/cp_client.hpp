@@ -26,7 +26,7 @@ namespace locksim::locks {
 // and what a lock reaches by its type, Runtime::service<EtcdConn>()
 // (locks/runtime.hpp). Each interface names its service in kService, for the
 // message when a runtime has none. Who implements one is the service row's
-// business (scenarios/services.hpp, live/live_services.hpp): the simulated
+// business (scenarios/services.hpp, live/live_service_table.hpp): the simulated
 // client, a real client library in-process, or a client in another process.
 class ServiceConn {
  public:

@@ -5,7 +5,7 @@
 // lock TTL rule, the simulated members and clients, the reports' family —
 // so no code outside a service's own files names one service against
 // another. Live mode's part (the real cluster, the real clients) is a
-// second table keyed by the same enum, live/live_services.hpp: live/ sits
+// second table keyed by the same enum, live/live_service_table.hpp: live/ sits
 // above this layer.
 //
 // Adding a CP service (Consul, a SQL advisory lock) = its own files plus
@@ -20,7 +20,7 @@
 //   4. scenarios/<service>_service.cpp defining its row (the reader and
 //      writer of its table, TTL rule, factories) and the `case` that
 //      returns it in services.cpp;
-//   5. its live row in live/live_services.cpp (the real cluster and client).
+//   5. its live row in live/live_service_table.cpp (the real cluster and client).
 //
 // A lock whose operations run in another process is not a special case of
 // this table: the row's client factory makes whatever implements the

@@ -20,7 +20,7 @@
 #include "sim/consensus/etcd_member.hpp"
 #include "scenarios/cp_topology.hpp"
 #include "scenarios/services.hpp"
-#include "live/live_services.hpp"
+#include "live/live_service_table.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/consensus/zk_member.hpp"
@@ -716,7 +716,7 @@ TEST_CASE("the CP locks are registered for their topology, and Redis scenarios r
 
 // Runtime::service<Conn>() (locks/runtime.hpp): a lock reaches its
 // service's client by the interface's type, never a null pointer; the live
-// service rows (live/live_services.hpp) cover the CP services, keyed as the
+// service rows (live/live_service_table.hpp) cover the CP services, keyed as the
 // core rows are.
 TEST_CASE("a lock reaches its service by type; a runtime without it throws MissingService", "[consensus]") {
   World world(1);

@@ -590,5 +590,5 @@ TEST_CASE("no code chooses between CP services by name: each service is a row of
   CHECK_FALSE(chooses_a_cp_service("  if (s.topology == locks::Topology::Redis) return;"));
   CHECK_FALSE(chooses_a_cp_service("  // topology == Topology::Etcd ? a : b"));
   check_no_line_of_project(chooses_a_cp_service, "a choice between CP services (add a field to the service row: "
-                                                 "scenarios/services.hpp, live/live_services.hpp)");
+                                                 "scenarios/services.hpp, live/live_service_table.hpp)");
 }

@@ -1,8 +1,8 @@
-// The live rows of the CP services (live_services.hpp): they wrap the
+// The live rows of the CP services (live_service_table.hpp): they wrap the
 // clusters of live/etcd_cluster.* and live/zk_cluster.* and the clients of
 // live/etcd_http_client.* and live/zk_c_client.* (as steps of a client:
 // live/live_cp_conns.hpp).
-#include "live/live_services.hpp"
+#include "live/live_service_table.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -129,20 +129,6 @@ std::unique_ptr<locks::ServiceConn> connect_live_client(const Scenario& s, const
   const LiveServiceRow* row = live_service_row(s.topology);
   if (!row || !lock.library.empty()) return nullptr;  // its adapter's process connects itself
   return row->connect(world, c, endpoints, timeout);
-}
-
-std::string live_what_ran(const Scenario& s, const locks::LockInfo& lock) {
-  const LiveServiceRow* row = live_service_row(s.topology);
-  if (!row) return "real redis-server processes";
-  const bool library = !lock.library.empty();  // its own client, in the adapter's process
-  return std::string(row->cluster) + " (" + std::to_string(s.cp.members) + " " + std::string(row->processes) +
-         "; clients through " + (library ? lock.library : std::string(row->client)) + ")";
-}
-
-std::string live_what_stopped(const Scenario& s, bool existing_servers) {
-  if (existing_servers) return "this run's keys were deleted";
-  if (!live_service_row(s.topology)) return "every redis-server was stopped";
-  return "every " + std::string(scenarios::service_row(s.topology).what) + " member was stopped";
 }
 
 }  // namespace locksim::live

@@ -68,10 +68,4 @@ std::unique_ptr<locks::ServiceConn> connect_live_client(const scenarios::Scenari
                                                         const std::vector<std::string>& endpoints,
                                                         std::chrono::milliseconds timeout);
 
-// What the run ran against, for its first note.
-std::string live_what_ran(const scenarios::Scenario& s, const locks::LockInfo& lock);
-// What a run's end stopped (with --redis no server was started: only the
-// run's keys were deleted).
-std::string live_what_stopped(const scenarios::Scenario& s, bool existing_servers);
-
 }  // namespace locksim::live
