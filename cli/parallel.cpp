@@ -49,10 +49,6 @@ void handle_stop_signals(const char* second) {
   g_second_signal_message = second;
   g_stop.store(false);
   g_stop_signals.store(0);
-  reinstall_stop_signals();
-}
-
-void reinstall_stop_signals() {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
 }

@@ -37,9 +37,6 @@ void request_stop();
 // a second writes `second` to stderr and exits 130 at once. Each call clears
 // the flag and the signal count.
 void handle_stop_signals(const char* second);
-// The same handlers again, the flag and count as they are: after code that
-// installed its own and put them back out of order (overlapping live runs).
-void reinstall_stop_signals();
 
 // The workers of sweep and check: `step` takes one piece of work, runs it
 // and says whether its worker goes on. A step that throws

@@ -231,29 +231,6 @@ void check_live_options(const SweepOptions& o, const Plan& plan) {
   if (!binary) throw InputError("sweep --live: " + binary.error().message);
 }
 
-// Live runs on several workers. Each run_live installs its own SIGINT and
-// SIGTERM handlers for its span and puts back the ones it found
-// (live/live_runner.cpp, InterruptGuard); runs that overlap put them back
-// out of order, so when the last run in flight ends the sweep's own
-// handlers (cli/parallel.hpp) are installed again. A signal reaches the
-// runs in flight through live's handler, or, in the span where an earlier
-// run put the sweep's back, stops the sweep after the runs in flight end.
-class LiveRunsInFlight {
- public:
-  void begin() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++count_;
-  }
-  void end() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--count_ == 0) reinstall_stop_signals();
-  }
-
- private:
-  std::mutex mutex_;
-  unsigned count_ = 0;
-};
-
 // This shard's work-list positions still to run, produced on demand (a
 // huge --seeds must not build a list in memory): shard K/N holds positions
 // K-1, K-1+N, ...; those already in the resumed file are skipped.
@@ -339,17 +316,13 @@ void run_workers(const Plan& plan, const SweepOptions& o, WorkCursor& cursor, st
   // remain; the last one's is an error. One whose run needed the memory
   // reserve (parallel.hpp) retires after writing it.
   WorkerPool pool("sweep", log);
-  LiveRunsInFlight in_flight;
   std::mutex skipped_mutex;
   std::map<std::size_t, std::string> live_skipped;  // by position: listed in work-list order for any --jobs
+  // Live runs that overlap share live mode's SIGINT/SIGTERM handlers: the
+  // first run in installs them, the last one out puts the sweep's back
+  // (live/live_runner.cpp, InterruptGuard).
   auto run_item = [&](std::uint64_t item) {
-    if (!o.live) return std::optional<ItemResult>(simulate_item(plan, item));
-    in_flight.begin();
-    struct End {
-      LiveRunsInFlight& runs;
-      ~End() { runs.end(); }
-    } end{in_flight};
-    return live_item(plan, item, o);
+    return o.live ? live_item(plan, item, o) : std::optional<ItemResult>(simulate_item(plan, item));
   };
   auto step = [&]() -> WorkerPool::Next {
     const auto work = cursor.take();
