@@ -55,6 +55,9 @@ class CpService final : public LiveService {
   std::chrono::nanoseconds wall_offset(std::size_t) const override { return std::chrono::nanoseconds{0}; }
   void follow_servers(LiveRecorder&) override {}
 
+  // etcd and ZooKeeper keep no command stream to watch: a library lock's
+  // history here is its beliefs and writes (the entries are not observed).
+  void collect_observed(LiveRecorder&) override {}
   std::string stopped_text() const override {
     return "every " + std::string(scenarios::service_row(scaled_.topology).what) + " member was stopped";
   }

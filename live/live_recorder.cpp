@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "scenarios/fault_kinds.hpp"
+#include "scenarios/history.hpp"
 #include "scenarios/inventory_workload.hpp"
 
 namespace locksim::live {
@@ -43,6 +44,18 @@ void LiveRecorder::record_entry(const ProbedCommand& p, std::optional<Kind> kind
     history_.entries.push_back(
         {at, static_cast<std::uint64_t>(stamp.order), node, p.client, false, Kind::Expired, p.key, kProbeOnly});
   entry_before_.push_back(present_before);
+}
+
+void LiveRecorder::record_observed(std::size_t node, const scenarios::KeyspaceReplay::Effect& e,
+                                   std::int64_t real_time_us) {
+  std::lock_guard lk(core_.mutex);
+  const auto real = std::chrono::microseconds(real_time_us) - core_.origin_wall;
+  const TrueInstant at{core_.in_scenario_time(std::max(Duration{0}, std::chrono::duration_cast<Duration>(real)))};
+  history_.entries.push_back({at, observed_++, static_cast<sim::HostId>(node), e.client, e.replicated, e.kind, e.key,
+                              scenarios::entry_command_text(e.argv)});
+  // The replay saw every command and its own expiries: only a creation
+  // found the entry absent, so finish() adds no expiry of its own.
+  entry_before_.push_back(e.kind != Kind::Created);
 }
 
 void LiveRecorder::note_fault(const scenarios::FaultSpec& f, std::optional<Duration> until) {

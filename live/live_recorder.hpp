@@ -14,6 +14,7 @@
 
 #include "live/live_core.hpp"
 #include "live/live_runtime.hpp"
+#include "scenarios/keyspace_replay.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/workload_world.hpp"
 
@@ -29,6 +30,10 @@ class LiveRecorder {
   // wall clock a clock fault moved by `server_wall_offset`.
   void record_entry(const ProbedCommand& probe, std::optional<sim::redis::KeyEvent::Kind> kind, bool present_before,
                     ServerStamp stamp, std::chrono::nanoseconds server_wall_offset);
+  // What a command seen on node's MONITOR stream did to a lock entry (a
+  // client library's command, which locksim did not send: monitor_replay.hpp),
+  // at `real_time_us` on the real wall clock.
+  void record_observed(std::size_t node, const scenarios::KeyspaceReplay::Effect& e, std::int64_t real_time_us);
   // A fault as it takes effect; `until` (real time) is how long it holds.
   void note_fault(const scenarios::FaultSpec& f, std::optional<Duration> until);
   // A fault locksim saw the servers make (Sentinel's failover).
@@ -54,6 +59,7 @@ class LiveRecorder {
   std::vector<std::string> notes_;
   std::size_t adapter_notes_ = 0;   // adapter_note calls so far
   std::vector<bool> entry_before_;  // per history_.entries slot: entry present before the command
+  std::uint64_t observed_ = 0;      // record_observed calls so far: their order among equal times
 };
 
 }  // namespace locksim::live

@@ -3,10 +3,14 @@
 // the scenario has replicas) or existing servers behind the proxies, the
 // clients' probed connections (LiveRuntime), and what a fault does to a
 // Redis node that no other service has: power loss cutting the AOF, a
-// failover, the server's clock, a stalled fsync.
+// failover, the server's clock, a stalled fsync. A client library's own
+// commands are watched on every server's MONITOR stream (MonitorReplay).
 #include "live/live_redis_service.hpp"
 
+#include <algorithm>
+
 #include "live/existing_servers.hpp"
+#include "live/monitor_replay.hpp"
 #include "live/sentinel_quorum.hpp"
 #include "scenarios/inventory_workload.hpp"
 #include "scenarios/workload.hpp"
@@ -20,9 +24,15 @@ using scenarios::Scenario;
 
 class RedisService final : public LiveService {
  public:
+  // observe_entries: the lock's commands are sent by a client library in its
+  // own process, so no probe sees them: the servers' MONITOR streams do.
   RedisService(std::unique_ptr<RedisCluster> cluster, std::int64_t ppm, std::vector<std::string> clients,
-               std::vector<std::string> keys)
-      : cluster_(std::move(cluster)), ppm_(ppm), client_names_(std::move(clients)), keys_(std::move(keys)) {}
+               std::vector<std::string> keys, bool observe_entries)
+      : cluster_(std::move(cluster)),
+        ppm_(ppm),
+        client_names_(std::move(clients)),
+        keys_(std::move(keys)),
+        observe_entries_(observe_entries) {}
 
   LiveServers& servers() override { return *cluster_; }
   Result<bool, LiveError> prepare(const Scenario& scaled, LiveRecorder& recorder) override;
@@ -51,6 +61,11 @@ class RedisService final : public LiveService {
   std::chrono::nanoseconds wall_offset(std::size_t node) const override { return cluster_->wall_offset(node); }
   void follow_servers(LiveRecorder& recorder) override;
 
+  void collect_observed(LiveRecorder& recorder) override {
+    if (!monitor_) return;
+    for (const auto& seen : monitor_->stop()) recorder.record_observed(seen.node, seen.effect, seen.real_time_us);
+    monitor_.reset();
+  }
   // With --redis no server was started, so none was stopped.
   std::string stopped_text() const override {
     return cluster_->external() ? "this run's keys were deleted" : "every redis-server was stopped";
@@ -64,11 +79,15 @@ class RedisService final : public LiveService {
  private:
   void emulate_replication_lag(Duration lag);
   void note_power_cut(const std::string& node, const std::vector<PowerCut>& cuts, LiveRecorder& recorder);
+  Result<bool, LiveError> watch_entries(const Scenario& s);
+  MonitorReplay::Node watched_node(std::size_t n) const;
 
   std::unique_ptr<RedisCluster> cluster_;
   std::int64_t ppm_;
   std::vector<std::string> client_names_;
   std::vector<std::string> keys_;  // every key the run touches
+  bool observe_entries_;
+  std::unique_ptr<MonitorReplay> monitor_;  // while the run lasts, when observe_entries_
 };
 
 Result<bool, LiveError> RedisService::prepare(const Scenario& s, LiveRecorder&) {
@@ -78,7 +97,43 @@ Result<bool, LiveError> RedisService::prepare(const Scenario& s, LiveRecorder&) 
   emulate_replication_lag(s.redis.replication_lag);
   if (s.redis.background_writes_per_second > 0)
     cluster_->start_background_load(scale(Duration{1s}, ppm_) / s.redis.background_writes_per_second);
+  return observe_entries_ ? watch_entries(s) : Result<bool, LiveError>(true);
+}
+
+// MONITOR on every node from before the clients start: each command on a
+// lock key is attributed to the client whose proxy link carried it.
+Result<bool, LiveError> RedisService::watch_entries(const Scenario& s) {
+  const std::vector<std::string> lock_keys = scenarios::lock_keys(s);
+  std::vector<MonitorReplay::Node> nodes;
+  for (std::size_t n = 0; n < cluster_->node_count(); ++n) nodes.push_back(watched_node(n));
+  monitor_ = std::make_unique<MonitorReplay>(std::move(nodes), [lock_keys](const std::string& key) {
+    return std::find(lock_keys.begin(), lock_keys.end(), key) != lock_keys.end();
+  });
+  if (auto failed = monitor_->start())
+    return failure(LiveError{kInternal, "cannot watch the servers' command streams (MONITOR): " + *failed});
   return true;
+}
+
+// Node n as MonitorReplay watches it. A command's source port is the
+// upstream side of a proxy link: the client's own (client_of_port), or
+// another node's link to it, which on n is n's link to its master.
+MonitorReplay::Node RedisService::watched_node(std::size_t n) const {
+  const RedisNodeProcess& node = cluster_->node(n);
+  MonitorReplay::Node watched{node.host, node.port, {}, {}, {}};
+  watched.client_of_port = [this, n](int port) -> std::optional<std::size_t> {
+    const std::string source = cluster_->proxy(n).source_of_upstream_port(port);
+    const auto it = std::find(client_names_.begin(), client_names_.end(), source);
+    if (it == client_names_.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - client_names_.begin());
+  };
+  watched.is_master_link = [this, n](int port) {
+    for (std::size_t m = 0; m < cluster_->node_count(); ++m)
+      if (m != n && (cluster_->proxy(m).port(cluster_->node(n).name) == port || cluster_->proxy(m).shared_port() == port))
+        return true;
+    return false;
+  };
+  watched.wall_offset = [this, n] { return cluster_->wall_offset(n); };
+  return watched;
 }
 
 // The scenario's replication_lag as a constant delay on every master ->
@@ -217,8 +272,10 @@ Result<std::unique_ptr<LiveService>, LiveError> start_redis_service(const Scenar
   auto cluster = existing ? attach_existing(options.redis_endpoints, spec, keys)
                           : start_cluster(spec, options.redis_server);
   if (!cluster) return failure(cluster.error());
+  const auto lock = locks::find_lock(options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind);
+  const bool library = lock && !lock->library.empty();
   return std::unique_ptr<LiveService>(
-      std::make_unique<RedisService>(std::move(*cluster), options.time_scale_ppm, spec.clients, keys));
+      std::make_unique<RedisService>(std::move(*cluster), options.time_scale_ppm, spec.clients, keys, library));
 }
 
 }  // namespace locksim::live

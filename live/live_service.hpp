@@ -67,6 +67,10 @@ class LiveService {
   virtual void follow_servers(LiveRecorder& recorder) = 0;
 
   // --- the end
+  // After the clients ended: the lock-entry events the servers were seen to
+  // run that no probe recorded (a client library's own commands), into the
+  // History.
+  virtual void collect_observed(LiveRecorder& recorder) = 0;
   virtual std::string stopped_text() const = 0;  // for an interrupted run's message
   // Every process started is stopped, its data discarded (existing
   // servers: the run's keys deleted); why the clean-up failed, if it did.

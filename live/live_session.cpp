@@ -217,6 +217,7 @@ Result<bool, LiveError> LiveSession::run() {
   for (std::size_t n = 0; n < servers.server_count(); ++n) servers.resume(n);  // let hung commands finish
   clients_.join();
   late_.stop();
+  service_.collect_observed(recorder_);
   if (const std::uint64_t lines = take_zk_client_log_lines())
     recorder_.note("ZooKeeper C client: " + std::to_string(lines) +
                    " error log lines (connection timeouts, lost servers: what the faults do) not shown");

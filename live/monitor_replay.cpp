@@ -79,7 +79,16 @@ void MonitorReplay::replay(Watched& w, const locks::MonitoredCommand& c) {
   std::optional<std::size_t> client;
   if (port != 0 && w.node.client_of_port) client = w.node.client_of_port(port);
   const bool replicated = !client && port != 0 && w.node.is_master_link && w.node.is_master_link(port);
-  for (auto& effect : w.replay.run({c.time_us, client, replicated, c.argv})) seen_.push_back({w.index, std::move(effect)});
+  const std::int64_t real_time_us = c.time_us - offset_us(w);
+  for (auto& effect : w.replay.run({c.time_us, client, replicated, c.argv}))
+    seen_.push_back({w.index, std::move(effect), real_time_us});
+}
+
+// The node's clock offset as the line is read: a line is read within
+// milliseconds of its command, and a clock fault moves the offset once.
+std::int64_t MonitorReplay::offset_us(const Watched& w) {
+  if (!w.node.wall_offset) return 0;
+  return std::chrono::duration_cast<std::chrono::microseconds>(w.node.wall_offset()).count();
 }
 
 // The server is back (or never left): MONITOR again, and each lock key's
@@ -93,7 +102,10 @@ void MonitorReplay::reopen(Watched& w) {
     const Reply ttl = conn.execute({"PTTL", key});
     if (value.type == Reply::Type::Error || ttl.type == Reply::Type::Error) continue;
     const auto held = value.type == Reply::Type::Bulk ? std::optional(value.str) : std::nullopt;
-    if (auto lost = w.replay.resync(key, held, ttl.integer)) seen_.push_back({w.index, std::move(*lost)});
+    if (auto lost = w.replay.resync(key, held, ttl.integer)) {
+      const std::int64_t real_time_us = lost->time_us - offset_us(w);
+      seen_.push_back({w.index, std::move(*lost), real_time_us});
+    }
   }
   w.feed = std::move(*feed);
 }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -42,10 +43,14 @@ class MonitorReplay {
     std::function<std::optional<std::size_t>(int port)> client_of_port;
     // Whether a server-side port is the node's link to its master.
     std::function<bool(int port)> is_master_link;
+    // How far the node's wall clock (what MONITOR stamps) is ahead of the
+    // real one now (a clock fault's step or drift); none: not at all.
+    std::function<std::chrono::nanoseconds()> wall_offset;
   };
   struct Seen {
     std::size_t node = 0;
-    scenarios::KeyspaceReplay::Effect effect;
+    scenarios::KeyspaceReplay::Effect effect;  // at the node's own wall time (its expiries follow it)
+    std::int64_t real_time_us = 0;             // the same instant on the real wall clock, read as it arrived
   };
 
   MonitorReplay(std::vector<Node> nodes, const std::function<bool(const std::string&)>& is_lock_key);
@@ -65,6 +70,7 @@ class MonitorReplay {
   void drain(Watched& w);
   void replay(Watched& w, const locks::MonitoredCommand& c);
   void reopen(Watched& w);
+  static std::int64_t offset_us(const Watched& w);
 
   std::vector<std::unique_ptr<Watched>> watched_;
   std::vector<Seen> seen_;  // the reading thread's until stop() joins it

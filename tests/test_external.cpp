@@ -618,7 +618,7 @@ TEST_CASE("MONITOR replay: who changed whose lock entry on a real server, script
                                      if (names[i] == source) return i;
                                    return std::nullopt;
                                  },
-                                 {}};
+                                 {}, {}};
   live::MonitorReplay replay({node}, [](const std::string& key) { return key == "lock"; });
   REQUIRE_FALSE(replay.start());
   const auto conn = [&](const std::string& source) {
@@ -650,12 +650,76 @@ TEST_CASE("MONITOR replay: who changed whose lock entry on a real server, script
   scenarios::History h;
   h.clients = {{"A", 1, {}, {}}, {"B", 2, {}, {}}};
   h.nodes = {"redis-1"};
-  for (const auto& [node, e] : seen)
+  for (const auto& [node, e, real_time_us] : seen)
     h.entries.push_back({TrueInstant{std::chrono::microseconds(e.time_us - seen.front().effect.time_us)},
                          h.entries.size(), static_cast<sim::HostId>(node), e.client, false, e.kind, e.key, scenarios::entry_command_text(e.argv)});
   const auto found = scenarios::check_wrong_owner_release(h);
   REQUIRE(found.size() == 2);
   CHECK(found[0].clients == std::vector<std::string>{"B", "A"});
+}
+
+// A user's own adapter (lock "external") around redis-py whose release is a
+// bare DEL, in gc-pause: A wakes after its entry expired and B took the
+// lock, and deletes B's entry. locksim never sees that command — the
+// adapter's process sends it — so the verdict's wrong-owner-release comes
+// from the server's own command stream (MONITOR, attributed by A's proxy
+// link), as the simulated naive-del lock's does from the simulated node.
+TEST_CASE("a library's wrong delete is observed on the real server: a bare-DEL adapter in gc-pause", "[external][live]") {
+  tests::skip_without_redis_server();
+  const fs::path adapter = fs::temp_directory_path() / ("locksim-test-bare-del-" + std::to_string(::getpid()) + ".py");
+  std::ofstream(adapter) << "import sys, time, uuid\nimport redis\nsys.path.insert(0, '" LOCKSIM_SOURCE_DIR "/adapters')\n"
+                            "from jsonlines_loop import serve\nstate = {}\n"
+                            "def hello(req):\n"
+                            "    host, port = req['servers'][0].rsplit(':', 1)\n"
+                            "    state['r'] = redis.Redis(host=host, port=int(port), socket_timeout=req['command_timeout_us'] / 1e6)\n"
+                            "    state['req'] = req\n"
+                            "    return {'result': True, 'library': 'redis-py ' + redis.__version__ + ', bare DEL'}\n"
+                            "def acquire(req):\n"  // SET NX PX, retried until the acquire timeout
+                            "    h, token = state['req'], uuid.uuid4().hex\n"
+                            "    deadline = time.monotonic() + h['acquire_timeout_us'] / 1e6\n"
+                            "    while not state['r'].set(h['key'], token, nx=True, px=h['ttl_us'] // 1000):\n"
+                            "        if time.monotonic() >= deadline:\n"
+                            "            return {'result': False}\n"
+                            "        time.sleep(h['retry_us'] / 1e6)\n"
+                            "    return {'result': True, 'token': token, 'fencing': None}\n"
+                            "def release(req):\n"
+                            "    state['r'].delete(state['req']['key'])\n"
+                            "    return {'result': True}\n"
+                            "serve({'hello': hello, 'acquire': acquire, 'release': release,\n"
+                            "       'valid': lambda req: {'result': True}}, 'bare-del')\n";
+  auto s = scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(s);
+  s->lock.command = {"/usr/bin/python3", adapter.string()};
+  live::register_library_locks();
+  live::LiveOptions options;
+  options.lock_kind = "external";
+  options.time_scale_ppm = 100'000;  // as live_kinds above: 0.1, scheduling noise does not decide the story
+  scenarios::RunOptions sim_options;
+  sim_options.lock_kind = "naive-del";
+  const auto simulated = scenarios::run_scenario(*s, sim_options);
+  REQUIRE(simulated);
+  const std::set<std::string> want = simulated->violation_kinds();
+  REQUIRE(want.count("wrong-owner-release") == 1);
+  std::set<std::string> got;
+  std::optional<live::LiveRun> last;
+  for (int attempt = 0; attempt < 3 && got != want; ++attempt) {
+    auto run = live::run_live(*s, options);
+    REQUIRE(run);
+    got = run->run.violation_kinds();
+    last = std::move(*run);
+  }
+  fs::remove(adapter);
+  CHECK(got == want);
+  // The delete is A's (client 0), of the entry B or C (whichever the real
+  // race let in first) created after A's expired.
+  bool a_deleted_anothers = false;
+  std::optional<std::size_t> creator;
+  for (const auto& e : last->run.history.entries) {
+    if (e.kind == sim::redis::KeyEvent::Kind::Created) creator = e.client;
+    if (e.kind == sim::redis::KeyEvent::Kind::Deleted && e.client == 0U && creator && *creator != 0U)
+      a_deleted_anothers = true;
+  }
+  CHECK(a_deleted_anothers);
 }
 
 // What the replay relies on, on this redis-server: a replica's MONITOR
