@@ -219,6 +219,41 @@ except socket.timeout:
   close(pair[0]);
 }
 
+TEST_CASE("hosted time: select and epoll (selectors) report the fds they watch and their deadline",
+          "[hosted-time]") {
+  int pair[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+  Python py(R"(import select, selectors, socket, time
+s = socket.socket(fileno=0)
+print(select.select([s], [], [], 1.5))
+sel = selectors.DefaultSelector()
+sel.register(s, selectors.EVENT_READ)
+print(type(sel).__name__, [key.fd for key, _ in sel.select(timeout=4)], time.monotonic())
+)", 1, pair[1]);
+  ControlledProcess p(py.spec);
+  close(pair[1]);
+  Stop stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  CHECK(std::get<Blocked>(stop).call == "select");
+  CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
+  CHECK(std::get<Blocked>(stop).deadline_ns == kStartMonotonic + 1500'000'000);
+  p.set_clocks(kStartMonotonic + 1500'000'000, kStartWall + 1500'000'000);
+  p.resume_timed_out();
+  stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  CHECK(std::get<Blocked>(stop).call == "epoll_wait");
+  CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
+  CHECK(std::get<Blocked>(stop).deadline_ns == kStartMonotonic + 5500'000'000);
+  REQUIRE(write(pair[0], "x", 1) == 1);
+  p.set_clocks(kStartMonotonic + 2 * kSecond, kStartWall + 2 * kSecond);
+  p.resume_ready({0});
+  stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "([], [], [])\nEpollSelector [0] 1002.0\n");
+  close(pair[0]);
+}
+
 TEST_CASE("hosted time: importing redis-py and creating a Lock runs without a refusal", "[hosted-time]") {
   Python py(R"(import redis, redis.lock
 r = redis.Redis(host='127.0.0.1', port=6399)
