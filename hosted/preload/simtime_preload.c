@@ -21,7 +21,9 @@
  *    (fork, vfork, exec*, posix_spawn*, system) and real-time timers
  *    (alarm, setitimer, timer_settime, timerfd_settime) are reported as
  *    what the controller cannot control, and the process waits to be
- *    killed.
+ *    killed; so is any wait, clock read, random draw or thread/process
+ *    creation that reaches the kernel without a wrapper (a seccomp filter,
+ *    simtime_seccomp.c).
  * As redis_preload.c (live/preload/), the library never allocates, locks or
  * calls dlsym: each wrapper is syscall(2) plus arithmetic. Without the
  * environment the controller sets, every call is the real one. */
@@ -51,6 +53,11 @@
 #include <unistd.h>
 
 #include "simtime_protocol.h"
+#include "simtime_seccomp.h"
+
+/* Every system call of the shim goes through its own function, which the
+ * seccomp filter lets pass (simtime_seccomp.c). */
+#define syscall locksim_shim_syscall
 
 static const struct locksim_simtime_clocks* clocks;
 static int channel = -1;
@@ -621,6 +628,14 @@ static void hello(void) {
   exchange(&report, &answer);
 }
 
+/* A call the filter trapped: made outside the wrappers, so uncontrolled. */
+static void trapped_call(long number) {
+  char why[160];
+  copy_text(why, sizeof why, locksim_trapped_name(number),
+            " outside the shim's wrappers (a raw syscall, or a libc-internal call)");
+  refuse("the system call ", why);
+}
+
 __attribute__((constructor)) static void locksim_simtime_init(void) {
   const long page = env_number(LOCKSIM_SIMTIME_CLOCKS_ENV), fd = env_number(LOCKSIM_SIMTIME_CHANNEL_ENV);
   if (page < 0 || fd < 0) return;
@@ -632,4 +647,6 @@ __attribute__((constructor)) static void locksim_simtime_init(void) {
   channel = (int)fd;
   clocks = block;
   hello();
+  if (locksim_install_seccomp(trapped_call) != 0)
+    refuse("seccomp", ": the filter that traps calls made outside the shim could not be installed");
 }
