@@ -121,18 +121,31 @@ const char* syscall_name(long number) {
 
 }  // namespace
 
-ControlledProcess::ControlledProcess(const ProcessSpec& spec) : bound_(spec.bound) {
+ControlledProcess::ControlledProcess(const ProcessSpec& spec) : bound_(spec.bound), preload_(spec.preload) {
   if (spec.argv.empty()) throw std::invalid_argument("hosted process: an empty argv");
-  spawn(spec);
+  if (access(spec.preload.c_str(), R_OK) != 0)
+    throw std::invalid_argument("hosted process: no shim library at '" + spec.preload + "'");
+  try {
+    spawn(spec);
+  } catch (...) {
+    release();
+    throw;
+  }
 }
 
-ControlledProcess::~ControlledProcess() {
+ControlledProcess::~ControlledProcess() { release(); }
+
+void ControlledProcess::release() {
   kill();
   if (channel_ >= 0) close(channel_);
   if (pidfd_ >= 0) close(pidfd_);
   if (stat_fd_ >= 0) close(stat_fd_);
-  if (clocks_) munmap(clocks_, sizeof(locksim_simtime_clocks));
+  if (clocks_ && clocks_ != MAP_FAILED) munmap(clocks_, sizeof(locksim_simtime_clocks));
+  channel_ = pidfd_ = stat_fd_ = -1;
+  clocks_ = nullptr;
 }
+
+std::string ControlledProcess::who() const { return "pid " + std::to_string(pid_) + " (" + program_ + ")"; }
 
 void ControlledProcess::spawn(const ProcessSpec& spec) {
   int pair[2];
@@ -195,11 +208,10 @@ Stop ControlledProcess::receive() {
       answer(LOCKSIM_SIMTIME_READY, {});
       continue;
     }
-    const std::string who = "pid " + std::to_string(pid_) + " (" + program_ + ")";
-    if (report.kind == LOCKSIM_SIMTIME_HELLO) return refuse(who + " exec'd another program: " + text);
-    if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who + " called " + text);
+    if (report.kind == LOCKSIM_SIMTIME_HELLO) return refuse(who() + " exec'd another program: " + text);
+    if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who() + " called " + text);
     if (const int threads = thread_count(stat_fd_); threads > 1)
-      return refuse(who + " runs " + std::to_string(threads) +
+      return refuse(who() + " runs " + std::to_string(threads) +
                     " threads, started without pthread_create (a raw clone the shim cannot serialise)");
     Blocked blocked{{}, std::nullopt, text};
     for (std::uint32_t i = 0; i < report.nfds && i < LOCKSIM_SIMTIME_MAX_FDS; ++i)
@@ -217,8 +229,9 @@ std::string ControlledProcess::stuck_reason() const {
   std::string first;
   in >> first;
   std::ostringstream out;
-  out << "pid " << pid_ << " (" << program_ << ") neither blocked in a call the shim reports nor exited within "
-      << bound_.count() << " ms of real time: ";
+  out << who() << " neither blocked in a call the shim reports nor exited within " << bound_.count()
+      << " ms of real time: ";
+  if (program_.empty()) out << "the shim never said hello (" << never_loaded() << "); ";
   if (first.empty() || first == "running") {
     out << "it runs in user space (a busy loop, or a wait on a clock the shim does not move)";
   } else {
@@ -234,17 +247,27 @@ Stop ControlledProcess::refuse(std::string reason) {
   return Refused{std::move(reason)};
 }
 
+std::string ControlledProcess::never_loaded() const {
+  return "the program could not be started, or it ran without " + preload_ +
+         ": a static binary, or a runtime that ignores LD_PRELOAD";
+}
+
 // The channel closed: the process exited (or closed it, then it is waited
-// for within the bound). Whatever it left in its group goes with it.
+// for within the bound). Whatever it left in its group goes with it. A
+// process that ends before the shim's hello ran uncontrolled: refused.
 Stop ControlledProcess::exited() {
   pollfd done = {pidfd_, POLLIN, 0};
   if (poll(&done, 1, static_cast<int>(bound_.count())) <= 0)
-    return refuse("pid " + std::to_string(pid_) + " (" + program_ + ") closed its channel without exiting");
+    return refuse(who() + " closed its channel without exiting");
   ::kill(-pid_, SIGKILL);
   int status = 0;
   waitpid(pid_, &status, 0);
+  const std::string ended = who();
   pid_ = -1;
   waiting_ = false;
+  if (program_.empty())
+    return Refused{ended + " ended (wait status " + std::to_string(status) + ") before the shim said hello: " +
+                   never_loaded()};
   return Exited{status};
 }
 

@@ -63,6 +63,8 @@ struct ProcessSpec {
 class ControlledProcess {
  public:
   // Starts the program; it runs until its first wait (run_until_blocked).
+  // A program that ends or waits without the shim's hello (a static binary,
+  // a runtime ignoring LD_PRELOAD, an exec that failed) is a Refused.
   explicit ControlledProcess(const ProcessSpec& spec);
   ~ControlledProcess();
   ControlledProcess(const ControlledProcess&) = delete;
@@ -86,6 +88,9 @@ class ControlledProcess {
 
  private:
   void spawn(const ProcessSpec& spec);
+  void release();
+  std::string who() const;
+  std::string never_loaded() const;
   void answer(std::uint32_t kind, const std::vector<int>& fds);
   Stop receive();
   Stop refuse(std::string reason);
@@ -100,6 +105,7 @@ class ControlledProcess {
   std::chrono::milliseconds bound_;
   bool waiting_ = false;  // the process is blocked, waiting for an answer
   std::string program_;
+  std::string preload_;
 };
 
 }  // namespace locksim::hosted

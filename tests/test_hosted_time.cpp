@@ -6,6 +6,8 @@
 // with python3-redis (scripts/setup.sh installs both).
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -267,6 +269,41 @@ print(type(lock).__name__, lock.timeout)
   CHECK(py.output() == "Lock 30\n");
 }
 
+TEST_CASE("hosted time: redis-py's blocking connection waits for the reply in simulated time", "[hosted-time]") {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&address), size) == 0);
+  REQUIRE(listen(listener, 4) == 0);
+  REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+  Python py("import redis\nprint(redis.Redis(host='127.0.0.1', port=" + std::to_string(ntohs(address.sin_port)) +
+                ").ping())\n",
+            1);
+  ControlledProcess p(py.spec);
+  Stop stop = p.run_until_blocked();  // connected, PING sent, waiting for the reply
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  const Blocked blocked = std::get<Blocked>(stop);
+  CHECK(blocked.call == "recv");
+  REQUIRE(blocked.fds.size() == 1);
+  CHECK(blocked.fds[0].events == POLLIN);
+  CHECK_FALSE(blocked.deadline_ns);  // socket_timeout=None: no deadline
+  const int connection = accept(listener, nullptr, nullptr);
+  REQUIRE(connection >= 0);
+  char command[64] = {};
+  CHECK(std::string(command, static_cast<std::size_t>(read(connection, command, sizeof command))) ==
+        "*1\r\n$4\r\nPING\r\n");
+  REQUIRE(write(connection, "+PONG\r\n", 7) == 7);
+  p.resume_ready({blocked.fds[0].fd});
+  stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "True\n");
+  close(connection);
+  close(listener);
+}
+
 TEST_CASE("hosted time: a second thread is refused with a reason naming it", "[hosted-time]") {
   Python py(R"(import threading
 threading.Thread(target=lambda: None).start()
@@ -316,6 +353,19 @@ libc.syscall(0, 0, buf, 1)  # SYS_read on stdin, an empty pipe: past the shim, n
   CHECK(reason.find("neither blocked") != std::string::npos);
   CHECK(reason.find("system call read (0)") != std::string::npos);
   close(pipe_fds[1]);
+}
+
+TEST_CASE("hosted time: a program that runs without the shim is refused, never run in real time",
+          "[hosted-time]") {
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c", "pass"};
+  spec.preload = LOCKSIM_PRELOAD_LIBRARY;  // a library, but not the shim: no hello
+  ControlledProcess p(spec);
+  const Stop stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Refused>(stop));
+  CHECK(std::get<Refused>(stop).reason.find("before the shim said hello") != std::string::npos);
+  spec.preload = "/nonexistent/liblocksim_simtime.so";
+  CHECK_THROWS_WITH(ControlledProcess(spec), Catch::Contains("no shim library at '/nonexistent/"));
 }
 
 TEST_CASE("hosted time: killing the controller's owner leaves no process", "[hosted-time]") {

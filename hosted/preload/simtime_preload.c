@@ -316,7 +316,14 @@ static int watched_count;
 
 static void unwatch(int epfd, int fd) {
   for (int i = 0; i < watched_count; ++i)
-    if (watched[i].epfd == epfd && (fd < 0 || watched[i].fd == fd)) watched[i--] = watched[--watched_count];
+    if (watched[i].epfd == epfd && watched[i].fd == fd) watched[i--] = watched[--watched_count];
+}
+
+/* A closed fd: an epoll instance with all it watched, or a watched fd (the
+ * kernel drops it from its sets when its last descriptor closes). */
+static void forget(int fd) {
+  for (int i = 0; i < watched_count; ++i)
+    if (watched[i].epfd == fd || watched[i].fd == fd) watched[i--] = watched[--watched_count];
 }
 
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
@@ -448,7 +455,7 @@ int openat64(int dir, const char* path, int flags, ...) {
 int close(int fd) {
   if (fd == channel && channel >= 0) return 0; /* the channel outlives the program's cleanups */
   if (fd >= 0 && fd < RANDOM_FDS) random_fd[fd] = 0;
-  if (controlled()) unwatch(fd, -1);
+  if (controlled()) forget(fd);
   return (int)syscall(SYS_close, fd);
 }
 
@@ -509,7 +516,6 @@ int connect(int fd, const struct sockaddr* addr, socklen_t len) {
   syscall(SYS_fcntl, fd, F_SETFL, flags | O_NONBLOCK);
   int r = (int)syscall(SYS_connect, fd, addr, len);
   if (r != 0 && errno == EINPROGRESS) {
-    wait_ready(fd, POLLOUT, "connect"); /* the socket is non-blocking now */
     struct pollfd p = {fd, POLLOUT, 0};
     while (syscall(SYS_ppoll, &p, 1, &no_wait, NULL, _NSIG / 8) == 0)
       wait_for(&p, 1, LOCKSIM_SIMTIME_NO_DEADLINE, "connect");

@@ -97,7 +97,8 @@ static int build(void) {
   put(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, to(allow_at));
   put(BPF_LD | BPF_W | BPF_ABS, DATA(nr), 0, 0);
   for (size_t i = 0; i < N(trapped); ++i) put(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)trapped[i], to(check_at), 0);
-  for (size_t i = 0; i < N(clock_calls); ++i) put(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)clock_calls[i], to(clocks_at), 0);
+  for (size_t i = 0; i < N(clock_calls); ++i)
+    put(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)clock_calls[i], to(clocks_at), 0);
   put(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, to(getrandom_at), 0);
   put(BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
   put(BPF_LD | BPF_W | BPF_ABS, DATA(args[0]), 0, 0); /* clocks_at; the low half on x86-64 */
