@@ -151,7 +151,7 @@ TEST_CASE("only locks/hiredis includes hiredis", "[rules]") {
 std::vector<fs::path> project_sources() {
   std::vector<fs::path> files;
   const fs::path root = LOCKSIM_SOURCE_DIR;
-  for (const char* dir : {"vocab", "sim", "locks", "scenarios", "live", "reports", "cli", "bench", "fuzz"}) {
+  for (const char* dir : {"vocab", "sim", "locks", "scenarios", "live", "hosted", "reports", "cli", "bench", "fuzz"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const auto ext = entry.path().extension().string();

@@ -1,0 +1,302 @@
+#include "hosted/controlled_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "hosted/preload/simtime_protocol.h"
+
+extern char** environ;
+
+namespace locksim::hosted {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error("hosted process: " + what + ": " + std::strerror(errno));
+}
+
+// The program's environment: the caller's, with the spec's entries and the
+// shim's (LD_PRELOAD first, so the shim's symbols win) over it.
+std::vector<std::string> environment(const ProcessSpec& spec, int channel, int page) {
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [name, value] : spec.env) vars[name] = value;
+  const auto old = vars.find("LD_PRELOAD");
+  vars["LD_PRELOAD"] = spec.preload + (old == vars.end() || old->second.empty() ? "" : ":" + old->second);
+  vars[LOCKSIM_SIMTIME_CHANNEL_ENV] = std::to_string(channel);
+  vars[LOCKSIM_SIMTIME_CLOCKS_ENV] = std::to_string(page);
+  vars[LOCKSIM_SIMTIME_SEED_ENV] = std::to_string(spec.seed);
+  std::vector<std::string> out;
+  for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
+  return out;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Between fork and exec: only async-signal-safe calls. The process leads
+// its own group (kill() reaches whatever it started), dies with the thread
+// that started it, and runs without address randomisation (one cause less
+// of run-to-run differences).
+[[noreturn]] void exec_child(const ProcessSpec& spec, pid_t parent, int channel, int page, char** argv,
+                             char** envp) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+  personality(ADDR_NO_RANDOMIZE);
+  if (spec.stdin_fd >= 0) dup2(spec.stdin_fd, 0);
+  if (spec.stdout_fd >= 0) dup2(spec.stdout_fd, 1);
+  if (spec.stderr_fd >= 0) dup2(spec.stderr_fd, 2);
+  fcntl(channel, F_SETFD, 0);
+  fcntl(page, F_SETFD, 0);
+  execve(argv[0], argv, envp);
+  _exit(127);
+}
+
+// Moves `fd` above the fds a program opens first (so the numbers the
+// environment names are out of its way), close-on-exec until the child
+// clears it.
+int high_fd(int fd) {
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 200);
+  close(fd);
+  if (moved < 0) fail("fcntl(F_DUPFD_CLOEXEC)");
+  return moved;
+}
+
+std::atomic_ref<std::int64_t> field(void* page, std::int64_t locksim_simtime_clocks::*member) {
+  return std::atomic_ref<std::int64_t>(static_cast<locksim_simtime_clocks*>(page)->*member);
+}
+
+// The thread count of the process whose /proc/<pid>/stat is open as
+// `stat_fd` (field 20, counted after the ')' closing the command name, which
+// may itself hold spaces). One pread: the kernel renders the line anew.
+int thread_count(int stat_fd) {
+  char line[1024];
+  const ssize_t got = pread(stat_fd, line, sizeof line - 1, 0);
+  if (got <= 0) return 0;
+  line[got] = '\0';
+  const char* at = std::strrchr(line, ')');
+  for (int field = 2; at && field < 20; ++field) at = std::strchr(at + 1, ' ');
+  return at ? std::atoi(at + 1) : 0;
+}
+
+const char* syscall_name(long number) {
+  static const std::map<long, const char*> names = {
+      {SYS_read, "read"},         {SYS_write, "write"},       {SYS_poll, "poll"},
+      {SYS_select, "select"},     {SYS_nanosleep, "nanosleep"}, {SYS_connect, "connect"},
+      {SYS_accept, "accept"},     {SYS_recvfrom, "recvfrom"}, {SYS_sendto, "sendto"},
+      {SYS_wait4, "wait4"},       {SYS_futex, "futex"},       {SYS_epoll_wait, "epoll_wait"},
+      {SYS_clock_nanosleep, "clock_nanosleep"}, {SYS_pselect6, "pselect6"}, {SYS_ppoll, "ppoll"},
+      {SYS_epoll_pwait, "epoll_pwait"}, {SYS_accept4, "accept4"}, {SYS_recvmsg, "recvmsg"},
+  };
+  const auto it = names.find(number);
+  return it == names.end() ? "?" : it->second;
+}
+
+}  // namespace
+
+ControlledProcess::ControlledProcess(const ProcessSpec& spec) : bound_(spec.bound), preload_(spec.preload) {
+  if (spec.argv.empty()) throw std::invalid_argument("hosted process: an empty argv");
+  if (access(spec.preload.c_str(), R_OK) != 0)
+    throw std::invalid_argument("hosted process: no shim library at '" + spec.preload + "'");
+  try {
+    spawn(spec);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+ControlledProcess::~ControlledProcess() { release(); }
+
+void ControlledProcess::release() {
+  kill();
+  if (channel_ >= 0) close(channel_);
+  if (pidfd_ >= 0) close(pidfd_);
+  if (stat_fd_ >= 0) close(stat_fd_);
+  if (clocks_ && clocks_ != MAP_FAILED) munmap(clocks_, sizeof(locksim_simtime_clocks));
+  channel_ = pidfd_ = stat_fd_ = -1;
+  clocks_ = nullptr;
+}
+
+std::string ControlledProcess::who() const { return "pid " + std::to_string(pid_) + " (" + program_ + ")"; }
+
+void ControlledProcess::spawn(const ProcessSpec& spec) {
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) fail("socketpair");
+  channel_ = pair[0];
+  const int child_channel = high_fd(pair[1]);
+  const int page = high_fd(static_cast<int>(syscall(SYS_memfd_create, "locksim-simtime", MFD_CLOEXEC)));
+  if (ftruncate(page, sizeof(locksim_simtime_clocks)) != 0) fail("ftruncate");
+  clocks_ = mmap(nullptr, sizeof(locksim_simtime_clocks), PROT_READ | PROT_WRITE, MAP_SHARED, page, 0);
+  if (clocks_ == MAP_FAILED) fail("mmap");
+  static_cast<locksim_simtime_clocks*>(clocks_)->magic = LOCKSIM_SIMTIME_MAGIC;
+  set_clocks(spec.monotonic_ns, spec.wall_ns);
+  auto args = spec.argv;
+  auto env = environment(spec, child_channel, page);
+  auto argv = pointers(args), envp = pointers(env);
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ == 0) exec_child(spec, parent, child_channel, page, argv.data(), envp.data());
+  const int fork_errno = errno;
+  close(child_channel);
+  close(page);
+  errno = fork_errno;
+  if (pid_ < 0) fail("fork");
+  setpgid(pid_, pid_);  // also here: no race with a kill() right after the start
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd_ < 0) fail("pidfd_open");
+  stat_fd_ = open(("/proc/" + std::to_string(pid_) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+}
+
+void ControlledProcess::set_clocks(std::int64_t monotonic_ns, std::int64_t wall_ns) {
+  field(clocks_, &locksim_simtime_clocks::monotonic_ns).store(monotonic_ns, std::memory_order_release);
+  field(clocks_, &locksim_simtime_clocks::wall_ns).store(wall_ns, std::memory_order_release);
+}
+
+Stop ControlledProcess::run_until_blocked() {
+  if (waiting_) throw std::logic_error("hosted process: run_until_blocked while it waits for an answer");
+  if (pid_ < 0) throw std::logic_error("hosted process: run_until_blocked after it ended");
+  return receive();
+}
+
+// The next report within the real-time bound, answering the hello of the
+// program's start on the way.
+Stop ControlledProcess::receive() {
+  const auto until = Clock::now() + bound_;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    pollfd fds[2] = {{channel_, POLLIN, 0}, {pidfd_, POLLIN, 0}};
+    const int ready = poll(fds, 2, left > 0 ? static_cast<int>(left) : 0);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return refuse(stuck_reason());
+    if (!(fds[0].revents & POLLIN)) return exited();
+    locksim_simtime_report report{};
+    const ssize_t got = recv(channel_, &report, sizeof report, 0);
+    if (got != static_cast<ssize_t>(sizeof report)) return exited();
+    report.text[sizeof report.text - 1] = '\0';
+    const std::string text = report.text;
+    if (report.kind == LOCKSIM_SIMTIME_HELLO && program_.empty()) {
+      program_ = text;
+      waiting_ = true;
+      answer(LOCKSIM_SIMTIME_READY, {});
+      continue;
+    }
+    if (report.kind == LOCKSIM_SIMTIME_HELLO) return refuse(who() + " exec'd another program: " + text);
+    if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who() + " called " + text);
+    if (const int threads = thread_count(stat_fd_); threads > 1)
+      return refuse(who() + " runs " + std::to_string(threads) +
+                    " threads, started without pthread_create (a raw clone the shim cannot serialise)");
+    Blocked blocked{{}, std::nullopt, text};
+    for (std::uint32_t i = 0; i < report.nfds && i < LOCKSIM_SIMTIME_MAX_FDS; ++i)
+      blocked.fds.push_back({report.fds[i], report.events[i]});
+    if (report.deadline_ns != LOCKSIM_SIMTIME_NO_DEADLINE) blocked.deadline_ns = report.deadline_ns;
+    waiting_ = true;
+    return blocked;
+  }
+}
+
+// What a process that neither blocked nor exited within the bound is doing
+// (/proc/<pid>/syscall: the number of the call it is in, or "running").
+std::string ControlledProcess::stuck_reason() const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/syscall");
+  std::string first;
+  in >> first;
+  std::ostringstream out;
+  out << who() << " neither blocked in a call the shim reports nor exited within " << bound_.count()
+      << " ms of real time: ";
+  if (program_.empty()) out << "the shim never said hello (" << never_loaded() << "); ";
+  if (first.empty() || first == "running") {
+    out << "it runs in user space (a busy loop, or a wait on a clock the shim does not move)";
+  } else {
+    const long number = std::strtol(first.c_str(), nullptr, 10);
+    out << "it waits in system call " << syscall_name(number) << " (" << number
+        << "), which the shim did not see (a raw syscall, or a call it does not wrap)";
+  }
+  return out.str();
+}
+
+Stop ControlledProcess::refuse(std::string reason) {
+  kill();
+  return Refused{std::move(reason)};
+}
+
+std::string ControlledProcess::never_loaded() const {
+  return "the program could not be started, or it ran without " + preload_ +
+         ": a static binary, or a runtime that ignores LD_PRELOAD";
+}
+
+// The channel closed: the process exited (or closed it, then it is waited
+// for within the bound). Whatever it left in its group goes with it. A
+// process that ends before the shim's hello ran uncontrolled: refused.
+Stop ControlledProcess::exited() {
+  pollfd done = {pidfd_, POLLIN, 0};
+  if (poll(&done, 1, static_cast<int>(bound_.count())) <= 0)
+    return refuse(who() + " closed its channel without exiting");
+  ::kill(-pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  const std::string ended = who();
+  pid_ = -1;
+  waiting_ = false;
+  if (program_.empty())
+    return Refused{ended + " ended (wait status " + std::to_string(status) + ") before the shim said hello: " +
+                   never_loaded()};
+  return Exited{status};
+}
+
+void ControlledProcess::answer(std::uint32_t kind, const std::vector<int>& fds) {
+  if (!waiting_) throw std::logic_error("hosted process: a resume while it runs");
+  locksim_simtime_answer a{};
+  a.kind = kind;
+  for (const int fd : fds) {
+    if (a.nfds == LOCKSIM_SIMTIME_MAX_FDS) break;
+    a.fds[a.nfds++] = fd;
+  }
+  waiting_ = false;
+  // A process killed meanwhile cannot read it: the next run_until_blocked
+  // reports its end.
+  (void)send(channel_, &a, sizeof a, MSG_NOSIGNAL);
+}
+
+void ControlledProcess::resume_ready(const std::vector<int>& fds) { answer(LOCKSIM_SIMTIME_READY, fds); }
+void ControlledProcess::resume_timed_out() { answer(LOCKSIM_SIMTIME_TIMED_OUT, {}); }
+
+void ControlledProcess::kill() {
+  if (pid_ < 0) return;
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  waiting_ = false;
+}
+
+}  // namespace locksim::hosted

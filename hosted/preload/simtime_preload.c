@@ -1,0 +1,658 @@
+/* liblocksim_simtime.so: puts one client process's time under a controller
+ * (hosted/controlled_process.hpp), Shadow's way: the process runs until it
+ * would block, reports what it waits for, and runs again when the
+ * controller answers. The layout and protocol are in simtime_protocol.h.
+ *
+ *  - clocks: clock_gettime (REALTIME*, TAI: the simulated wall clock;
+ *    MONOTONIC*, BOOTTIME*: the simulated monotonic clock), gettimeofday,
+ *    time and timespec_get read the clocks page. The CPU-time clocks
+ *    (CLOCK_PROCESS/THREAD_CPUTIME_ID, a pid's or thread's clock) pass
+ *    through: they count the CPU the process really used, which simulated
+ *    time does not model (the CPU is infinitely fast), and no runtime times
+ *    a wait with them;
+ *  - waits: nanosleep, clock_nanosleep, usleep, sleep, poll, ppoll, select,
+ *    pselect, epoll_wait, epoll_pwait, epoll_pwait2 and a blocking read,
+ *    recv, recvfrom, recvmsg, accept, accept4 or connect on a socket or a
+ *    pipe first try without waiting; what would block becomes a report
+ *    (fds, events, a simulated deadline) and a wait for the answer;
+ *  - randomness: getrandom, getentropy and reads of /dev/urandom and
+ *    /dev/random give a stream seeded by the controller;
+ *  - refusals: a second thread (pthread_create, clone), another process
+ *    (fork, vfork, exec*, posix_spawn*, system) and real-time timers
+ *    (alarm, setitimer, timer_settime, timerfd_settime) are reported as
+ *    what the controller cannot control, and the process waits to be
+ *    killed; so is any wait, clock read, random draw or thread/process
+ *    creation that reaches the kernel without a wrapper (a seccomp filter,
+ *    simtime_seccomp.c).
+ * As redis_preload.c (live/preload/), the library never allocates, locks or
+ * calls dlsym: each wrapper is syscall(2) plus arithmetic. Without the
+ * environment the controller sets, every call is the real one. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <spawn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "simtime_protocol.h"
+#include "simtime_seccomp.h"
+
+/* Every system call of the shim goes through its own function, which the
+ * seccomp filter lets pass (simtime_seccomp.c). */
+#define syscall locksim_shim_syscall
+
+static const struct locksim_simtime_clocks* clocks;
+static int channel = -1;
+static uint64_t random_state;
+
+static int controlled(void) { return clocks != NULL; }
+
+/* --- clocks -------------------------------------------------------------- */
+
+static int64_t sim_monotonic(void) { return __atomic_load_n(&clocks->monotonic_ns, __ATOMIC_ACQUIRE); }
+static int64_t sim_wall(void) { return __atomic_load_n(&clocks->wall_ns, __ATOMIC_ACQUIRE); }
+
+static int64_t ns_of(const struct timespec* ts) { return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec; }
+
+static struct timespec timespec_of(int64_t ns) {
+  const int64_t sec = ns >= 0 ? ns / 1000000000LL : -((-ns + 999999999LL) / 1000000000LL);
+  return (struct timespec){(time_t)sec, (long)(ns - sec * 1000000000LL)};
+}
+
+static int is_wall(clockid_t id) {
+  return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_REALTIME_ALARM || id == CLOCK_TAI;
+}
+
+static int is_monotonic(clockid_t id) {
+  return id == CLOCK_MONOTONIC || id == CLOCK_MONOTONIC_RAW || id == CLOCK_MONOTONIC_COARSE ||
+         id == CLOCK_BOOTTIME || id == CLOCK_BOOTTIME_ALARM;
+}
+
+/* The simulated instant of a clock the controller moves; -1 for the others. */
+static int64_t sim_now(clockid_t id) {
+  if (!controlled()) return -1;
+  return is_wall(id) ? sim_wall() : is_monotonic(id) ? sim_monotonic() : -1;
+}
+
+int clock_gettime(clockid_t id, struct timespec* ts) {
+  const int64_t now = sim_now(id);
+  if (now < 0) return (int)syscall(SYS_clock_gettime, id, ts);
+  *ts = timespec_of(now);
+  return 0;
+}
+
+/* glibc declares tv nonnull, yet a NULL tv is valid for the syscall. */
+#pragma GCC diagnostic ignored "-Wnonnull-compare"
+int gettimeofday(struct timeval* tv, void* tz) {
+  struct timespec ts;
+  if (!controlled()) return (int)syscall(SYS_gettimeofday, tv, tz);
+  ts = timespec_of(sim_wall());
+  if (tv) *tv = (struct timeval){ts.tv_sec, ts.tv_nsec / 1000};
+  return 0;
+}
+
+time_t time(time_t* out) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  if (out) *out = ts.tv_sec;
+  return ts.tv_sec;
+}
+
+int timespec_get(struct timespec* ts, int base) {
+  if (base != TIME_UTC) return 0;
+  return clock_gettime(CLOCK_REALTIME, ts) == 0 ? base : 0;
+}
+
+/* --- the channel --------------------------------------------------------- */
+
+static void copy_text(char* to, size_t size, const char* a, const char* b) {
+  size_t n = 0;
+  for (; a && *a && n + 1 < size; ++a) to[n++] = *a;
+  for (; b && *b && n + 1 < size; ++b) to[n++] = *b;
+  to[n] = '\0';
+}
+
+/* One report, then the answer. A lost controller leaves nothing to run for
+ * (PR_SET_PDEATHSIG normally kills the process first). */
+static void exchange(const struct locksim_simtime_report* report, struct locksim_simtime_answer* answer) {
+  const int saved = errno;
+  if (syscall(SYS_sendto, channel, report, sizeof *report, MSG_NOSIGNAL, NULL, 0) != (long)sizeof *report)
+    syscall(SYS_exit_group, 125);
+  long got;
+  do got = syscall(SYS_recvfrom, channel, answer, sizeof *answer, 0, NULL, NULL);
+  while (got < 0 && errno == EINTR);
+  if (got != (long)sizeof *answer) syscall(SYS_exit_group, 125);
+  errno = saved;
+}
+
+/* What cannot be controlled: the controller refuses the run and kills the
+ * process; until then it waits. */
+static void refuse(const char* call, const char* why) {
+  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_REFUSE};
+  copy_text(report.text, sizeof report.text, call, why);
+  struct locksim_simtime_answer answer;
+  for (;;) exchange(&report, &answer);
+}
+
+/* Reports a wait for `fds` (may be none) until `deadline` (simulated
+ * monotonic, LOCKSIM_SIMTIME_NO_DEADLINE: none); 1 when the controller
+ * answers ready, 0 when it answers timed out. */
+static int wait_for(const struct pollfd* fds, nfds_t n, int64_t deadline, const char* call) {
+  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_BLOCK, .nfds = (uint32_t)n, .deadline_ns = deadline};
+  if (n > LOCKSIM_SIMTIME_MAX_FDS) refuse(call, ": a wait on more fds than the shim reports (64)");
+  for (nfds_t i = 0; i < n; ++i) {
+    report.fds[i] = fds[i].fd;
+    report.events[i] = fds[i].events;
+  }
+  copy_text(report.text, sizeof report.text, call, NULL);
+  struct locksim_simtime_answer answer;
+  exchange(&report, &answer);
+  return answer.kind == LOCKSIM_SIMTIME_READY;
+}
+
+/* The simulated monotonic deadline `ns` from now (negative: none). */
+static int64_t deadline_after(int64_t ns) { return ns < 0 ? LOCKSIM_SIMTIME_NO_DEADLINE : sim_monotonic() + ns; }
+
+/* --- sleeps -------------------------------------------------------------- */
+
+/* A sleep until `deadline`: nothing to wait for once it has passed. */
+static void sleep_until(int64_t deadline, const char* call) {
+  if (deadline > sim_monotonic()) wait_for(NULL, 0, deadline, call);
+}
+
+int nanosleep(const struct timespec* req, struct timespec* rem) {
+  if (!controlled()) return (int)syscall(SYS_nanosleep, req, rem);
+  sleep_until(deadline_after(ns_of(req)), "nanosleep");
+  if (rem) *rem = (struct timespec){0, 0};
+  return 0;
+}
+
+int usleep(useconds_t us) {
+  if (!controlled()) {
+    const struct timespec ts = timespec_of((int64_t)us * 1000);
+    return (int)syscall(SYS_nanosleep, &ts, NULL);
+  }
+  sleep_until(deadline_after((int64_t)us * 1000), "usleep");
+  return 0;
+}
+
+unsigned int sleep(unsigned int seconds) {
+  if (!controlled()) {
+    const struct timespec ts = {seconds, 0};
+    struct timespec rem = {0, 0};
+    syscall(SYS_nanosleep, &ts, &rem);
+    return (unsigned)rem.tv_sec;
+  }
+  sleep_until(deadline_after((int64_t)seconds * 1000000000LL), "sleep");
+  return 0;
+}
+
+/* Returns the error (not -1 and errno). An absolute wall-clock deadline is
+ * the same distance ahead on the monotonic clock (a wall step during the
+ * sleep does not end it early, as Linux would). */
+int clock_nanosleep(clockid_t id, int flags, const struct timespec* req, struct timespec* rem) {
+  const int64_t now = sim_now(id);
+  if (now < 0) {
+    const int saved = errno;
+    const int error = syscall(SYS_clock_nanosleep, id, flags, req, rem) == 0 ? 0 : errno;
+    errno = saved;
+    return error;
+  }
+  const int64_t left = (flags & TIMER_ABSTIME) ? ns_of(req) - now : ns_of(req);
+  sleep_until(sim_monotonic() + (left > 0 ? left : 0), "clock_nanosleep");
+  if (rem && !(flags & TIMER_ABSTIME)) *rem = (struct timespec){0, 0};
+  return 0;
+}
+
+/* --- poll and select ----------------------------------------------------- */
+
+static const struct timespec no_wait = {0, 0};
+
+/* A poll that waits in simulated time: what is ready now is returned; else
+ * the controller is asked, and its answer checked by polling again (a
+ * "ready" it was wrong about is reported again). */
+static int sim_poll(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* mask, const char* call) {
+  const int64_t deadline = deadline_after(timeout_ns);
+  for (;;) {
+    const int r = (int)syscall(SYS_ppoll, fds, n, &no_wait, mask, _NSIG / 8);
+    if (r != 0 || timeout_ns == 0) return r;
+    if (!wait_for(fds, n, deadline, call)) return 0;
+  }
+}
+
+int poll(struct pollfd* fds, nfds_t n, int timeout_ms) {
+  if (!controlled()) {
+    const struct timespec ts = timespec_of((int64_t)timeout_ms * 1000000);
+    return (int)syscall(SYS_ppoll, fds, n, timeout_ms < 0 ? NULL : &ts, NULL, _NSIG / 8);
+  }
+  return sim_poll(fds, n, timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000, NULL, "poll");
+}
+
+int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t* mask) {
+  if (!controlled()) return (int)syscall(SYS_ppoll, fds, n, timeout, mask, _NSIG / 8);
+  return sim_poll(fds, n, timeout ? ns_of(timeout) : -1, mask, "ppoll");
+}
+
+/* The fds of select's sets as a poll list; how many, or -1 past the most. */
+static int select_list(int n, const fd_set* r, const fd_set* w, const fd_set* e, struct pollfd* out) {
+  int count = 0;
+  for (int fd = 0; fd < n && fd < FD_SETSIZE; ++fd) {
+    const short events = (short)((r && FD_ISSET(fd, r) ? POLLIN : 0) | (w && FD_ISSET(fd, w) ? POLLOUT : 0) |
+                                 (e && FD_ISSET(fd, e) ? POLLPRI : 0));
+    if (!events) continue;
+    if (count == LOCKSIM_SIMTIME_MAX_FDS) return -1;
+    out[count++] = (struct pollfd){fd, events, 0};
+  }
+  return count;
+}
+
+static int sim_select(int n, fd_set* r, fd_set* w, fd_set* e, int64_t timeout_ns, const char* call) {
+  const int64_t deadline = deadline_after(timeout_ns);
+  struct pollfd list[LOCKSIM_SIMTIME_MAX_FDS];
+  const int count = select_list(n, r, w, e, list);
+  if (count < 0) refuse(call, ": a wait on more fds than the shim reports (64)");
+  for (;;) {
+    fd_set r2, w2, e2;
+    if (r) r2 = *r;
+    if (w) w2 = *w;
+    if (e) e2 = *e;
+    const int got = (int)syscall(SYS_pselect6, n, r ? &r2 : NULL, w ? &w2 : NULL, e ? &e2 : NULL, &no_wait, NULL);
+    if (got != 0 || timeout_ns == 0 || !wait_for(list, (nfds_t)count, deadline, call)) {
+      if (r) *r = r2;
+      if (w) *w = w2;
+      if (e) *e = e2;
+      return got;
+    }
+  }
+}
+
+int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
+  if (!controlled()) {
+    struct timespec ts = {0, 0};
+    if (timeout) ts = timespec_of((int64_t)timeout->tv_sec * 1000000000LL + timeout->tv_usec * 1000LL);
+    return (int)syscall(SYS_pselect6, n, r, w, e, timeout ? &ts : NULL, NULL);
+  }
+  const int64_t ns = timeout ? (int64_t)timeout->tv_sec * 1000000000LL + timeout->tv_usec * 1000LL : -1;
+  return sim_select(n, r, w, e, ns, "select");
+}
+
+int pselect(int n, fd_set* r, fd_set* w, fd_set* e, const struct timespec* timeout, const sigset_t* mask) {
+  if (!controlled()) {
+    const struct {
+      const sigset_t* set;
+      size_t size;
+    } m = {mask, _NSIG / 8};
+    return (int)syscall(SYS_pselect6, n, r, w, e, timeout, mask ? &m : NULL);
+  }
+  return sim_select(n, r, w, e, timeout ? ns_of(timeout) : -1, "pselect");
+}
+
+/* --- epoll: the fds each epoll instance watches (epoll_ctl) -------------- */
+
+#define WATCHED_MAX 256
+static struct {
+  int epfd, fd;
+  uint32_t events;
+} watched[WATCHED_MAX];
+static int watched_count;
+
+static void unwatch(int epfd, int fd) {
+  for (int i = 0; i < watched_count; ++i)
+    if (watched[i].epfd == epfd && watched[i].fd == fd) watched[i--] = watched[--watched_count];
+}
+
+/* A closed fd: an epoll instance with all it watched, or a watched fd (the
+ * kernel drops it from its sets when its last descriptor closes). */
+static void forget(int fd) {
+  for (int i = 0; i < watched_count; ++i)
+    if (watched[i].epfd == fd || watched[i].fd == fd) watched[i--] = watched[--watched_count];
+}
+
+int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
+  const int r = (int)syscall(SYS_epoll_ctl, epfd, op, fd, event);
+  if (r != 0 || !controlled()) return r;
+  if (op != EPOLL_CTL_ADD) unwatch(epfd, fd);
+  if (op == EPOLL_CTL_DEL) return r;
+  if (watched_count == WATCHED_MAX) refuse("epoll_ctl", ": more fds under epoll than the shim tracks (256)");
+  watched[watched_count++] = (typeof(watched[0])){epfd, fd, event->events};
+  return r;
+}
+
+/* The fds `epfd` watches as a poll list (the epoll instance itself when it
+ * watches none the shim saw). EPOLLIN/OUT/PRI/ERR/HUP are poll's bits. */
+static nfds_t epoll_list(int epfd, struct pollfd* out) {
+  nfds_t n = 0;
+  for (int i = 0; i < watched_count; ++i) {
+    if (watched[i].epfd != epfd) continue;
+    if (n == LOCKSIM_SIMTIME_MAX_FDS) refuse("epoll_wait", ": a wait on more fds than the shim reports (64)");
+    out[n++] = (struct pollfd){watched[i].fd, (short)(watched[i].events & 0xffff), 0};
+  }
+  if (n == 0) out[n++] = (struct pollfd){epfd, POLLIN, 0};
+  return n;
+}
+
+static int sim_epoll(int epfd, struct epoll_event* ev, int max, int64_t timeout_ns, const sigset_t* mask,
+                     const char* call) {
+  const int64_t deadline = deadline_after(timeout_ns);
+  for (;;) {
+    const int r = (int)syscall(SYS_epoll_pwait, epfd, ev, max, 0, mask, _NSIG / 8);
+    if (r != 0 || timeout_ns == 0) return r;
+    struct pollfd list[LOCKSIM_SIMTIME_MAX_FDS];
+    const nfds_t n = epoll_list(epfd, list);
+    if (!wait_for(list, n, deadline, call)) return 0;
+  }
+}
+
+static int64_t ms_to_ns(int ms) { return ms < 0 ? -1 : (int64_t)ms * 1000000; }
+
+int epoll_wait(int epfd, struct epoll_event* ev, int max, int timeout_ms) {
+  if (!controlled()) return (int)syscall(SYS_epoll_pwait, epfd, ev, max, timeout_ms, NULL, _NSIG / 8);
+  return sim_epoll(epfd, ev, max, ms_to_ns(timeout_ms), NULL, "epoll_wait");
+}
+
+int epoll_pwait(int epfd, struct epoll_event* ev, int max, int timeout_ms, const sigset_t* mask) {
+  if (!controlled()) return (int)syscall(SYS_epoll_pwait, epfd, ev, max, timeout_ms, mask, _NSIG / 8);
+  return sim_epoll(epfd, ev, max, ms_to_ns(timeout_ms), mask, "epoll_pwait");
+}
+
+int epoll_pwait2(int epfd, struct epoll_event* ev, int max, const struct timespec* timeout, const sigset_t* mask) {
+  if (!controlled()) return (int)syscall(SYS_epoll_pwait2, epfd, ev, max, timeout, mask, _NSIG / 8);
+  return sim_epoll(epfd, ev, max, timeout ? ns_of(timeout) : -1, mask, "epoll_pwait2");
+}
+
+/* --- randomness: splitmix64 from the seed (same seed, same bytes) -------- */
+
+#define RANDOM_FDS 1024
+static unsigned char random_fd[RANDOM_FDS]; /* opened /dev/urandom or /dev/random */
+
+static void fill_random(void* buf, size_t n) {
+  unsigned char* out = buf;
+  while (n > 0) {
+    uint64_t z = (random_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    const size_t k = n < 8 ? n : 8;
+    memcpy(out, &z, k);
+    out += k;
+    n -= k;
+  }
+}
+
+ssize_t getrandom(void* buf, size_t n, unsigned int flags) {
+  if (!controlled()) return syscall(SYS_getrandom, buf, n, flags);
+  fill_random(buf, n);
+  return (ssize_t)n;
+}
+
+int getentropy(void* buf, size_t n) {
+  if (n > 256) {
+    errno = EIO;
+    return -1;
+  }
+  return getrandom(buf, n, 0) == (ssize_t)n ? 0 : -1;
+}
+
+static int is_random_device(const char* path) {
+  return path && (strcmp(path, "/dev/urandom") == 0 || strcmp(path, "/dev/random") == 0);
+}
+
+static int opened(int fd, const char* path) {
+  if (fd >= 0 && fd < RANDOM_FDS && controlled()) random_fd[fd] = (unsigned char)is_random_device(path);
+  return fd;
+}
+
+/* open's mode is there only with O_CREAT or O_TMPFILE. */
+#define MODE_ARG(flags, mode)                                        \
+  do {                                                               \
+    if ((flags) & (O_CREAT | __O_TMPFILE)) {                         \
+      va_list args;                                                  \
+      va_start(args, flags);                                         \
+      mode = va_arg(args, int);                                      \
+      va_end(args);                                                  \
+    }                                                                \
+  } while (0)
+
+int open(const char* path, int flags, ...) {
+  int mode = 0;
+  MODE_ARG(flags, mode);
+  return opened((int)syscall(SYS_openat, AT_FDCWD, path, flags, mode), path);
+}
+int open64(const char* path, int flags, ...) {
+  int mode = 0;
+  MODE_ARG(flags, mode);
+  return opened((int)syscall(SYS_openat, AT_FDCWD, path, flags, mode), path);
+}
+int openat(int dir, const char* path, int flags, ...) {
+  int mode = 0;
+  MODE_ARG(flags, mode);
+  return opened((int)syscall(SYS_openat, dir, path, flags, mode), path);
+}
+int openat64(int dir, const char* path, int flags, ...) {
+  int mode = 0;
+  MODE_ARG(flags, mode);
+  return opened((int)syscall(SYS_openat, dir, path, flags, mode), path);
+}
+
+int close(int fd) {
+  if (fd == channel && channel >= 0) return 0; /* the channel outlives the program's cleanups */
+  if (fd >= 0 && fd < RANDOM_FDS) random_fd[fd] = 0;
+  if (controlled()) forget(fd);
+  return (int)syscall(SYS_close, fd);
+}
+
+/* --- blocking socket and pipe calls -------------------------------------- */
+
+/* Before a call that would block on `fd` (a blocking socket or pipe with
+ * nothing ready): report the wait, with no deadline, until it is ready.
+ * Files, terminals and non-blocking fds never wait here. */
+static void wait_ready(int fd, short events, const char* call) {
+  if (!controlled()) return;
+  const long flags = syscall(SYS_fcntl, fd, F_GETFL);
+  struct stat st;
+  if (flags < 0 || (flags & O_NONBLOCK) || syscall(SYS_fstat, fd, &st) != 0) return;
+  if (!S_ISSOCK(st.st_mode) && !S_ISFIFO(st.st_mode)) return;
+  struct pollfd p = {fd, events, 0};
+  while (syscall(SYS_ppoll, &p, 1, &no_wait, NULL, _NSIG / 8) == 0) wait_for(&p, 1, LOCKSIM_SIMTIME_NO_DEADLINE, call);
+}
+
+ssize_t read(int fd, void* buf, size_t n) {
+  if (fd >= 0 && fd < RANDOM_FDS && random_fd[fd]) {
+    fill_random(buf, n);
+    return (ssize_t)n;
+  }
+  wait_ready(fd, POLLIN, "read");
+  return syscall(SYS_read, fd, buf, n);
+}
+
+ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  if (!(flags & MSG_DONTWAIT)) wait_ready(fd, POLLIN, "recv");
+  return syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+}
+
+ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* len) {
+  if (!(flags & MSG_DONTWAIT)) wait_ready(fd, POLLIN, "recvfrom");
+  return syscall(SYS_recvfrom, fd, buf, n, flags, from, len);
+}
+
+ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
+  if (!(flags & MSG_DONTWAIT)) wait_ready(fd, POLLIN, "recvmsg");
+  return syscall(SYS_recvmsg, fd, msg, flags);
+}
+
+int accept(int fd, struct sockaddr* addr, socklen_t* len) {
+  wait_ready(fd, POLLIN, "accept");
+  return (int)syscall(SYS_accept4, fd, addr, len, 0);
+}
+
+int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
+  wait_ready(fd, POLLIN, "accept4");
+  return (int)syscall(SYS_accept4, fd, addr, len, flags);
+}
+
+/* A blocking connect is made non-blocking for the call, and its wait for
+ * the handshake reported (POLLOUT); the result is the socket's error. */
+int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+  const long flags = controlled() ? syscall(SYS_fcntl, fd, F_GETFL) : -1;
+  if (flags < 0 || (flags & O_NONBLOCK)) return (int)syscall(SYS_connect, fd, addr, len);
+  syscall(SYS_fcntl, fd, F_SETFL, flags | O_NONBLOCK);
+  int r = (int)syscall(SYS_connect, fd, addr, len);
+  if (r != 0 && errno == EINPROGRESS) {
+    struct pollfd p = {fd, POLLOUT, 0};
+    while (syscall(SYS_ppoll, &p, 1, &no_wait, NULL, _NSIG / 8) == 0)
+      wait_for(&p, 1, LOCKSIM_SIMTIME_NO_DEADLINE, "connect");
+    int error = 0;
+    socklen_t size = sizeof error;
+    syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_ERROR, &error, &size);
+    r = error ? -1 : 0;
+    if (error) errno = error;
+  }
+  const int saved = errno;
+  syscall(SYS_fcntl, fd, F_SETFL, flags);
+  errno = saved;
+  return r;
+}
+
+/* --- what the controller cannot control ---------------------------------- */
+
+/* Under control each of these is refused; outside it, the real call runs
+ * (looked up with dlsym: these are cold calls, never made from a clock or
+ * wait path, where dlsym's allocation would matter). */
+#define THREAD ": a second thread (the shim serialises one thread per process)"
+#define PROCESS ": another process or program, which the controller did not start"
+#define REFUSED(ret, name, params, args, why)              \
+  ret name params {                                        \
+    if (controlled()) refuse(#name, why);                  \
+    ret(*real) params = (ret(*) params)dlsym(RTLD_NEXT, #name); \
+    return real args;                                      \
+  }
+
+REFUSED(int, pthread_create, (pthread_t * t, const pthread_attr_t* a, void* (*f)(void*), void* arg), (t, a, f, arg),
+        THREAD)
+REFUSED(pid_t, fork, (void), (), PROCESS)
+REFUSED(int, execve, (const char* p, char* const* argv, char* const* envp), (p, argv, envp), PROCESS)
+REFUSED(int, execv, (const char* p, char* const* argv), (p, argv), PROCESS)
+REFUSED(int, execvp, (const char* p, char* const* argv), (p, argv), PROCESS)
+REFUSED(int, execvpe, (const char* p, char* const* argv, char* const* envp), (p, argv, envp), PROCESS)
+REFUSED(int, system, (const char* command), (command), PROCESS)
+REFUSED(int, posix_spawn,
+        (pid_t * pid, const char* p, const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
+         char* const* argv, char* const* envp),
+        (pid, p, fa, at, argv, envp), PROCESS)
+REFUSED(int, posix_spawnp,
+        (pid_t * pid, const char* p, const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
+         char* const* argv, char* const* envp),
+        (pid, p, fa, at, argv, envp), PROCESS)
+
+/* vfork's child borrows the caller's stack: a wrapper's frame would be gone
+ * when it returns, so outside control vfork is a fork (POSIX allows it). */
+pid_t vfork(void) {
+  if (controlled()) refuse("vfork", PROCESS);
+  pid_t (*real)(void) = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+  return real();
+}
+
+/* glibc's clone(fn, stack, flags, arg, ...): parent_tid, tls, child_tid. */
+int clone(int (*fn)(void*), void* stack, int flags, void* arg, ...) {
+  if (controlled()) refuse("clone", (flags & CLONE_THREAD) ? THREAD : PROCESS);
+  va_list args;
+  va_start(args, arg);
+  pid_t* parent_tid = va_arg(args, pid_t*);
+  void* tls = va_arg(args, void*);
+  pid_t* child_tid = va_arg(args, pid_t*);
+  va_end(args);
+  int (*real)(int (*)(void*), void*, int, void*, ...) = (int (*)(int (*)(void*), void*, int, void*, ...))dlsym(
+      RTLD_NEXT, "clone");
+  return real(fn, stack, flags, arg, parent_tid, tls, child_tid);
+}
+
+/* Timers that signal or wake in real time: refused when armed (a zero
+ * value disarms, which is harmless). */
+#define TIMER ": a timer armed in real time, which simulated time does not deliver yet"
+static int armed(const struct timespec* value) { return value && (value->tv_sec || value->tv_nsec); }
+
+unsigned int alarm(unsigned int seconds) {
+  if (controlled() && seconds) refuse("alarm", TIMER);
+  struct itimerval it = {{0, 0}, {seconds, 0}}, old;
+  syscall(SYS_setitimer, ITIMER_REAL, &it, &old);
+  return (unsigned)old.it_value.tv_sec;
+}
+
+int setitimer(__itimer_which_t which, const struct itimerval* value, struct itimerval* old) {
+  if (controlled() && value && (value->it_value.tv_sec || value->it_value.tv_usec)) refuse("setitimer", TIMER);
+  return (int)syscall(SYS_setitimer, which, value, old);
+}
+
+int timer_settime(timer_t id, int flags, const struct itimerspec* value, struct itimerspec* old) {
+  if (controlled() && value && armed(&value->it_value)) refuse("timer_settime", TIMER);
+  int (*real)(timer_t, int, const struct itimerspec*, struct itimerspec*) =
+      (int (*)(timer_t, int, const struct itimerspec*, struct itimerspec*))dlsym(RTLD_NEXT, "timer_settime");
+  return real(id, flags, value, old);
+}
+
+int timerfd_settime(int fd, int flags, const struct itimerspec* value, struct itimerspec* old) {
+  if (controlled() && value && armed(&value->it_value)) refuse("timerfd_settime", TIMER);
+  return (int)syscall(SYS_timerfd_settime, fd, flags, value, old);
+}
+
+/* --- setup --------------------------------------------------------------- */
+
+static long env_number(const char* name) {
+  const char* text = getenv(name);
+  if (!text || !*text) return -1;
+  char* end;
+  const long n = strtol(text, &end, 10);
+  return *end ? -1 : n;
+}
+
+/* The first report: which program this is. A second hello from the same
+ * channel is an exec'd program (execl and glibc's internal calls are not
+ * interposed), which the controller refuses. */
+static void hello(void) {
+  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_HELLO};
+  const long got = syscall(SYS_readlink, "/proc/self/exe", report.text, sizeof report.text - 1);
+  report.text[got > 0 ? got : 0] = '\0';
+  struct locksim_simtime_answer answer;
+  exchange(&report, &answer);
+}
+
+/* A call the filter trapped: made outside the wrappers, so uncontrolled. */
+static void trapped_call(long number) {
+  char why[160];
+  copy_text(why, sizeof why, locksim_trapped_name(number),
+            " outside the shim's wrappers (a raw syscall, or a libc-internal call)");
+  refuse("the system call ", why);
+}
+
+__attribute__((constructor)) static void locksim_simtime_init(void) {
+  const long page = env_number(LOCKSIM_SIMTIME_CLOCKS_ENV), fd = env_number(LOCKSIM_SIMTIME_CHANNEL_ENV);
+  if (page < 0 || fd < 0) return;
+  void* block = mmap(NULL, sizeof(struct locksim_simtime_clocks), PROT_READ, MAP_SHARED, (int)page, 0);
+  syscall(SYS_close, page);
+  if (block == MAP_FAILED || ((const struct locksim_simtime_clocks*)block)->magic != LOCKSIM_SIMTIME_MAGIC) return;
+  const char* seed = getenv(LOCKSIM_SIMTIME_SEED_ENV);
+  random_state = seed ? strtoull(seed, NULL, 10) : 0;
+  channel = (int)fd;
+  clocks = block;
+  hello();
+  if (locksim_install_seccomp(trapped_call) != 0)
+    refuse("seccomp", ": the filter that traps calls made outside the shim could not be installed");
+}

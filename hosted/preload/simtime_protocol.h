@@ -1,0 +1,65 @@
+/* The shared layout between a controller (hosted/controlled_process.hpp)
+ * and liblocksim_simtime.so, the LD_PRELOAD shim that puts one client
+ * process's time under it (simtime_preload.c).
+ *
+ * Shadow's model (shadow.github.io, "design"): a process runs until it
+ * blocks; the controller then decides when, in simulated time, the wait
+ * ends, and only then does the process run again. Two channels, both
+ * inherited file descriptors whose numbers the environment names:
+ *  - the clocks page (LOCKSIM_SIMTIME_CLOCKS): a memfd the controller maps
+ *    read-write and the shim read-only, holding the host's simulated
+ *    monotonic and wall instants. The controller writes it only while the
+ *    process is blocked, so plain atomic loads suffice;
+ *  - the channel (LOCKSIM_SIMTIME_CHANNEL): one end of an AF_UNIX
+ *    SOCK_SEQPACKET pair (one message per send, never merged or split).
+ *    The shim sends a report when the process would block (what it waits
+ *    for) or meets something it cannot control (a refusal), then reads the
+ *    answer: ready (these fds) or timed out.
+ * LOCKSIM_SIMTIME_SEED (decimal) seeds the process's randomness. */
+#ifndef LOCKSIM_SIMTIME_PROTOCOL_H
+#define LOCKSIM_SIMTIME_PROTOCOL_H
+
+#include <stdint.h>
+
+#define LOCKSIM_SIMTIME_MAGIC 0x73696d74696d6531ULL /* "simtime1" */
+#define LOCKSIM_SIMTIME_CLOCKS_ENV "LOCKSIM_SIMTIME_CLOCKS"
+#define LOCKSIM_SIMTIME_CHANNEL_ENV "LOCKSIM_SIMTIME_CHANNEL"
+#define LOCKSIM_SIMTIME_SEED_ENV "LOCKSIM_SIMTIME_SEED"
+/* The most fds one wait may name; a wait on more is refused. */
+#define LOCKSIM_SIMTIME_MAX_FDS 64
+#define LOCKSIM_SIMTIME_NO_DEADLINE INT64_MAX
+
+struct locksim_simtime_clocks {
+  uint64_t magic;
+  int64_t monotonic_ns; /* CLOCK_MONOTONIC*, CLOCK_BOOTTIME* */
+  int64_t wall_ns;      /* CLOCK_REALTIME*, CLOCK_TAI, gettimeofday, time */
+};
+
+enum locksim_simtime_kind {
+  LOCKSIM_SIMTIME_BLOCK = 1,     /* report: waits for fds and/or a deadline */
+  LOCKSIM_SIMTIME_REFUSE = 2,    /* report: cannot be controlled (`text`) */
+  LOCKSIM_SIMTIME_READY = 3,     /* answer: these fds are ready */
+  LOCKSIM_SIMTIME_TIMED_OUT = 4, /* answer: the deadline passed */
+  LOCKSIM_SIMTIME_HELLO = 5,     /* report: a program started (`text`: its path) */
+};
+
+/* Shim -> controller. `deadline_ns` is on the simulated monotonic clock
+ * (LOCKSIM_SIMTIME_NO_DEADLINE: none); `text` names the call (a block) or
+ * the reason (a refusal), NUL-terminated. */
+struct locksim_simtime_report {
+  uint32_t kind;
+  uint32_t nfds;
+  int64_t deadline_ns;
+  int32_t fds[LOCKSIM_SIMTIME_MAX_FDS];
+  int16_t events[LOCKSIM_SIMTIME_MAX_FDS]; /* poll(2) events */
+  char text[240];
+};
+
+/* Controller -> shim. */
+struct locksim_simtime_answer {
+  uint32_t kind;
+  uint32_t nfds;
+  int32_t fds[LOCKSIM_SIMTIME_MAX_FDS];
+};
+
+#endif

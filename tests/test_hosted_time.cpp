@@ -1,0 +1,393 @@
+// A real python3 in simulated time (hosted/controlled_process.hpp, the shim
+// hosted/preload/simtime_preload.c): its clocks are the controller's, its
+// sleeps and blocking socket calls come back as waits with their simulated
+// deadline, its randomness is the seed's, and what the shim cannot control
+// (a thread, a raw syscall) is refused with the reason. Needs /usr/bin/python3
+// with python3-redis (scripts/setup.sh installs both).
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "hosted/controlled_process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace locksim::hosted;
+
+constexpr std::int64_t kSecond = 1'000'000'000;
+constexpr std::int64_t kStartMonotonic = 1000 * kSecond;
+constexpr std::int64_t kStartWall = 1'700'000'000 * kSecond;
+
+// A python3 script in simulated time, its stdout in a file.
+struct Python {
+  fs::path dir = fs::temp_directory_path() / ("locksim-hosted-time-" + std::to_string(getpid()));
+  fs::path out = dir / "out.txt";
+  FILE* out_file = nullptr;
+  ProcessSpec spec;
+
+  Python(const std::string& script, std::uint64_t seed, int stdin_fd = -1) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "script.py") << script;
+    out_file = std::fopen(out.c_str(), "w");
+    spec.argv = {"/usr/bin/python3", (dir / "script.py").string()};
+    spec.preload = LOCKSIM_SIMTIME_LIBRARY;
+    spec.seed = seed;
+    spec.monotonic_ns = kStartMonotonic;
+    spec.wall_ns = kStartWall;
+    spec.stdin_fd = stdin_fd;
+    spec.stdout_fd = fileno(out_file);
+  }
+  ~Python() {
+    std::fclose(out_file);
+    fs::remove_all(dir);
+  }
+  std::string output() const {
+    std::ifstream in(out);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+};
+
+// Runs the process to its end as a world of one host where nothing else
+// happens would: each wait with a deadline ends at it (both clocks move by
+// the wait); a wait without one is returned.
+Stop run_to_end(ControlledProcess& p) {
+  std::int64_t mono = kStartMonotonic, wall = kStartWall;
+  for (;;) {
+    Stop stop = p.run_until_blocked();
+    const auto* blocked = std::get_if<Blocked>(&stop);
+    if (!blocked || !blocked->deadline_ns) return stop;
+    wall += *blocked->deadline_ns - mono;
+    mono = *blocked->deadline_ns;
+    p.set_clocks(mono, wall);
+    p.resume_timed_out();
+  }
+}
+
+std::string reason_of(const Stop& stop) {
+  if (const auto* r = std::get_if<Refused>(&stop)) return r->reason;
+  if (const auto* e = std::get_if<Exited>(&stop)) return "exited with status " + std::to_string(e->status);
+  return "blocked in " + std::get<Blocked>(stop).call;
+}
+
+bool exited_zero(const Stop& stop) {
+  const auto* e = std::get_if<Exited>(&stop);
+  return e && WIFEXITED(e->status) && WEXITSTATUS(e->status) == 0;
+}
+
+// Whether pid is gone or a zombie (a container's init may not reap).
+bool gone(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string number, name, state;
+  if (!(in >> number >> name >> state)) return true;
+  return state == "Z";
+}
+
+std::string seeded_output(std::uint64_t seed) {
+  Python py(R"(import os, random, uuid, time
+print(os.urandom(8).hex(), random.random(), uuid.uuid4(), time.time(), time.monotonic())
+print(open('/dev/urandom', 'rb').read(8).hex(), hash('locksim'), sorted({'a', 'b', 'c'}, key=hash))
+)", seed);
+  ControlledProcess p(py.spec);
+  const Stop stop = run_to_end(p);
+  INFO(reason_of(stop));
+  CHECK(exited_zero(stop));
+  return py.output();
+}
+
+// The owner of a controlled process (a forked child of the test): starts a
+// sleeper, writes its pid (-1 on failure), and waits to be killed. Never
+// returns into Catch2.
+[[noreturn]] void own_a_sleeper(int pid_pipe) {
+  pid_t child = -1;
+  try {
+    Python py("import time\ntime.sleep(3600)\n", 1);
+    ControlledProcess p(py.spec);
+    if (std::holds_alternative<Blocked>(p.run_until_blocked())) child = p.pid();
+    (void)!write(pid_pipe, &child, sizeof child);
+    for (;;) pause();
+  } catch (...) {
+    (void)!write(pid_pipe, &child, sizeof child);
+  }
+  _exit(1);
+}
+
+}  // namespace
+
+TEST_CASE("hosted time: time.sleep(30) waits 30 simulated seconds and both clocks move by exactly that",
+          "[hosted-time]") {
+  Python py(R"(import time
+m0, w0 = time.monotonic(), time.time()
+time.sleep(30)
+print(repr(time.monotonic() - m0), repr(time.time() - w0), time.time())
+)", 1);
+  const auto real_start = std::chrono::steady_clock::now();
+  ControlledProcess p(py.spec);
+  Stop stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  const auto& blocked = std::get<Blocked>(stop);
+  CHECK(blocked.call == "clock_nanosleep");
+  CHECK(blocked.fds.empty());
+  REQUIRE(blocked.deadline_ns);
+  CHECK(*blocked.deadline_ns == kStartMonotonic + 30 * kSecond);
+  p.set_clocks(kStartMonotonic + 30 * kSecond, kStartWall + 30 * kSecond);
+  p.resume_timed_out();
+  stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "30.0 30.0 1700000030.0\n");
+  // Not a timing measurement: a real 30 s sleep would take 30 s.
+  CHECK(std::chrono::steady_clock::now() - real_start < std::chrono::seconds(20));
+  CHECK(p.program().find("python3") != std::string::npos);
+}
+
+TEST_CASE("hosted time: the same seed gives byte-identical randomness and clocks, another seed differs",
+          "[hosted-time]") {
+  const std::string first = seeded_output(7), second = seeded_output(7), other = seeded_output(8);
+  CHECK_FALSE(first.empty());
+  CHECK(first == second);
+  CHECK(first != other);
+  CHECK(first.find("1700000000.0 1000.0") != std::string::npos);  // time.time(), time.monotonic()
+}
+
+TEST_CASE("hosted time: a socket recv reports its fd and deadline, and resumes with the data written",
+          "[hosted-time]") {
+  int pair[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+  Python py(R"(import socket
+s = socket.socket(fileno=0)
+s.settimeout(5)
+print(s.recv(100))
+s.settimeout(None)
+print(s.recv(100))
+)", 1, pair[1]);
+  ControlledProcess p(py.spec);
+  close(pair[1]);
+  Stop stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  CHECK(std::get<Blocked>(stop).call == "poll");  // Python polls a socket with a timeout first
+  CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
+  CHECK(std::get<Blocked>(stop).deadline_ns == kStartMonotonic + 5 * kSecond);
+  REQUIRE(write(pair[0], "hello", 5) == 5);
+  p.resume_ready({0});
+  stop = p.run_until_blocked();  // a blocking recv: no poll of Python's own
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  CHECK(std::get<Blocked>(stop).call == "recv");
+  CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
+  CHECK_FALSE(std::get<Blocked>(stop).deadline_ns);
+  REQUIRE(write(pair[0], "world", 5) == 5);
+  p.resume_ready({0});
+  stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "b'hello'\nb'world'\n");
+  close(pair[0]);
+}
+
+TEST_CASE("hosted time: a socket wait that times out returns at the simulated deadline", "[hosted-time]") {
+  int pair[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+  Python py(R"(import socket, time
+s = socket.socket(fileno=0)
+s.settimeout(2.5)
+t = time.monotonic()
+try:
+    s.recv(1)
+except socket.timeout:
+    print('timeout after', time.monotonic() - t)
+)", 1, pair[1]);
+  ControlledProcess p(py.spec);
+  close(pair[1]);
+  const Stop stop = run_to_end(p);
+  INFO(reason_of(stop));
+  CHECK(exited_zero(stop));
+  CHECK(py.output() == "timeout after 2.5\n");
+  close(pair[0]);
+}
+
+TEST_CASE("hosted time: select and epoll (selectors) report the fds they watch and their deadline",
+          "[hosted-time]") {
+  int pair[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+  Python py(R"(import select, selectors, socket, time
+s = socket.socket(fileno=0)
+print(select.select([s], [], [], 1.5))
+sel = selectors.DefaultSelector()
+sel.register(s, selectors.EVENT_READ)
+print(type(sel).__name__, [key.fd for key, _ in sel.select(timeout=4)], time.monotonic())
+)", 1, pair[1]);
+  ControlledProcess p(py.spec);
+  close(pair[1]);
+  Stop stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  CHECK(std::get<Blocked>(stop).call == "select");
+  CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
+  CHECK(std::get<Blocked>(stop).deadline_ns == kStartMonotonic + 1500'000'000);
+  p.set_clocks(kStartMonotonic + 1500'000'000, kStartWall + 1500'000'000);
+  p.resume_timed_out();
+  stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  CHECK(std::get<Blocked>(stop).call == "epoll_wait");
+  CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
+  CHECK(std::get<Blocked>(stop).deadline_ns == kStartMonotonic + 5500'000'000);
+  REQUIRE(write(pair[0], "x", 1) == 1);
+  p.set_clocks(kStartMonotonic + 2 * kSecond, kStartWall + 2 * kSecond);
+  p.resume_ready({0});
+  stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "([], [], [])\nEpollSelector [0] 1002.0\n");
+  close(pair[0]);
+}
+
+TEST_CASE("hosted time: importing redis-py and creating a Lock runs without a refusal", "[hosted-time]") {
+  Python py(R"(import redis, redis.lock
+r = redis.Redis(host='127.0.0.1', port=6399)
+lock = redis.lock.Lock(r, 'resource', timeout=30, blocking_timeout=5)
+print(type(lock).__name__, lock.timeout)
+)", 1);
+  ControlledProcess p(py.spec);
+  const Stop stop = run_to_end(p);
+  INFO(reason_of(stop));
+  CHECK(exited_zero(stop));
+  CHECK(py.output() == "Lock 30\n");
+}
+
+TEST_CASE("hosted time: redis-py's blocking connection waits for the reply in simulated time", "[hosted-time]") {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&address), size) == 0);
+  REQUIRE(listen(listener, 4) == 0);
+  REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+  Python py("import redis\nprint(redis.Redis(host='127.0.0.1', port=" + std::to_string(ntohs(address.sin_port)) +
+                ").ping())\n",
+            1);
+  ControlledProcess p(py.spec);
+  Stop stop = p.run_until_blocked();  // connected, PING sent, waiting for the reply
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  const Blocked blocked = std::get<Blocked>(stop);
+  CHECK(blocked.call == "recv");
+  REQUIRE(blocked.fds.size() == 1);
+  CHECK(blocked.fds[0].events == POLLIN);
+  CHECK_FALSE(blocked.deadline_ns);  // socket_timeout=None: no deadline
+  const int connection = accept(listener, nullptr, nullptr);
+  REQUIRE(connection >= 0);
+  char command[64] = {};
+  CHECK(std::string(command, static_cast<std::size_t>(read(connection, command, sizeof command))) ==
+        "*1\r\n$4\r\nPING\r\n");
+  REQUIRE(write(connection, "+PONG\r\n", 7) == 7);
+  p.resume_ready({blocked.fds[0].fd});
+  stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "True\n");
+  close(connection);
+  close(listener);
+}
+
+TEST_CASE("hosted time: a second thread is refused with a reason naming it", "[hosted-time]") {
+  Python py(R"(import threading
+threading.Thread(target=lambda: None).start()
+print('not reached')
+)", 1);
+  ControlledProcess p(py.spec);
+  const Stop stop = run_to_end(p);
+  REQUIRE(std::holds_alternative<Refused>(stop));
+  CHECK(std::get<Refused>(stop).reason.find("called pthread_create: a second thread") != std::string::npos);
+  CHECK(py.output().empty());
+}
+
+TEST_CASE("hosted time: a raw wait, or a process creation past the wrappers, is refused at once",
+          "[hosted-time]") {
+  Python raw(R"(import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+ts = (ctypes.c_long * 2)(3600, 0)
+libc.syscall(35, ts, None)  # SYS_nanosleep: the seccomp filter traps it
+)", 1);
+  ControlledProcess p(raw.spec);
+  const Stop stop = run_to_end(p);
+  REQUIRE(std::holds_alternative<Refused>(stop));
+  CHECK(std::get<Refused>(stop).reason.find("called the system call nanosleep outside the shim's wrappers") !=
+        std::string::npos);
+  Python spawn("import subprocess\nsubprocess.run(['/bin/true'])\n", 1);
+  ControlledProcess q(spawn.spec);
+  const Stop spawned = run_to_end(q);
+  REQUIRE(std::holds_alternative<Refused>(spawned));
+  CHECK(std::get<Refused>(spawned).reason.find("called vfork: another process") != std::string::npos);
+}
+
+TEST_CASE("hosted time: a process that neither blocks nor exits within the bound is refused, not a hang",
+          "[hosted-time]") {
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  // The sleep first: the bound then counts from just before the read, not
+  // from python3's start on a loaded machine.
+  Python py(R"(import ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(1)
+time.sleep(0.001)
+libc.syscall(0, 0, buf, 1)  # SYS_read on stdin, an empty pipe: past the shim, not trapped
+)", 1, pipe_fds[0]);
+  py.spec.bound = std::chrono::milliseconds(2000);
+  ControlledProcess p(py.spec);
+  close(pipe_fds[0]);
+  const Stop stop = run_to_end(p);
+  REQUIRE(std::holds_alternative<Refused>(stop));
+  const std::string reason = std::get<Refused>(stop).reason;
+  CHECK(reason.find("neither blocked") != std::string::npos);
+  CHECK(reason.find("system call read (0)") != std::string::npos);
+  close(pipe_fds[1]);
+}
+
+TEST_CASE("hosted time: a program that runs without the shim is refused, never run in real time",
+          "[hosted-time]") {
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c", "pass"};
+  spec.preload = LOCKSIM_PRELOAD_LIBRARY;  // a library, but not the shim: no hello
+  ControlledProcess p(spec);
+  const Stop stop = p.run_until_blocked();
+  REQUIRE(std::holds_alternative<Refused>(stop));
+  CHECK(std::get<Refused>(stop).reason.find("before the shim said hello") != std::string::npos);
+  spec.preload = "/nonexistent/liblocksim_simtime.so";
+  CHECK_THROWS_WITH(ControlledProcess(spec), Catch::Contains("no shim library at '/nonexistent/"));
+}
+
+TEST_CASE("hosted time: killing the controller's owner leaves no process", "[hosted-time]") {
+  int pids[2];
+  REQUIRE(pipe(pids) == 0);
+  const pid_t owner = fork();
+  REQUIRE(owner >= 0);
+  if (owner == 0) own_a_sleeper(pids[1]);
+  close(pids[1]);
+  pid_t child = -1;
+  REQUIRE(read(pids[0], &child, sizeof child) == static_cast<ssize_t>(sizeof child));
+  close(pids[0]);
+  REQUIRE(child > 0);
+  CHECK_FALSE(gone(child));
+  kill(owner, SIGKILL);
+  waitpid(owner, nullptr, 0);
+  fs::remove_all(fs::temp_directory_path() / ("locksim-hosted-time-" + std::to_string(owner)));
+  // PR_SET_PDEATHSIG delivers SIGKILL as the owner dies; allow the kernel a
+  // moment to finish the exit (a bound, not a timed assertion).
+  for (int i = 0; i < 500 && !gone(child); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(gone(child));
+}
