@@ -7,7 +7,8 @@
 # root outside the build tree and run from another directory with
 # LOCKSIM_NO_BUILD_TREE=1 (no build-tree fallback), `locksim live` on a
 # real redis-server with the installed preload library, a library lock
-# through an installed adapter, and find_package(locksim) on the root.
+# through an installed adapter, and find_package(locksim) on the root; last,
+# the user-CI example's install script resolves the package with apt.
 #   package_deb.sh BUILD_DIR WORK_DIR GENERATOR
 set -euo pipefail
 build=$1 work=$2 generator=$3
@@ -80,4 +81,10 @@ printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(consumer CXX)' 'fi
   '  endif()' 'endforeach()' >"$work/consumer/CMakeLists.txt"
 cmake -S "$work/consumer" -B "$work/consumer/build" -G "$generator" -DCMAKE_PREFIX_PATH="$root/usr" >/dev/null ||
   fail "find_package(locksim) on the unpacked package failed"
+# The user-CI example's install script (examples/custom-lock/ci/) with this
+# package: apt resolves the package's declared dependencies and the test's
+# packages on this Debian (simulated: nothing is installed).
+out=$(LOCKSIM_DEB=$deb APT_SIMULATE=1 "$src/examples/custom-lock/ci/install-locksim.sh" "$src" 2>&1) ||
+  fail "examples/custom-lock/ci/install-locksim.sh with this package: $out"
+grep -q "^Inst locksim \|^Conf locksim " <<<"$out" || fail "install-locksim.sh did not install locksim (simulated): $out"
 echo "package_deb: $(basename "$deb") installs and runs live mode from $root without the build tree"
