@@ -133,7 +133,7 @@ TEST_CASE("the scan would catch a forbidden call in code but not in a comment", 
 
 TEST_CASE("only locks/hiredis includes hiredis", "[rules]") {
   const fs::path root = LOCKSIM_SOURCE_DIR;
-  for (const char* dir : {"sim", "locks", "scenarios", "reports", "cli"}) {
+  for (const char* dir : {"sim", "locks", "scenarios", "reports", "cli", "hosted"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const auto& p = entry.path();
@@ -151,7 +151,7 @@ TEST_CASE("only locks/hiredis includes hiredis", "[rules]") {
 std::vector<fs::path> project_sources() {
   std::vector<fs::path> files;
   const fs::path root = LOCKSIM_SOURCE_DIR;
-  for (const char* dir : {"vocab", "sim", "locks", "scenarios", "live", "reports", "cli", "bench", "fuzz"}) {
+  for (const char* dir : {"vocab", "sim", "locks", "scenarios", "live", "reports", "cli", "bench", "fuzz", "hosted"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const auto ext = entry.path().extension().string();
