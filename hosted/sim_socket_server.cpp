@@ -157,11 +157,14 @@ void SimSocketServer::reset_all() {
   while (!connections_.empty()) drop(connections_.begin()->first, true);
 }
 
-void SimSocketServer::wait(int timeout_ms) const {
-  std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
-  for (const auto& [id, c] : connections_) {
-    const short events = static_cast<short>((c->close_when_done ? 0 : POLLIN) | (c->out.empty() ? 0 : POLLOUT));
-    fds.push_back({c->fd, events, 0});
+void SimSocketServer::wait_any(const std::vector<const SimSocketServer*>& servers, int timeout_ms) {
+  std::vector<pollfd> fds;
+  for (const SimSocketServer* server : servers) {
+    fds.push_back({server->listen_fd_, POLLIN, 0});
+    for (const auto& [id, c] : server->connections_) {
+      const short events = static_cast<short>((c->close_when_done ? 0 : POLLIN) | (c->out.empty() ? 0 : POLLOUT));
+      fds.push_back({c->fd, events, 0});
+    }
   }
   (void)poll(fds.data(), fds.size(), timeout_ms);
 }

@@ -54,7 +54,9 @@ class SimSocketServer {
   bool is_open(std::uint64_t connection) const { return connections_.count(connection) != 0; }
   std::size_t open_connections() const { return connections_.size(); }
   // Waits up to timeout_ms for a connection, bytes to read or room to write.
-  void wait(int timeout_ms) const;
+  void wait(int timeout_ms) const { wait_any({this}, timeout_ms); }
+  // The same over several servers at once (one simulated node each).
+  static void wait_any(const std::vector<const SimSocketServer*>& servers, int timeout_ms);
 
  private:
   struct Conn;

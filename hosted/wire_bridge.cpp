@@ -66,8 +66,9 @@ void WireBridge::deliver(const Destination& to, const Argv& argv, Reply reply) {
 }
 
 void WireBridge::step(int max_wait_ms) {
-  // Wait on every server in turn, the first one for the whole wait.
-  for (std::size_t i = 0; i < servers_.size(); ++i) servers_[i]->wait(i == 0 ? max_wait_ms : 0);
+  std::vector<const SimSocketServer*> all;
+  for (const auto& server : servers_) all.push_back(server.get());
+  SimSocketServer::wait_any(all, max_wait_ms);
   for (std::size_t i = 0; i < servers_.size(); ++i) {
     Drained drained = servers_[i]->drain();
     for (WireCommand& command : drained.commands) forward(i, std::move(command));
@@ -75,6 +76,12 @@ void WireBridge::step(int max_wait_ms) {
   const auto elapsed = std::chrono::steady_clock::now() - started_;
   const TrueInstant target = true_epoch + std::chrono::duration_cast<Duration>(elapsed);
   world_.scheduler().run_until(std::max(target, world_.now()));
+}
+
+std::optional<sim::HostId> WireBridge::client_of(std::size_t node, std::uint64_t connection) const {
+  auto it = clients_.find({node, connection});
+  if (it == clients_.end()) return std::nullopt;
+  return it->second;
 }
 
 void WireBridge::crash_node(std::size_t i) {

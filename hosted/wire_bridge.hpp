@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "hosted/sim_socket_server.hpp"
@@ -50,6 +51,9 @@ class WireBridge {
   // A process crash of node i: its sockets are reset, and it restarts.
   void crash_node(std::size_t i);
   std::uint64_t commands_forwarded() const { return forwarded_; }
+  // The simulated client host of a socket connection, once it sent a
+  // command (for faults: partitions, delays, pauses act on its packets).
+  std::optional<sim::HostId> client_of(std::size_t node, std::uint64_t connection) const;
 
   // Where a command's reply goes (public for the forwarding coroutine).
   struct Destination {

@@ -239,6 +239,20 @@ TEST_CASE("a crashed simulated node resets its sockets and answers again after i
   CHECK(again.receive([&] { bridge.step(1); }) == "$1\r\nv\r\n:1\r\n+OK\r\n");
 }
 
+TEST_CASE("a partition of the simulated network holds a socket's commands until it heals", "[hosted-wire]") {
+  WireBridge bridge;
+  RawClient client(bridge.port(0));
+  client.send_bytes("SET k v\r\n");
+  CHECK(client.receive([&] { bridge.step(1); }, 50) == "+OK\r\n");
+  const auto host = bridge.client_of(0, 1);
+  REQUIRE(host);
+  bridge.world().network().partition({{bridge.node(0).id()}, {*host}}, locksim::PartitionMode::Hold);
+  client.send_bytes("GET k\r\n");
+  CHECK(client.receive([&] { bridge.step(1); }, 50).empty());  // held, however long the client waits
+  bridge.world().network().heal();
+  CHECK(client.receive([&] { bridge.step(1); }, 50) == "$1\r\nv\r\n");
+}
+
 // ------------------------------------------------- real client libraries --
 
 // The client's output against a real redis-server 7.0 and against a
