@@ -253,6 +253,26 @@ TEST_CASE("a partition of the simulated network holds a socket's commands until 
   CHECK(client.receive([&] { bridge.step(1); }, 50) == "$1\r\nv\r\n");
 }
 
+TEST_CASE("malformed input gets the same bytes from a simulated node as from redis-server 7.0", "[hosted-wire]") {
+  locksim::tests::skip_without_redis_server();
+  locksim::tests::RedisServerProcess real;
+  WireBridge bridge;
+  const std::vector<std::string> inputs = {
+      "*x\r\n",          "*1\r\n$x\r\n",       "*1\r\n:1\r\n", "*2\r\n$1\r\na\r\n+b\r\n",
+      "SET a \"b\r\n", "PING\r\n*1\r\n$-1\r\n", "ECHO x\r\n\r\n*0\r\n*-1\r\nPING\r\nQUIT\r\n",
+  };
+  for (const std::string& input : inputs) {
+    INFO(input);
+    RawClient to_real(real.port());
+    to_real.send_bytes(input);
+    const std::string expected = to_real.receive(pause_briefly, 100);
+    RawClient to_sim(bridge.port(0));
+    to_sim.send_bytes(input);
+    CHECK(to_sim.receive([&] { bridge.step(1); }, 100) == expected);
+    CHECK_FALSE(expected.empty());
+  }
+}
+
 // ------------------------------------------------- real client libraries --
 
 // The client's output against a real redis-server 7.0 and against a
