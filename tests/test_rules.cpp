@@ -222,6 +222,10 @@ TEST_CASE("the layers: vocab below the kernel, and locks and live mode need no s
       // runtime (locks/sim_*) is built on the kernel.
       if (starts_with(path, "locks/") && !starts_with(path, "locks/sim_")) CHECK_FALSE(starts_with(inc, "sim/"));
       if (starts_with(path, "live/")) CHECK_FALSE(starts_with(inc, "sim/"));
+      // hosted/ (real client processes against simulated nodes) sits above
+      // the simulation's layers: none of them may need it.
+      for (const char* below : {"vocab/", "sim/", "locks/", "scenarios/", "reports/", "testing/", "live/"})
+        if (starts_with(path, below)) CHECK_FALSE(starts_with(inc, "hosted/"));
       ++checked;
     }
   }
