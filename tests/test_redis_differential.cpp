@@ -471,8 +471,10 @@ rc::Gen<Argv> string_command() {
       {2, cmd({lit("INCR"), key()})},
       {2, cmd({lit("INCRBY"), key(), amount()})},
       {1, cmd({lit("SETNX"), key(), value()})},
-      {1, rc::gen::element(Argv{"GET"}, Argv{"GET", "a", "b"}, Argv{"SET", "a"}, Argv{"INCR"},
-                           Argv{"DEL"}, Argv{"EXISTS"}, Argv{"INCRBY", "a"}, Argv{"set"})},
+      {1, cmd({lit("GETDEL"), key()})},
+      {1, rc::gen::element(Argv{"GETDEL"}, Argv{"GETDEL", "a", "b"}, Argv{"GET"}, Argv{"GET", "a", "b"},
+                           Argv{"SET", "a"}, Argv{"INCR"}, Argv{"DEL"}, Argv{"EXISTS"}, Argv{"INCRBY", "a"},
+                           Argv{"set"})},
       {1, rc::gen::element(Argv{"FOO"}, Argv{"foo", "a", "b"}, Argv{"SETX", "a", "1"},
                            Argv{"getdel2", "a"})},
       // Redis 8.4's conditional delete/set, which 7.0 does not know.
@@ -731,6 +733,98 @@ TEST_CASE("redis-server 7.0 and the engine answer with the same exact error text
     CHECK(shown(server) == shown(step.expected));
     CHECK(shown(engine.execute(step.argv, wall_ms())) == shown(step.expected));
   }
+}
+
+// The "field:value" lines of an INFO reply.
+static std::map<std::string, std::string> info_fields(const std::string& text) {
+  std::map<std::string, std::string> fields;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t colon = line.find(':');
+    if (colon != std::string::npos && line[0] != '#') fields[line.substr(0, colon)] = line.substr(colon + 1);
+  }
+  return fields;
+}
+
+// The section titles of an INFO reply, in order.
+static std::vector<std::string> info_sections(const std::string& text) {
+  std::vector<std::string> titles;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("# ", 0) == 0) titles.push_back(line);
+  return titles;
+}
+
+// Replies that may differ between two servers by design: a connection's
+// CLIENT ID (HELLO's "id" too) and INFO's counters. The rest must be equal;
+// INFO's fields the engine reports must have the server's values, and its
+// sections must appear in the server's order.
+static void check_same_connection_reply(const Argv& argv, const Reply& engine, const Reply& server) {
+  INFO("command: " << render(argv) << "\n  engine: " << shown(engine) << "\n  server: " << shown(server));
+  const std::string name = lower(argv[0]);
+  if (name == "client" && argv.size() == 2 && lower(argv[1]) == "id") {
+    CHECK((engine.type == Reply::Type::Integer && server.type == Reply::Type::Integer));
+  } else if (name == "hello" && !engine.is_error() && engine.elements.size() == 14) {
+    Reply masked_engine = engine, masked_server = server;
+    masked_engine.elements[7] = masked_server.elements.at(7);  // the "id" value
+    CHECK(shown(masked_engine) == shown(masked_server));
+  } else if (name == "info" && engine.type == Reply::Type::Bulk && server.type == Reply::Type::Bulk) {
+    const auto server_fields = info_fields(server.str);
+    for (const auto& [field, value] : info_fields(engine.str)) {
+      INFO("INFO field " << field);
+      CHECK((server_fields.count(field) == 1 && server_fields.at(field) == value));
+    }
+    const auto titles = info_sections(server.str);
+    std::size_t at = 0;
+    for (const std::string& title : info_sections(engine.str)) {
+      while (at < titles.size() && titles[at] != title) ++at;
+      CHECK(at < titles.size());
+    }
+    CHECK(engine.str.empty() == server.str.empty());
+  } else {
+    CHECK(shown(engine) == shown(server));
+  }
+}
+
+TEST_CASE("connection commands and GETDEL answer like redis-server 7.0", "[differential]") {
+  reset_server();
+  HiredisConn conn(HiredisOptions{"127.0.0.1", shared_server().port(), 2000ms, 10000ms});  // a fresh session
+  Engine engine;
+  locksim::sim::redis::ClientSession session;
+  const std::vector<Argv> commands = {
+      {"HELLO"}, {"HELLO", "2"}, {"HELLO", "x"}, {"HELLO", "4"}, {"HELLO", "1", "FOO"}, {"HELLO", "2", "FOO"},
+      {"HELLO", "3", "FOO"}, {"HELLO", "2", "AUTH"}, {"HELLO", "2", "AUTH", "foo", "bar"},
+      {"HELLO", "2", "AUTH", "default", "x"}, {"HELLO", "2", "SETNAME", "a b"}, {"HELLO", "2", "SETNAME", "n1", "x"},
+      {"HELLO", "2", "SETNAME", "n1"}, {"CLIENT", "GETNAME"}, {"CLIENT"}, {"CLIENT", "SETNAME"},
+      {"CLIENT", "SETNAME", "a b"}, {"CLIENT", "SETNAME", "a\nb"}, {"CLIENT", "SETNAME", "conn-1"},
+      {"client", "getname"}, {"CLIENT", "GETNAME", "x"}, {"CLIENT", "SETNAME", ""}, {"CLIENT", "GETNAME"},
+      {"CLIENT", "ID"}, {"CLIENT", "ID", "x"}, {"CLIENT", "SETINFO", "lib-name", "x"}, {"CLIENT", "FOO"},
+      {"SELECT", "0"}, {"SELECT", "x"}, {"SELECT", "16"}, {"SELECT", "-1"}, {"SELECT", "2147483648"}, {"SELECT"},
+      {"GETDEL"}, {"GETDEL", "k"}, {"SET", "k", "v"}, {"GETDEL", "k"}, {"GETDEL", "k"}, {"HSET", "h", "f", "v"},
+      {"GETDEL", "h"}, {"GETDEL", "a", "b"}, {"INFO"}, {"INFO", "server"}, {"INFO", "PERSISTENCE", "keyspace"},
+      {"INFO", "default"}, {"INFO", "replication"}, {"INFO", "foo"}, {"INFO", "a", "b", "c"}, {"PING"},
+      {"PING", "x"}, {"PING", "a", "b"}, {"ECHO"}, {"ECHO", "x"},
+      {"EVAL", "return redis.call('client', 'id')", "0"}, {"EVAL", "return redis.call('select', '0')", "0"},
+      {"EVAL", "return redis.call('getdel', 'k')", "0"}, {"QUIT", "x"},
+  };
+  for (const Argv& argv : commands) {
+    const Reply server = conn.execute(argv);
+    REQUIRE_FALSE(is_io_error(server));
+    check_same_connection_reply(argv, engine.execute(argv, wall_ms(), session), server);
+  }
+  CHECK(session.close_after_reply);
+}
+
+TEST_CASE("the simulated node's documented connection-command differences from 7.0", "[differential]") {
+  // client_commands.cpp: RESP2 only, one database, CLIENT's other subcommands unsupported.
+  Engine engine;
+  locksim::sim::redis::ClientSession session;
+  CHECK(engine.execute({"HELLO", "3"}, 0, session) == Reply::error("NOPROTO unsupported protocol version"));
+  CHECK(session.resp == 2);
+  CHECK(engine.execute({"SELECT", "1"}, 0, session) == Reply::error("ERR DB index is out of range"));
+  CHECK(engine.execute({"CLIENT", "LIST"}, 0, session) ==
+        Reply::error("ERR CLIENT list is not supported by the simulated node"));
 }
 
 TEST_CASE("string commands answer like redis-server 7.0", "[differential]") {

@@ -133,7 +133,7 @@ TEST_CASE("the scan would catch a forbidden call in code but not in a comment", 
 
 TEST_CASE("only locks/hiredis includes hiredis", "[rules]") {
   const fs::path root = LOCKSIM_SOURCE_DIR;
-  for (const char* dir : {"sim", "locks", "scenarios", "reports", "cli"}) {
+  for (const char* dir : {"sim", "locks", "scenarios", "reports", "cli", "hosted"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const auto& p = entry.path();
@@ -222,6 +222,10 @@ TEST_CASE("the layers: vocab below the kernel, and locks and live mode need no s
       // runtime (locks/sim_*) is built on the kernel.
       if (starts_with(path, "locks/") && !starts_with(path, "locks/sim_")) CHECK_FALSE(starts_with(inc, "sim/"));
       if (starts_with(path, "live/")) CHECK_FALSE(starts_with(inc, "sim/"));
+      // hosted/ (real client processes against simulated nodes) sits above
+      // the simulation's layers: none of them may need it.
+      for (const char* below : {"vocab/", "sim/", "locks/", "scenarios/", "reports/", "testing/", "live/"})
+        if (starts_with(path, below)) CHECK_FALSE(starts_with(inc, "hosted/"));
       ++checked;
     }
   }

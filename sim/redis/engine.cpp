@@ -35,6 +35,8 @@
 #include <string_view>
 #include <utility>
 
+#include "sim/redis/client_commands.hpp"
+#include "sim/redis/command_args.hpp"
 #include "sim/redis/lua_scripting.hpp"
 
 namespace locksim::sim::redis {
@@ -49,61 +51,6 @@ struct Entry {
   std::optional<std::int64_t> expire_at_ms;
 };
 
-// Redis's string2ll: no spaces, no '+', no leading zeros, no "-0".
-std::optional<std::int64_t> parse_ll(std::string_view s) {
-  if (s.empty() || s.size() >= 21) return std::nullopt;
-  if (s == "0") return 0;
-  std::size_t i = 0;
-  bool negative = s[0] == '-';
-  if (negative && ++i == s.size()) return std::nullopt;
-  if (s[i] < '1' || s[i] > '9') return std::nullopt;
-  unsigned long long v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    unsigned d = static_cast<unsigned>(s[i] - '0');
-    if (v > (ULLONG_MAX - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  if (negative) {
-    if (v > static_cast<unsigned long long>(LLONG_MAX) + 1) return std::nullopt;
-    return static_cast<std::int64_t>(0 - v);
-  }
-  if (v > static_cast<unsigned long long>(LLONG_MAX)) return std::nullopt;
-  return static_cast<std::int64_t>(v);
-}
-
-std::string_view c_string(const std::string& s) { return std::string_view(s.c_str()); }
-
-char lower(char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); }
-
-// strcasecmp(arg, name) == 0 with name in lower case: what Redis's option
-// parsers do (so an argument is read up to its first NUL byte).
-bool option_is(const std::string& arg, std::string_view name) {
-  std::string_view a = c_string(arg);
-  if (a.size() != name.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != name[i]) return false;
-  }
-  return true;
-}
-
-// addReplyErrorFormat: CR/LF trimmed at the ends, mapped to spaces inside.
-Reply format_error(std::string text) {
-  std::size_t b = text.find_first_not_of("\r\n");
-  std::size_t e = text.find_last_not_of("\r\n");
-  text = b == std::string::npos ? std::string() : text.substr(b, e - b + 1);
-  for (char& c : text) {
-    if (c == '\r' || c == '\n') c = ' ';
-  }
-  return Reply::error(std::move(text));
-}
-
-Reply wrong_args(std::string_view fullname) {
-  return Reply::error("ERR wrong number of arguments for '" + std::string(fullname) + "' command");
-}
-Reply syntax_error() { return Reply::error("ERR syntax error"); }
-Reply not_integer() { return Reply::error("ERR value is not an integer or out of range"); }
-Reply wrong_type() { return Reply::error("WRONGTYPE Operation against a key holding the wrong kind of value"); }
 Reply overflow() { return Reply::error("ERR increment or decrement would overflow"); }
 Reply readonly() { return Reply::error("READONLY You can't write against a read only replica."); }
 Reply invalid_expire(std::string_view fullname) {
@@ -148,7 +95,7 @@ struct Engine::Impl final : ScriptHost {
     unsigned flags;
     Handler handler;
   };
-  static const std::array<Command, 35> kCommands;
+  static const std::array<Command, 41> kCommands;
 
   explicit Impl(EngineOptions o) : options(o), lua(o.script_instruction_budget) {
     assert(std::is_sorted(kCommands.begin(), kCommands.end(),
@@ -167,6 +114,8 @@ struct Engine::Impl final : ScriptHost {
   std::int64_t now_ms = 0;
   LuaScripting lua;
   std::string spare_bulk;  // stored_bulk's buffer, back from a script (recycle)
+  ClientSession own_session;              // for execute() without a session
+  ClientSession* session = &own_session;  // the connection of the command running
 
   // ---- dispatch ---------------------------------------------------------------
 
@@ -393,6 +342,17 @@ struct Engine::Impl final : ScriptHost {
     return stored_bulk(e->str);
   }
 
+  // getdelCommand (src/t_string.c): GET, then delete; propagated as DEL.
+  Reply cmd_getdel(const Argv& a) {
+    Entry* e = lookup(a[1]);
+    if (!e) return Reply::nil();
+    if (e->is_hash) return wrong_type();
+    Reply reply = Reply::bulk(std::move(e->str));
+    delete_key(a[1]);
+    propagate({"DEL", a[1]});
+    return reply;
+  }
+
   Reply incr_by(const Argv& a, std::int64_t incr) {
     Entry* e = lookup(a[1]);
     if (e && e->is_hash) return wrong_type();
@@ -557,6 +517,19 @@ struct Engine::Impl final : ScriptHost {
   Reply cmd_echo(const Argv& a) { return Reply::bulk(a[1]); }
   Reply cmd_dbsize(const Argv&) { return Reply::integer_of(static_cast<std::int64_t>(keys.size())); }
   Reply cmd_publish(const Argv&) { return Reply::integer_of(0); }  // no subscribers in the simulation
+
+  // The connection commands (client_commands.hpp): the session is the
+  // calling connection's, or the engine's own when the caller has none.
+  ServerFacts facts() const {
+    std::size_t expiring = 0;
+    for (const auto& [key, entry] : keys) expiring += entry.expire_at_ms.has_value() ? 1 : 0;
+    return {role == Role::Replica, keys.size(), expiring};
+  }
+  Reply cmd_hello(const Argv& a) { return hello_command(a, *session, facts()); }
+  Reply cmd_client(const Argv& a) { return client_command(a, *session); }
+  Reply cmd_select(const Argv& a) { return select_command(a, *session); }
+  Reply cmd_info(const Argv& a) { return info_command(a, facts()); }
+  Reply cmd_quit(const Argv&) { return quit_command(*session); }
 
   Reply cmd_flushall(const Argv& a) {
     if (a.size() == 2 && !option_is(a[1], "sync") && !option_is(a[1], "async")) return syntax_error();
@@ -730,12 +703,7 @@ struct Engine::Impl final : ScriptHost {
 
   Reply script_command(const Argv& a) {
     const ScriptSubcommand* sub = find_script_subcommand(a[1]);
-    if (sub == nullptr) {
-      std::string upper(c_string(a[0]));
-      for (char& c : upper) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-      return format_error("ERR unknown subcommand '" + std::string(c_string(a[1]).substr(0, 128)) + "'. Try " +
-                          upper + " HELP.");
-    }
+    if (sub == nullptr) return unknown_subcommand(a);
     if (!arity_ok(sub->arity, a.size())) return wrong_args("script|" + std::string(sub->name));
     if (sub->name == "load") return lua.load(a[2]);
     if (sub->name == "exists") {
@@ -803,7 +771,8 @@ struct Engine::Impl final : ScriptHost {
 };
 
 // Sorted by name (binary search).
-const std::array<Engine::Impl::Command, 35> Engine::Impl::kCommands{{
+const std::array<Engine::Impl::Command, 41> Engine::Impl::kCommands{{
+    {"client", -2, kNoScript, &Impl::cmd_client},
     {"dbsize", 1, 0, &Impl::cmd_dbsize},
     {"decr", 2, kWrite, &Impl::cmd_decr},
     {"decrby", 3, kWrite, &Impl::cmd_decrby},
@@ -819,7 +788,9 @@ const std::array<Engine::Impl::Command, 35> Engine::Impl::kCommands{{
     {"expireat", -3, kWrite, &Impl::cmd_expireat},
     {"flushall", -1, kWrite, &Impl::cmd_flushall},
     {"get", 2, 0, &Impl::cmd_get},
+    {"getdel", 2, kWrite, &Impl::cmd_getdel},
     {"hdel", -3, kWrite, &Impl::cmd_hdel},
+    {"hello", -1, kNoScript, &Impl::cmd_hello},
     {"hexists", 3, 0, &Impl::cmd_hexists},
     {"hget", 3, 0, &Impl::cmd_hget},
     {"hgetall", 2, 0, &Impl::cmd_hgetall},
@@ -828,13 +799,16 @@ const std::array<Engine::Impl::Command, 35> Engine::Impl::kCommands{{
     {"hset", -4, kWrite, &Impl::cmd_hset},
     {"incr", 2, kWrite, &Impl::cmd_incr},
     {"incrby", 3, kWrite, &Impl::cmd_incrby},
+    {"info", -1, 0, &Impl::cmd_info},
     {"persist", 2, kWrite, &Impl::cmd_persist},
     {"pexpire", -3, kWrite, &Impl::cmd_pexpire},
     {"pexpireat", -3, kWrite, &Impl::cmd_pexpireat},
     {"ping", -1, 0, &Impl::cmd_ping},
     {"pttl", 2, 0, &Impl::cmd_pttl},
     {"publish", 3, kMayReplicate, &Impl::cmd_publish},
+    {"quit", -1, kNoScript, &Impl::cmd_quit},
     {"script", -2, kNoScript, &Impl::cmd_script},
+    {"select", 2, 0, &Impl::cmd_select},
     {"set", -3, kWrite, &Impl::cmd_set},
     {"setnx", 3, kWrite, &Impl::cmd_setnx},
     {"ttl", 2, 0, &Impl::cmd_ttl},
@@ -846,8 +820,11 @@ const std::array<Engine::Impl::Command, 35> Engine::Impl::kCommands{{
 Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(options)) {}
 Engine::~Engine() = default;
 
-Reply Engine::execute(const Argv& argv, std::int64_t now_ms) {
+Reply Engine::execute(const Argv& argv, std::int64_t now_ms) { return execute(argv, now_ms, impl_->own_session); }
+
+Reply Engine::execute(const Argv& argv, std::int64_t now_ms, ClientSession& session) {
   assert(!impl_->applying && !impl_->in_script && "one command at a time");
+  impl_->session = &session;
   impl_->events.clear();
   impl_->now_ms = now_ms;
   try {
@@ -861,6 +838,7 @@ Reply Engine::execute(const Argv& argv, std::int64_t now_ms) {
 
 void Engine::apply(const Argv& argv, std::int64_t now_ms) {
   impl_->events.clear();
+  impl_->session = &impl_->own_session;
   if (argv.empty() || option_is(argv[0], "multi") || option_is(argv[0], "exec")) return;
   impl_->now_ms = now_ms;
   impl_->applying = true;

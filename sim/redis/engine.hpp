@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/redis/client_commands.hpp"
 #include "vocab/reply.hpp"
 
 namespace locksim::sim::redis {
@@ -53,6 +54,9 @@ class Engine {
 
   // One client command at the node's wall time. Never throws, whatever argv holds.
   Reply execute(const Argv& argv, std::int64_t now_ms);
+  // The same, for a command of one client connection: the connection
+  // commands (HELLO, CLIENT, SELECT, QUIT) read and change `session`.
+  Reply execute(const Argv& argv, std::int64_t now_ms, ClientSession& session);
 
   // A command from the master's replication stream or from AOF replay: no
   // READONLY check, and expiry is not decided here (the stream carries DELs).

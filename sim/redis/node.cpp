@@ -179,7 +179,22 @@ void RedisNode::on_crash() {
   held_replies_.clear();
   held_ack_ = false;
   aof_cron_running_ = false;
+  sessions_.clear();  // every connection is gone; CLIENT IDs start again at 1
+  next_client_id_ = 0;
   if (!config_.appendonly) aof_.clear();
+}
+
+// The connection's state (CLIENT ID, name, RESP version): one per simulated
+// connection and client incarnation, created by its first command (a
+// restarted client is a new TCP connection with a new id).
+ClientSession& RedisNode::session_for(const Request& request) {
+  if (request.conn >= sessions_.size()) sessions_.resize(request.conn + 1);
+  Session& s = sessions_[request.conn];
+  if (!s.open || s.client_incarnation != request.client_incarnation) {
+    s = Session{true, request.client_incarnation, ClientSession{}};
+    s.state.id = ++next_client_id_;
+  }
+  return s.state;
 }
 
 void RedisNode::power_loss() {
@@ -400,7 +415,9 @@ Reply RedisNode::execute(const Request& request) {
       o->on_command({host_.world().now(), host_.id(), request.client, false, argv, refused, none});
     return refused;
   }
-  Reply reply = engine_.execute(argv, now_ms());
+  ClientSession& session = session_for(request);
+  Reply reply = engine_.execute(argv, now_ms(), session);
+  if (session.close_after_reply) sessions_[request.conn].open = false;  // QUIT
   if (host_.world().trace().recording()) annotate_command(request.client, argv, reply);
   notify(request.client, false, argv, reply);
   record_effects(request.client);

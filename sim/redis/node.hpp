@@ -181,6 +181,7 @@ class RedisNode : public Service {
   void apply_preload();
   std::int64_t now_ms() const { return to_ms(host_.wall_now()); }
   Reply execute(const Request& request);
+  ClientSession& session_for(const Request& request);
   std::optional<Reply> wait_command(const Request& request);
   struct Batch {
     std::vector<Argv> effects;
@@ -265,6 +266,14 @@ class RedisNode : public Service {
   std::uint64_t next_wait_ = 0;
   std::vector<NodeObserver*> observers_;
   std::vector<Argv> preload_;
+  // Connection state by Request::conn (dense ids), and the last CLIENT ID given.
+  struct Session {
+    bool open = false;
+    std::uint32_t client_incarnation = 0;
+    ClientSession state;
+  };
+  std::vector<Session> sessions_;
+  std::uint64_t next_client_id_ = 0;
   bool booted_ = false;  // main() has run once (the preload is applied then)
 };
 
