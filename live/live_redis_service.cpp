@@ -127,9 +127,10 @@ MonitorReplay::Node RedisService::watched_node(std::size_t n) const {
     return static_cast<std::size_t>(it - client_names_.begin());
   };
   watched.is_master_link = [this, n](int port) {
-    for (std::size_t m = 0; m < cluster_->node_count(); ++m)
-      if (m != n && (cluster_->proxy(m).port(cluster_->node(n).name) == port || cluster_->proxy(m).shared_port() == port))
-        return true;
+    for (std::size_t m = 0; m < cluster_->node_count(); ++m) {
+      const TcpProxy& other = cluster_->proxy(m);
+      if (m != n && (other.port(cluster_->node(n).name) == port || other.shared_port() == port)) return true;
+    }
     return false;
   };
   watched.wall_offset = [this, n] { return cluster_->wall_offset(n); };

@@ -22,6 +22,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <vector>
 
 #include "sim/activity.hpp"
@@ -55,6 +56,13 @@ class Scheduler {
   // Runs until no event is left.
   void run_until_idle();
   bool idle() const { return queue_.empty(); }
+  // When the next queued event is due (a paused host's too: it is deferred
+  // then); nullopt when none is queued. For a driver that interleaves the
+  // world with something outside it (hosted/: real processes).
+  std::optional<TrueInstant> next_at() const {
+    if (queue_.empty()) return std::nullopt;
+    return queue_.front().at;
+  }
   std::uint64_t events_run() const { return events_run_; }
 
   // A runaway world (an event loop that never ends) fails loudly: when more

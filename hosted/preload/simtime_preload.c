@@ -397,6 +397,20 @@ static void fill_random(void* buf, size_t n) {
   }
 }
 
+/* The process's id, as the program sees it: a number from the seed, not
+ * the kernel's (which differs from run to run). util-linux's libuuid mixes
+ * getpid() into every UUID it makes (lib/randutils.c, crank_random seeds
+ * random() with it), so Python's uuid.uuid1() — redis-py's lock tokens —
+ * would differ between two runs of one seed. Signals go by the kernel's id
+ * (a program that signals itself with kill(getpid(), ...) would miss;
+ * raise() is unaffected). */
+static pid_t virtual_pid = 0;
+
+pid_t getpid(void) {
+  if (!controlled() || virtual_pid == 0) return (pid_t)syscall(SYS_getpid);
+  return virtual_pid;
+}
+
 ssize_t getrandom(void* buf, size_t n, unsigned int flags) {
   if (!controlled()) return syscall(SYS_getrandom, buf, n, flags);
   fill_random(buf, n);
@@ -414,6 +428,15 @@ int getentropy(void* buf, size_t n) {
 static int is_random_device(const char* path) {
   return path && (strcmp(path, "/dev/urandom") == 0 || strcmp(path, "/dev/random") == 0);
 }
+
+/* State a library keeps between runs is hidden: a run must not depend on
+ * the runs before it. libuuid (util-linux libuuid/src/gen_uuid.c, get_clock)
+ * keeps the last time-based UUID's clock and sequence in this file and bumps
+ * the sequence when the clock did not move past it — which a simulated
+ * clock never does — so Python's uuid.uuid1() (redis-py's lock tokens)
+ * changed from one run to the next. Without the file libuuid draws the
+ * sequence from getrandom(), which is the seed's. */
+static int hidden(const char* path) { return path && strcmp(path, "/var/lib/libuuid/clock.txt") == 0; }
 
 static int opened(int fd, const char* path) {
   if (fd >= 0 && fd < RANDOM_FDS && controlled()) random_fd[fd] = (unsigned char)is_random_device(path);
@@ -434,21 +457,25 @@ static int opened(int fd, const char* path) {
 int open(const char* path, int flags, ...) {
   int mode = 0;
   MODE_ARG(flags, mode);
+  if (hidden(path) && controlled()) return errno = EACCES, -1;
   return opened((int)syscall(SYS_openat, AT_FDCWD, path, flags, mode), path);
 }
 int open64(const char* path, int flags, ...) {
   int mode = 0;
   MODE_ARG(flags, mode);
+  if (hidden(path) && controlled()) return errno = EACCES, -1;
   return opened((int)syscall(SYS_openat, AT_FDCWD, path, flags, mode), path);
 }
 int openat(int dir, const char* path, int flags, ...) {
   int mode = 0;
   MODE_ARG(flags, mode);
+  if (hidden(path) && controlled()) return errno = EACCES, -1;
   return opened((int)syscall(SYS_openat, dir, path, flags, mode), path);
 }
 int openat64(int dir, const char* path, int flags, ...) {
   int mode = 0;
   MODE_ARG(flags, mode);
+  if (hidden(path) && controlled()) return errno = EACCES, -1;
   return opened((int)syscall(SYS_openat, dir, path, flags, mode), path);
 }
 
@@ -650,6 +677,7 @@ __attribute__((constructor)) static void locksim_simtime_init(void) {
   if (block == MAP_FAILED || ((const struct locksim_simtime_clocks*)block)->magic != LOCKSIM_SIMTIME_MAGIC) return;
   const char* seed = getenv(LOCKSIM_SIMTIME_SEED_ENV);
   random_state = seed ? strtoull(seed, NULL, 10) : 0;
+  virtual_pid = (pid_t)(1000 + random_state % 30000);
   channel = (int)fd;
   clocks = block;
   hello();
