@@ -24,10 +24,12 @@
 // duration − drift and the automatic extension works.
 // Modelled on RedlockLock (locks/redlock.hpp) over every node: Date.now()
 // (the wall clock), no validity check at acquire (v5 has none), extension =
-// the compare-and-pexpire script on a quorum, retried while the lock has
-// not expired. Assumptions: the routine does not poll signal.aborted (it is
-// only a flag; a routine that stops on it loses its work instead of the
-// lock), so the lease carries no deadline; retryCount = -1 (the scenario's
+// the compare-and-pexpire script on a quorum, refused without a script once
+// the Lock's expiration has passed (Redlock.extend(), also when an
+// application calls it: `extends`), retried by using() while it has not.
+// Assumptions: the routine does not poll signal.aborted (it is only a flag;
+// a routine that stops on it loses its work instead of the lock), so the
+// lease carries no deadline; retryCount = -1 (the scenario's
 // acquire_timeout bounds the waiting), and retry + rand[0, retry_jitter)
 // stands for retryDelay ± retryJitter.
 #include <algorithm>
@@ -65,9 +67,22 @@ class NodeRedlockLock final : public RedlockLock {
     const LocalInstant start = from_first_attempt_ ? first_start_ : attempt_start_;
     if (!config_.track_validity) lease->valid_until.reset();  // the routine trusts the automatic extension
     stop_extension();
-    extension_ = rt_.spawn(auto_extend(*lease, start + config_.ttl - drift()));
+    expiration_ = start + config_.ttl - drift();
+    extension_ = rt_.spawn(auto_extend(*lease));
     lease->background = extension_;
     co_return lease;
+  }
+
+  // Redlock.extend(): an expiration already past throws "Cannot extend an
+  // already-expired lock." before any script is sent; a quorum's extension
+  // dates the new expiration from the call's start. using() goes through
+  // the same check (auto_extend).
+  Task<bool> extend(Lease& lease) override {
+    const LocalInstant start = clock_now();
+    if (expiration_.load() < start) co_return false;
+    if (!co_await RedlockLock::extend(lease)) co_return false;
+    expiration_ = start + config_.ttl - drift();
+    co_return true;
   }
 
   Task<bool> release(Lease& lease) override {
@@ -85,17 +100,13 @@ class NodeRedlockLock final : public RedlockLock {
   Duration threshold() const { return std::min(kExtensionThreshold, config_.ttl / 2); }
 
   // using(): extend at expiration − threshold; an expired lock ends it.
-  Task<void> auto_extend(Lease lease, LocalInstant expiration) {
+  Task<void> auto_extend(Lease lease) {
     for (;;) {
-      const Duration wait = expiration - clock_now() - threshold();
+      const Duration wait = expiration_.load() - clock_now() - threshold();
       if (wait > Duration::zero()) co_await rt_.sleep(wait);
       for (;;) {
-        if (expiration < clock_now()) co_return;  // "Cannot extend an already-expired lock." → aborted
-        const LocalInstant start = clock_now();
-        if (co_await RedlockLock::extend(lease)) {
-          expiration = start + config_.ttl - drift();
-          break;
-        }
+        if (expiration_.load() < clock_now()) co_return;  // "Cannot extend an already-expired lock." → aborted
+        if (co_await extend(lease)) break;
         co_await rt_.sleep(retry_delay());
       }
     }
@@ -107,6 +118,9 @@ class NodeRedlockLock final : public RedlockLock {
 
   bool from_first_attempt_;
   LocalInstant first_start_{}, attempt_start_{};
+  // The Lock's expiration (start + duration − drift), as extend() checks it;
+  // atomic: live mode's using() timer is a thread beside the client's.
+  std::atomic<LocalInstant> expiration_{};
   std::atomic<std::uint64_t> extension_{0};  // the spawned using() timer (a thread on RealRuntime)
 };
 

@@ -20,7 +20,14 @@ struct LibraryRow {
   std::string port_simulated;  // the port's simulated outcomes, or "—"
   std::string port_live;       // the port's live outcomes, or "—"
   bool differs = false;  // a live outcome of the library the port's simulation never showed
+  // The client library whose bug the story reproduces (its [lock] kind's
+  // LockInfo::reproduces), when that is neither this library nor its port's:
+  // another library's story, never marked differs. Empty otherwise.
+  std::string story_of;
 };
+
+// What the last column says: "**differs**", "not this library's story (X)" or "".
+std::string library_row_mark(const LibraryRow& row, bool markdown);
 
 // Every (scenario, library lock) with live runs, sorted; empty without any.
 std::vector<LibraryRow> library_rows(const Comparison& comparison);

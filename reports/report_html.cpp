@@ -470,7 +470,8 @@ void html_libraries(std::ostringstream& out, const Comparison& c) {
   for (const LibraryRow& r : rows)
     out << "<tr><td>" << esc(r.scenario) << "</td><td>" << esc(r.library) << "</td><td>" << esc(r.library_live)
         << "</td><td>" << esc(r.port.empty() ? "—" : r.port) << "</td><td>" << esc(r.port_simulated) << "</td><td>"
-        << esc(r.port_live) << "</td><td" << (r.differs ? " class=\"agree-differs\">differs" : ">") << "</td></tr>\n";
+        << esc(r.port_live) << "</td><td" << (r.differs ? " class=\"agree-differs\">" : ">")
+        << esc(library_row_mark(r, false)) << "</td></tr>\n";
   out << "</table>\n</details>\n";
 }
 

@@ -300,7 +300,7 @@ std::string render_library_markdown(const Comparison& c) {
   for (const LibraryRow& r : rows)
     out << "| " << md_escape(r.scenario) << " | " << md_escape(r.library) << " | " << md_escape(r.library_live) << " | "
         << (r.port.empty() ? "—" : md_escape(r.port)) << " | " << md_escape(r.port_simulated) << " | "
-        << md_escape(r.port_live) << " | " << (r.differs ? "**differs**" : "") << " |\n";
+        << md_escape(r.port_live) << " | " << library_row_mark(r, true) << " |\n";
   return out.str();
 }
 

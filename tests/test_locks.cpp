@@ -580,6 +580,24 @@ TEST_CASE("redlock refuses a grant that took longer than the TTL, node-redlock v
   }
 }
 
+// node-redlock src/index.ts Redlock.extend(): "Cannot extend an
+// already-expired lock." once Date.now() is past the Lock's expiration,
+// before any script, even though every key is still the holder's (the real
+// library says so in redlock-rb-extend-expired). Without the check the
+// compare-and-pexpire script finds the keys and the extension succeeds.
+TEST_CASE("node-redlock refuses to extend a lock past its expiration even while its keys live", "[locks]") {
+  for (const char* lock : {"node-redlock-169", "node-redlock-fixed"}) {
+    INFO(lock);
+    EngineFixture f(lock, 3, redlock_config());
+    auto lease = f.acquire(0);
+    REQUIRE(lease);
+    CHECK(f.run(f.locks[0]->extend(*lease)));  // within the expiration: extended
+    f.clients[0]->set_wall_offset(2s);         // Date.now() past it; the keys' PX runs on server time
+    CHECK(f.exists(0, "lock:redlock"));
+    CHECK_FALSE(f.run(f.locks[0]->extend(*lease)));
+  }
+}
+
 TEST_CASE("redlock: a forward clock jump on one node of a bare majority lets a second client in",
           "[locks]") {
   // Canonical timeline c: A holds nodes 0,1,2 of 5; node 2 jumps past the

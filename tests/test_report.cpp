@@ -803,6 +803,33 @@ TEST_CASE("a client library's live runs sit beside its port's; a set the port ne
   CHECK(reports::library_rows(without).empty());
 }
 
+TEST_CASE("a story reproducing another library's bug is not this library's story, never a difference", "[report]") {
+  // redlock-rb-extend-expired's [lock] kind is redlock-rb-36 (redlock-rb#36): node-redlock's port found
+  // nothing there and the library two holders, yet the row does not differ. node-redlock-late-grant's
+  // kind is node-redlock-169, the port itself: that story is the library's own, and differs.
+  Comparison c;
+  REQUIRE(read(line(Line().in("redlock-rb-extend-expired", "node-redlock-169")) + "\n" +
+                   line(Line().in("node-redlock-late-grant", "node-redlock-169")) + "\n" +
+                   live_line(Line().in("redlock-rb-extend-expired", "lib:node-redlock").with_kinds({"mutual-exclusion"})) +
+                   "\n" +
+                   live_line(Line().in("node-redlock-late-grant", "lib:node-redlock").with_kinds({"mutual-exclusion"})) +
+                   "\n",
+               c));
+  const auto rows = reports::library_rows(c);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].scenario == "node-redlock-late-grant");
+  CHECK(rows[0].story_of.empty());
+  CHECK(rows[0].differs);
+  CHECK(rows[1].scenario == "redlock-rb-extend-expired");
+  CHECK(rows[1].story_of == "redlock-rb");
+  CHECK_FALSE(rows[1].differs);
+  const std::string md = reports::render_report(c, reports::ReportFormat::Markdown);
+  CHECK(md.find("| redlock-rb-extend-expired | lib:node-redlock | mutual-exclusion | node-redlock-169 | none | — | "
+                "not this library's story (redlock-rb) |") != std::string::npos);
+  CHECK(reports::render_report(c, reports::ReportFormat::Html).find("not this library&apos;s story (redlock-rb)") !=
+        std::string::npos);
+}
+
 TEST_CASE("a malformed live line is an error naming the field", "[report]") {
   json j = json::parse(live_skip_line("baseline", "token", "why"));
   j["live"]["skipped"] = 3;
