@@ -19,6 +19,7 @@
 
 #include "live/installed_files.hpp"
 #include "live/live_runtime.hpp"
+#include "live/preload/preload_control.h"
 #include "live/process_group.hpp"
 #include "live/server_preload.hpp"
 #include "scenarios/fault_kinds.hpp"
@@ -154,7 +155,10 @@ std::optional<std::vector<std::string>> adapter_environment(LiveWorld& world, st
   std::string why;
   const std::string control = clock->process_control(&why);
   if (control.empty()) throw AdapterFailure(label + ": " + why);
-  return preload_environment(*library, control, {});
+  std::vector<std::string> env = preload_environment(*library, control, {});
+  if (const auto discovery = world.adapter_discovery(client))
+    env.push_back(std::string(LOCKSIM_CLIENT_SOURCE_ADDR_ENV) + "=" + discovery->source_address);
+  return env;
 }
 
 // What an answer must hold, checked field by field: "" when it is usable.
@@ -198,6 +202,10 @@ ExternalClient::ExternalClient(LiveWorld& world, std::size_t client, std::string
             {"options", config_.adapter_options},
             {"time_scale", world_.time_scale()},
             {"id", next_id_++}};
+  if (const auto discovery = world_.adapter_discovery(client_)) {  // a Sentinel-aware library asks them
+    hello_["sentinels"] = discovery->sentinels;
+    hello_["master_names"] = discovery->master_names;
+  }
   process_->send(hello_.dump() + "\n");  // a failure shows when its answer is read
 }
 

@@ -44,6 +44,7 @@ class CpService final : public LiveService {
     std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(c % out.size()), out.end());
     return out;
   }
+  std::optional<SentinelDiscovery> sentinel_discovery(std::size_t) const override { return std::nullopt; }
   void run_client(const ClientRun& run) override;
   bool links_follow_clients() const override { return true; }
 

@@ -45,6 +45,15 @@ class RedisService final : public LiveService {
       out.push_back(cluster_->client_endpoint(client_names_[c], shard));
     return out;
   }
+  std::optional<SentinelDiscovery> sentinel_discovery(std::size_t c) const override {
+    const SentinelQuorum* quorum = cluster_->sentinel();
+    if (!quorum) return std::nullopt;
+    SentinelDiscovery d;
+    for (std::size_t i = 0; i < quorum->size(); ++i) d.sentinels.push_back("127.0.0.1:" + std::to_string(quorum->port(i)));
+    for (int shard = 0; shard < cluster_->shards(); ++shard) d.master_names.push_back(SentinelQuorum::master_name(shard));
+    d.source_address = client_source_address(c);
+    return d;
+  }
   void run_client(const ClientRun& run) override {
     const Scenario& s = run.workload.scenario();
     LiveRuntime rt(run.world, run.late, *cluster_, run.client, s.clients[run.client].name, scenarios::lock_keys(s),

@@ -50,6 +50,17 @@ class ServerClock;
 
 // When the server ran a probed command: its TIME and the value of an INCR
 // in the same transaction (execution order on that node, breaks ties).
+// What a Sentinel-aware client library is told ("sentinels" and
+// "master_names" in an adapter's hello), and the loopback address its
+// process's connections leave from (its host's own: the client preload
+// binds it), so that the proxy in front of a node can tell its links apart
+// on the port the node announces, which Sentinel hands out.
+struct SentinelDiscovery {
+  std::vector<std::string> sentinels;     // "127.0.0.1:port", each Sentinel
+  std::vector<std::string> master_names;  // per shard: "locksim-1", ...
+  std::string source_address;             // "127.0.1.N"
+};
+
 struct ServerStamp {
   std::int64_t time_us = 0;
   std::int64_t order = 0;
@@ -151,6 +162,12 @@ class LiveWorld {
   virtual std::vector<std::string> adapter_servers(std::size_t c) const {
     (void)c;
     return {};
+  }
+  // How client c's adapter finds the master itself, when the servers have
+  // a Sentinel quorum (nullopt: it is given the master's address only).
+  virtual std::optional<SentinelDiscovery> adapter_discovery(std::size_t c) const {
+    (void)c;
+    return std::nullopt;
   }
   // The adapter started for client c before the run (its first
   // incarnation), or nullptr: the lock starts one itself.

@@ -48,6 +48,8 @@ class LiveService {
   // --- the clients
   // Client c's own links on the proxies: the addresses its adapter is told.
   virtual std::vector<std::string> client_endpoints(std::size_t c) const = 0;
+  // Where a Sentinel-aware adapter asks for the master (nullopt: no Sentinel).
+  virtual std::optional<SentinelDiscovery> sentinel_discovery(std::size_t c) const = 0;
   virtual void run_client(const ClientRun& run) = 0;
   // Whether a client's own links on every proxy follow its pause (held) and
   // its crash (dropped): a CP client library's own threads (ZooKeeper's

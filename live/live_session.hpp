@@ -62,6 +62,9 @@ class LiveSession final : public LiveWorld, public scenarios::WorkloadWorld, pri
   bool paused(std::size_t c) override { return clients_.paused(c); }
   void adapter_note(std::size_t, const std::string& text) override { recorder_.adapter_note(text); }
   std::vector<std::string> adapter_servers(std::size_t c) const override { return service_.client_endpoints(c); }
+  std::optional<SentinelDiscovery> adapter_discovery(std::size_t c) const override {
+    return service_.sentinel_discovery(c);
+  }
   ClientClock* client_clock(std::size_t c) override { return &clients_.clock(c); }
   std::unique_ptr<ExternalClient> take_adapter(std::size_t c) override { return clients_.take_adapter(c); }
 

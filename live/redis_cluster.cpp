@@ -208,6 +208,8 @@ Result<std::unique_ptr<RedisCluster>, LiveError> RedisCluster::attach(const std:
 // listener it announces, where the other nodes' links are told apart by
 // their source address (tcp_proxy.hpp SharedListener) and anyone else is
 // the sentinel.
+std::string client_source_address(std::size_t c) { return "127.0.1." + std::to_string(c + 1); }
+
 Result<bool, LiveError> RedisCluster::start_proxy(std::size_t i) {
   std::vector<std::string> sources = spec_.clients;
   std::optional<SharedListener> shared;
@@ -217,7 +219,11 @@ Result<bool, LiveError> RedisCluster::start_proxy(std::size_t i) {
     sources.push_back(other.name);
     if (shared) shared->by_address.emplace_back(other.source_address, other.name);
   }
-  if (shared) sources.push_back(scenarios::kSentinelHost);
+  if (shared) {
+    for (std::size_t c = 0; c < spec_.clients.size(); ++c)
+      shared->by_address.emplace_back(client_source_address(c), spec_.clients[c]);
+    sources.push_back(scenarios::kSentinelHost);
+  }
   auto proxy = TcpProxy::start(nodes_[i].host, nodes_[i].port, sources, shared);
   if (!proxy) return failure(LiveError{kInternal, nodes_[i].name + ": proxy: " + proxy.error()});
   proxies_[i] = std::move(*proxy);

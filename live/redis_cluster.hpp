@@ -100,6 +100,11 @@ Result<std::filesystem::path, LiveError> locate_redis_server(const std::filesyst
 // there.
 Result<std::filesystem::path, LiveError> locate_preload_library(const std::filesystem::path& requested);
 
+// Client c's own loopback address, "127.0.1.<c+1>" (the nodes' are
+// 127.0.0.2 and up): its adapter's connections leave from it (the client
+// preload binds it), which names its links on a node's shared listener.
+std::string client_source_address(std::size_t c);
+
 // A loopback port free right now (a bind succeeds), below the kernel's
 // ephemeral range so that no outgoing connection can take it; never the
 // same port twice in one process. Another listener may still win it:

@@ -77,6 +77,7 @@ class SentinelQuorum {
   std::optional<SentinelView> master(int shard);
   std::vector<pid_t> pids() const;
   int port(std::size_t i) const { return ports_[i]; }
+  std::size_t size() const { return ports_.size(); }
   void stop_all();
 
  private:

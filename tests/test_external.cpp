@@ -722,6 +722,33 @@ TEST_CASE("a library's wrong delete is observed on the real server: a bare-DEL a
   CHECK(a_deleted_anothers);
 }
 
+// With a Sentinel quorum (replica-failover) redis-py is made as an
+// application makes it: redis.sentinel.Sentinel(...).master_for(name), the
+// master asked of the real sentinels. They hand out the address a node
+// announces (its proxy's shared listener); the client preload binds the
+// adapter's connections to its host's own loopback address, so its links
+// there are still A's (faults, and the MONITOR replay's attribution: A's
+// own SET is A's entry on redis-1).
+TEST_CASE("lib:redis-py asks the real Sentinel quorum for the master, and its links stay its own", "[external][live]") {
+  tests::skip_without_redis_server();
+  live::register_library_locks();
+  auto s = scenarios::load_catalog_scenario("replica-failover");
+  REQUIRE(s);
+  REQUIRE(s->redis.replicas > 0);
+  live::LiveOptions options;
+  options.lock_kind = "lib:redis-py";
+  options.time_scale_ppm = s->live_time_scale_ppm.value_or(1'000'000);
+  auto run = live::run_live(*s, options);
+  REQUIRE(run);
+  bool via_sentinel = false;
+  for (const auto& n : run->notes) via_sentinel = via_sentinel || n.find("master from Redis Sentinel") != std::string::npos;
+  CHECK(via_sentinel);
+  bool a_created = false;
+  for (const auto& e : run->run.history.entries)
+    a_created = a_created || (e.kind == sim::redis::KeyEvent::Kind::Created && e.client == 0U && e.node == 0U);
+  CHECK(a_created);
+}
+
 // What the replay relies on, on this redis-server: a replica's MONITOR
 // shows not the writes it refused (READONLY) but what it applied from its
 // master (a script's effects, from the master's address), and a script's

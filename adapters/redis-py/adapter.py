@@ -20,6 +20,7 @@ import sys
 import redis
 from redis.exceptions import LockError
 from redis.lock import Lock
+from redis.sentinel import Sentinel
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from jsonlines_loop import serve  # noqa: E402  (adapters/jsonlines_loop.py)
@@ -37,14 +38,28 @@ class Pr4315Lock(Lock):
         return super().do_reacquire()
 
 
+def connect(req, timeout_s):
+    """The client an application makes: through Redis Sentinel when the
+    servers have one (redis.sentinel.Sentinel.master_for: the master is
+    asked of the sentinels, and asked again after a connection fails), else
+    straight to the server locksim names."""
+    if req.get("sentinels"):
+        sentinels = [(h, int(p)) for h, p in (a.rsplit(":", 1) for a in req["sentinels"])]
+        sentinel = Sentinel(sentinels, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+        state["via"] = ", master from Redis Sentinel"
+        return sentinel.master_for(req["master_names"][0], socket_timeout=timeout_s,
+                                   socket_connect_timeout=timeout_s)
+    host, port = req["servers"][0].rsplit(":", 1)
+    return redis.Redis(host=host, port=int(port), socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+
+
 def hello(req):
     options = req.get("options", {})
     unknown = sorted(set(options) - KNOWN_OPTIONS)
     if unknown:
         raise ValueError("unknown [lock] options " + ", ".join(unknown) + " (the redis-py adapter reads: timeout)")
-    host, port = req["servers"][0].rsplit(":", 1)
     timeout_s = req["command_timeout_us"] / 1e6
-    client = redis.Redis(host=host, port=int(port), socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    client = connect(req, timeout_s)
     # One Lock object per client, as an application keeps one: timeout is the
     # TTL (PX), sleep the retry delay, blocking_timeout the acquire timeout.
     # An options timeout is the application's own setting, not scaled.
@@ -54,6 +69,7 @@ def hello(req):
     state["lock"] = lock_class(client, req["key"], timeout=lock_timeout, sleep=req["retry_us"] / 1e6,
                                blocking_timeout=req["acquire_timeout_us"] / 1e6)
     library = "redis-py " + redis.__version__ + (" with PR #4315's reacquire fix (in the adapter)" if fixed else "")
+    library += state.get("via", "")
     return {"result": True, "library": library}
 
 

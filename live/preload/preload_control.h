@@ -36,6 +36,9 @@
 #define LOCKSIM_PRELOAD_MAGIC 0x6c6f636b73696d32ULL /* "locksim2" */
 #define LOCKSIM_PRELOAD_CONTROL_ENV "LOCKSIM_PRELOAD_CONTROL"
 #define LOCKSIM_PRELOAD_LOG_ENV "LOCKSIM_PRELOAD_LOG"
+/* liblocksim_client_preload.so: the loopback address the adapter's TCP
+ * connections leave from (its client host's own, "127.0.1.N"). */
+#define LOCKSIM_CLIENT_SOURCE_ADDR_ENV "LOCKSIM_CLIENT_SOURCE_ADDR"
 
 struct locksim_preload_control {
   uint64_t magic;

@@ -23,7 +23,9 @@
  * per line (O_APPEND: lines from threads and forked children never mix).
  * Until the constructor has mapped the block, every clock is the real one. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -34,6 +36,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -309,6 +312,32 @@ int fdatasync(int fd) { return recorded_sync(fd, SYS_fdatasync); }
 
 /* --- setup --------------------------------------------------------------- */
 
+#ifdef LOCKSIM_CLIENT_CLOCKS
+/* The client host's own loopback address (LOCKSIM_CLIENT_SOURCE_ADDR_ENV,
+ * e.g. 127.0.1.1), as a machine has its own IP: every TCP connection the
+ * adapter's library opens to a loopback address leaves from it, so a proxy
+ * listener shared by many sources (the port a redis-server announces,
+ * which Redis Sentinel hands to a Sentinel-aware client) can tell this
+ * client's links from others' (live/tcp_proxy.hpp SharedListener). */
+static struct in_addr source_addr;
+static int have_source_addr = 0;
+
+int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+  if (have_source_addr && addr && addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+    const struct sockaddr_in* to = (const struct sockaddr_in*)addr;
+    struct sockaddr_in bound;
+    socklen_t bound_len = sizeof bound;
+    const int loopback = (ntohl(to->sin_addr.s_addr) >> 24) == 127;
+    const int unbound = getsockname(fd, (struct sockaddr*)&bound, &bound_len) == 0 && bound.sin_port == 0;
+    if (loopback && unbound) {
+      struct sockaddr_in local = {.sin_family = AF_INET, .sin_port = 0, .sin_addr = source_addr};
+      syscall(SYS_bind, fd, (const struct sockaddr*)&local, (socklen_t)sizeof local); /* else: as it was */
+    }
+  }
+  return (int)syscall(SYS_connect, fd, addr, len);
+}
+#endif
+
 static void map_control(const char* path) {
   const int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
@@ -323,6 +352,10 @@ __attribute__((constructor)) static void locksim_preload_init(void) {
   const char* control = getenv(LOCKSIM_PRELOAD_CONTROL_ENV);
   const char* log = getenv(LOCKSIM_PRELOAD_LOG_ENV);
   if (control && *control) map_control(control);
+#ifdef LOCKSIM_CLIENT_CLOCKS
+  const char* source = getenv(LOCKSIM_CLIENT_SOURCE_ADDR_ENV);
+  if (source && *source) have_source_addr = inet_pton(AF_INET, source, &source_addr) == 1;
+#endif
   /* Not O_CLOEXEC: a forked rewrite child keeps logging; an exec'd program
    * runs this constructor again and opens its own. */
   if (log && *log) log_fd = (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_APPEND | O_CREAT, 0644);
