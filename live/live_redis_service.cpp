@@ -49,8 +49,10 @@ class RedisService final : public LiveService {
     const SentinelQuorum* quorum = cluster_->sentinel();
     if (!quorum) return std::nullopt;
     SentinelDiscovery d;
-    for (std::size_t i = 0; i < quorum->size(); ++i) d.sentinels.push_back("127.0.0.1:" + std::to_string(quorum->port(i)));
-    for (int shard = 0; shard < cluster_->shards(); ++shard) d.master_names.push_back(SentinelQuorum::master_name(shard));
+    for (std::size_t i = 0; i < quorum->size(); ++i)
+      d.sentinels.push_back("127.0.0.1:" + std::to_string(quorum->port(i)));
+    for (int shard = 0; shard < cluster_->shards(); ++shard)
+      d.master_names.push_back(SentinelQuorum::master_name(shard));
     d.source_address = client_source_address(c);
     return d;
   }

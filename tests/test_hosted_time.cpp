@@ -467,7 +467,8 @@ BridgeRun run_two_lockers(std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("two real redis-py processes against a simulated node, in simulated time: exact, repeatable", "[hosted-time]") {
+TEST_CASE("two real redis-py processes against a simulated node, in simulated time: exact, repeatable",
+          "[hosted-time]") {
   const BridgeRun first = run_two_lockers(7);
   INFO(first.output << first.refused);
   REQUIRE(first.refused.empty());

@@ -477,7 +477,7 @@ TEST_CASE("no function of the project is longer than 70 lines, but the named exc
 // go down — lower kLongLinesToday when you shorten one.
 TEST_CASE("no line of the project is longer than 120 columns, but fewer of the older ones each time", "[rules]") {
   constexpr std::size_t kColumns = 120;
-  constexpr std::size_t kLongLinesToday = 176;
+  constexpr std::size_t kLongLinesToday = 175;
   std::size_t long_lines = 0;
   std::string listed;
   for (const auto& file : project_sources()) {
