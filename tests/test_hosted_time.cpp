@@ -582,3 +582,50 @@ TEST_CASE("an adapter answering garbage in simulated time: exit 2 naming the cli
   CHECK(out.find("no json here") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("a crash of a library lock's client kills its process; the restarted incarnation starts a new one", "[hosted-time]") {
+  const std::string toml = R"(name = "crash-restart"
+duration = "20s"
+[workload]
+kind = "lock"
+key = "lock:x"
+[lock]
+ttl = "5s"
+retry = "10ms"
+acquire_timeout = "15s"
+[redis]
+masters = 1
+[network]
+latency = "1ms..3ms"
+timeout = "1s"
+[[client]]
+name = "A"
+work = "2s"
+[[client]]
+name = "B"
+start = "1s"
+work = "2s"
+[[fault]]
+kind = "crash"
+target = "A"
+after = "A:acquired"
+at = "100ms"
+restart_after = "1s"
+)";
+  auto s = locksim::scenarios::load_scenario_text(toml, "crash-restart.toml");
+  REQUIRE(s);
+  locksim::live::register_library_locks();
+  locksim::hosted::ProcessLockOptions options;
+  options.command = locksim::live::adapter_command("lib:redis-py", s->lock);
+  options.preload = LOCKSIM_SIMTIME_LIBRARY;
+  locksim::hosted::ProcessLockHost processes(options);
+  locksim::scenarios::RunOptions run;
+  run.lock_kind = "lib:redis-py";
+  run.process_locks = &processes;
+  const auto result = locksim::scenarios::run_scenario(*s, run);
+  INFO((result ? std::string() : result.error()));
+  REQUIRE(result);
+  CHECK(processes.mechanism().size() == 3);  // A, A again after its restart, B
+  CHECK(result->violation_kinds().empty());  // A's entry expires; B, then A's new incarnation, take it in turn
+  CHECK(result->summary.acquisitions == 3);
+}
