@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 
 #include "cli/commands.hpp"
@@ -24,6 +25,9 @@
 #include "cli/run_store.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
+#include "hosted/process_lock_host.hpp"
+#include "live/external_lock.hpp"
+#include "live/server_preload.hpp"
 #include "reports/run_output.hpp"
 #include "reports/run_record.hpp"
 #include "reports/timeline_svg.hpp"
@@ -80,6 +84,26 @@ void refuse_outputs_over_inputs(const std::string& command, RunArgs& args) {
   refuse_output_over_input(command, "--store", args.store, args.inputs);
 }
 
+// A library lock (lib:redis-py, ...) runs its adapter as a real process in
+// simulated time (hosted/process_lock_host.hpp): the adapter's command and
+// liblocksim_simtime.so. Null for every other lock.
+std::unique_ptr<hosted::ProcessLockHost> process_locks_for(const scenarios::Scenario& s, const std::string& lock) {
+  const auto info = locks::find_lock(lock.empty() ? s.lock_kind : lock);
+  if (!info || info->library.empty()) return nullptr;
+  const auto library = live::locate_simtime_library();
+  if (!library)
+    throw InputError("lock " + info->name + " runs its adapter in simulated time: liblocksim_simtime.so not found "
+                     "(build the locksim_simtime target)");
+  hosted::ProcessLockOptions options;
+  try {
+    options.command = live::adapter_command(info->name, s.lock);
+  } catch (const live::AdapterFailure& e) {
+    throw InputError(e.what());
+  }
+  options.preload = library->string();
+  return std::make_unique<hosted::ProcessLockHost>(std::move(options));
+}
+
 scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   auto scenario = args.scenario_text.empty() ? scenarios::resolve_scenario(args.scenario)
                                              : scenarios::load_scenario_text(args.scenario_text, args.scenario);
@@ -94,8 +118,14 @@ scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   options.record_trace = args.trace || !args.store.empty();
   options.scenario_ref = args.scenario;
   options.program = program_name();
+  const auto processes = process_locks_for(*scenario, args.lock);
+  options.process_locks = processes.get();
   auto run = scenarios::run_scenario(*scenario, options);
   if (!run) throw InputError(run.error());
+  // Which process ran which client, and how (not in the digest: pids vary).
+  if (processes)
+    for (const std::string& line : processes->mechanism())
+      (args.format == "json" ? std::cerr : std::cout) << line << "\n";
   if (description) *description = scenario->description;
   return std::move(run.value());
 }

@@ -9,11 +9,11 @@ set_target_properties(locksim_hiredis PROPERTIES EXPORT_NAME hiredis)
 set_target_properties(locksim_live PROPERTIES EXPORT_NAME live)
 set_target_properties(locksim_cli PROPERTIES EXPORT_NAME cli)
 
-install(TARGETS locksim locksim_core ${LOCKSIM_LAYERS} locksim_hiredis locksim_live locksim_cli
+install(TARGETS locksim locksim_core ${LOCKSIM_LAYERS} locksim_hiredis locksim_hosted locksim_live locksim_cli
   EXPORT locksim-targets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(dir IN ITEMS vocab sim locks scenarios reports live cli testing)
+foreach(dir IN ITEMS vocab sim locks scenarios reports hosted live cli testing)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/locksim
     FILES_MATCHING PATTERN "*.hpp")
 endforeach()
@@ -52,6 +52,9 @@ foreach(target IN LISTS preload_targets)
     install(TARGETS ${target} LIBRARY DESTINATION ${LOCKSIM_INSTALL_PRELOAD_DIR})
   endif()
 endforeach()
+# liblocksim_simtime.so: `locksim run` of a library lock loads it into the
+# adapter processes (hosted/process_lock_host.hpp), found the same way.
+install(TARGETS locksim_simtime LIBRARY DESTINATION ${LOCKSIM_INSTALL_PRELOAD_DIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/adapters/ DESTINATION ${LOCKSIM_INSTALL_ADAPTERS_DIR}
   PATTERN .gitignore EXCLUDE PATTERN __pycache__ EXCLUDE)
 

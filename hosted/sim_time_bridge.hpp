@@ -8,7 +8,8 @@
 // travels the simulated network (latency, delays, partitions, its host's
 // pauses act on it); the reply is written to its socket when it arrives.
 //
-// The loop: every process that may run runs until it blocks (client order);
+// Each client is a HostedClient (hosted_client.hpp). The loop: every
+// process that may run runs until it blocks (client order);
 // the commands it wrote are sent at the current simulated instant; then
 // the world runs its next instant's events (a reply, a deadline, a fault),
 // which make processes runnable again. Simulated time moves only when
@@ -24,8 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "hosted/controlled_process.hpp"
-#include "hosted/sim_socket_server.hpp"
+#include "hosted/hosted_client.hpp"
 #include "hosted/wire_bridge.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/world.hpp"
@@ -36,12 +36,6 @@ namespace locksim::hosted {
 struct SimTimeBridgeOptions : WireBridgeOptions {
   std::string preload;                     // liblocksim_simtime.so
   std::chrono::milliseconds bound{10000};  // real time a process may run without blocking
-};
-
-// How a client's process ended, if it did.
-struct ClientEnd {
-  std::optional<int> exit_status;  // waitpid status, when it exited
-  std::string refused;             // why the mechanism refused it ("" if not)
 };
 
 class SimTimeBridge {
@@ -68,22 +62,11 @@ class SimTimeBridge {
   sim::Host& client_host(std::size_t client);
   sim::redis::RedisNode& node(std::size_t i) { return *nodes_.at(i); }
 
-  // Called by the world's events (public for the coroutines in the .cpp).
-  void deliver(std::size_t client, std::size_t node, std::uint64_t connection, std::uint64_t seq, Reply reply);
-  void deadline_passed(std::size_t client, std::uint64_t wait);
-
  private:
-  struct Client;
-  void run_runnable();
-  void run_client(Client& c);
-  void on_blocked(Client& c, const Blocked& b);
-  void send_commands();
-  void resume(Client& c, bool timed_out);
-
   SimTimeBridgeOptions options_;
   sim::World world_;
   std::vector<std::unique_ptr<sim::redis::RedisNode>> nodes_;
-  std::vector<std::unique_ptr<Client>> clients_;
+  std::vector<std::unique_ptr<HostedClient>> clients_;
 };
 
 }  // namespace locksim::hosted

@@ -18,12 +18,12 @@
 #include <thread>
 
 #include "live/installed_files.hpp"
+#include "locks/adapter_protocol.hpp"
 #include "live/live_runtime.hpp"
 #include "live/preload/preload_control.h"
 #include "live/process_group.hpp"
 #include "live/server_preload.hpp"
 #include "scenarios/fault_kinds.hpp"
-#include "vocab/printable.hpp"
 
 #ifndef LOCKSIM_ADAPTERS_DIR
 #define LOCKSIM_ADAPTERS_DIR "adapters"
@@ -37,18 +37,11 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-constexpr int kProtocol = 1;
 // Beyond the operation's own bound (the acquire timeout, a command
 // timeout): an interpreter's start-up and a loaded machine's scheduling.
 constexpr auto kAnswerGrace = 10s;
-constexpr std::size_t kShownChars = 200;  // of a bad line, in an error
-
 // A line of the adapter's in an error: control characters escaped, cut short.
-std::string shown(const std::string& text) {
-  return printable(std::string_view(text).substr(0, kShownChars)) + (text.size() > kShownChars ? "..." : "");
-}
-
-std::int64_t micros(Duration d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); }
+std::string shown(const std::string& text) { return locks::shown_adapter_line(text); }
 
 std::string command_text(const std::vector<std::string>& argv) {
   std::string out;
@@ -161,22 +154,6 @@ std::optional<std::vector<std::string>> adapter_environment(LiveWorld& world, st
   return env;
 }
 
-// What an answer must hold, checked field by field: "" when it is usable.
-std::string answer_problem(const json& a, std::int64_t id, const std::string& op) {
-  if (!a.is_object()) return "the answer is not a JSON object";
-  if (!a.contains("id") || !a["id"].is_number_integer()) return "the answer has no integer \"id\"";
-  if (a["id"].get<std::int64_t>() != id) return "the answer's id is " + a["id"].dump() + ", the request's " + std::to_string(id);
-  if (a.contains("unsupported")) return "";
-  if (!a.contains("result") || !a["result"].is_boolean()) return "the answer has no boolean \"result\" (or \"unsupported\")";
-  if (a.contains("error") && !(a["error"].is_object() && a["error"].value("class", json()).is_string()))
-    return "\"error\" must be an object with a string \"class\" (and \"message\")";
-  if (op == "acquire" && a["result"].get<bool>() && !(a.contains("token") && a["token"].is_string()))
-    return "a granted acquire must carry the library's \"token\" (a string)";
-  if (a.contains("fencing") && !a["fencing"].is_null() && !a["fencing"].is_number_integer())
-    return "\"fencing\" must be an integer or null";
-  return "";
-}
-
 }  // namespace
 
 // Spawns the adapter and sends hello: where the servers are and the lock's
@@ -190,18 +167,8 @@ ExternalClient::ExternalClient(LiveWorld& world, std::size_t client, std::string
   const auto env = adapter_environment(world_, client_, label_);
   process_ = std::make_unique<AdapterProcess>(command, env ? &*env : nullptr, label_);
   world_.adapter_process(client_, process_->pid(), label_);
-  hello_ = {{"op", "hello"},
-            {"protocol", kProtocol},
-            {"client", client_name_},
-            {"servers", std::move(servers)},
-            {"key", config_.key},
-            {"ttl_us", micros(config_.ttl)},
-            {"retry_us", micros(config_.retry)},
-            {"acquire_timeout_us", micros(config_.acquire_timeout)},
-            {"command_timeout_us", micros(world_.command_timeout())},
-            {"options", config_.adapter_options},
-            {"time_scale", world_.time_scale()},
-            {"id", next_id_++}};
+  hello_ = locks::adapter_hello(client_name_, std::move(servers), config_, world_.command_timeout(), world_.time_scale());
+  hello_["id"] = next_id_++;
   if (const auto discovery = world_.adapter_discovery(client_)) {  // a Sentinel-aware library asks them
     hello_["sentinels"] = discovery->sentinels;
     hello_["master_names"] = discovery->master_names;
@@ -246,7 +213,8 @@ std::optional<json> ExternalClient::answer_to(const std::string& line, const std
   if (!text) return std::nullopt;
   json answer = json::parse(*text, nullptr, false);
   if (answer.is_discarded()) broken(op, "the answer is not JSON: " + shown(*text), line);
-  if (auto problem = answer_problem(answer, id, op); !problem.empty()) broken(op, problem + ": " + shown(*text), line);
+  if (auto problem = locks::adapter_answer_problem(answer, id, op); !problem.empty())
+    broken(op, problem + ": " + shown(*text), line);
   if (answer.contains("unsupported"))
     broken(op, "the adapter does not support '" + op + "' (" + shown(answer["unsupported"].dump()) + ")", line);
   if (answer.contains("error")) {

@@ -138,16 +138,31 @@ std::vector<fs::path> library_candidates(const char* built, const std::string& n
   return out;
 }
 
-std::optional<fs::path> locate_client_preload() {
-#ifdef LOCKSIM_CLIENT_PRELOAD_PATH
-  const char* built = LOCKSIM_CLIENT_PRELOAD_PATH;
-#else
-  const char* built = nullptr;
-#endif
+namespace {
+
+std::optional<fs::path> locate_library(const char* built, const std::string& name) {
   std::error_code ec;
-  for (const auto& p : library_candidates(built, "liblocksim_client_preload.so"))
+  for (const auto& p : library_candidates(built, name))
     if (fs::is_regular_file(p, ec)) return p;
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<fs::path> locate_client_preload() {
+#ifdef LOCKSIM_CLIENT_PRELOAD_PATH
+  return locate_library(LOCKSIM_CLIENT_PRELOAD_PATH, "liblocksim_client_preload.so");
+#else
+  return locate_library(nullptr, "liblocksim_client_preload.so");
+#endif
+}
+
+std::optional<fs::path> locate_simtime_library() {
+#ifdef LOCKSIM_SIMTIME_PATH
+  return locate_library(LOCKSIM_SIMTIME_PATH, "liblocksim_simtime.so");
+#else
+  return locate_library(nullptr, "liblocksim_simtime.so");
+#endif
 }
 
 FsyncLog read_fsync_log(const fs::path& log) {

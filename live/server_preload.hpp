@@ -75,6 +75,9 @@ std::vector<std::filesystem::path> library_candidates(const char* built, const s
 // liblocksim_client_preload.so, the sibling an adapter process loads: where
 // the build put it, else next to the running executable; nullopt if absent.
 std::optional<std::filesystem::path> locate_client_preload();
+// liblocksim_simtime.so (hosted/preload/), which `locksim run` loads into a
+// library lock's adapter processes: found the same way.
+std::optional<std::filesystem::path> locate_simtime_library();
 
 // The fsync log's facts: the last durable length per (device, inode), and
 // the executables that loaded the library ("hello" lines), in order.

@@ -40,6 +40,8 @@ class SimRuntime final : public Runtime {
   ServiceConn* service_conn() override { return service_; }
 
   sim::Host& host() { return client_; }
+  // The host that serves node `node` right now (it follows a failover).
+  sim::HostId node_host(std::size_t node) const { return directory_(node); }
   Duration command_timeout() const { return timeout_; }
 
  private:

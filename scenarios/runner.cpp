@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "scenarios/inventory_workload.hpp"
+#include "scenarios/process_locks.hpp"
 #include "scenarios/repro.hpp"
 #include "scenarios/run_context.hpp"
 #include "scenarios/services.hpp"
@@ -200,6 +201,33 @@ void run_story(RunContext& ctx) {
   }
 }
 
+// With client processes (a library lock): instant by instant, the
+// processes running before each one (SimTimeBridge::run's loop), so that
+// simulated time moves only when every process is blocked.
+void run_story_with_processes(RunContext& ctx, ProcessLocks& processes) {
+  const TrueInstant end = true_epoch + ctx.scenario.duration;
+  sim::Scheduler& sched = ctx.world.scheduler();
+  for (;;) {
+    processes.run_processes();
+    const auto next = sched.next_at();
+    if (!next || *next > end) {
+      if (sched.now() < end) sched.run_until(end);
+      return;
+    }
+    sched.run_until(*next);
+    if (story_over(ctx) || ctx.world.trace().full()) return;
+  }
+}
+
+// A library lock's factory: the client's process, made by `processes`.
+void use_processes(RunContext& ctx, ProcessLocks& processes) {
+  ctx.lock.factory = [&ctx, &processes](locks::Runtime& rt, const locks::LockConfig& config) {
+    std::size_t c = 0;
+    while (c < ctx.clients.size() && ctx.clients[c].runtime.get() != &rt) ++c;
+    return processes.make_lock(c, *ctx.clients.at(c).runtime, config);
+  };
+}
+
 // Why a recorded run stopped early: its trace reached the cap.
 std::string trace_full_message(RunContext& ctx) {
   return "the run's trace reached " + std::to_string(ctx.world.trace().record_limit()) +
@@ -242,9 +270,13 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   auto info = locks::find_lock(lock_kind);
   if (!info) return failure(locks::unknown_lock_message(lock_kind));
   if (auto why = unsupported_lock(scenario, *info)) return failure(*why);
-  if (!info->library.empty())  // live/external_lock.hpp
+  if (!info->library.empty() && !options.process_locks)  // live/external_lock.hpp, scenarios/process_locks.hpp
     return failure("lock " + info->name + " runs a client library in its own process (" + info->library +
-                   "): only `locksim live` can run it (the simulator has no simulated time for a real process)");
+                   "): the simulator runs it only through the hosted mechanism (`locksim run`, `replay`: "
+                   "liblocksim_simtime.so), or `locksim live`");
+  if (!info->library.empty() && scenario.topology != locks::Topology::Redis)  // hosted/sim_socket_server.hpp
+    return failure("lock " + info->name + " talks to " + std::string(locks::topology_name(scenario.topology)) +
+                   ": the hosted mechanism serves simulated Redis nodes only; run it with `locksim live`");
 
   RunContext ctx(scenario, *info, options.seed);
   ctx.world.trace().set_recording(options.record_trace, options.trace_limit);
@@ -259,6 +291,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   ctx.history.sale = sale_terms(scenario);
   ctx.storage = &ctx.world.add_host(kStorageHost);
   ctx.world.network().register_service(ctx.storage->id(), &storage);
+  if (!info->library.empty()) use_processes(ctx, *options.process_locks);
   build_clients(ctx);
   schedule_faults(ctx);
   if (options.activity) {  // every host is built: their clocks record into it
@@ -271,7 +304,12 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   for (auto& member : ctx.members) member->host().start();
   if (ctx.sentinel) ctx.world.find_host(kSentinelHost)->start();
   for (ClientState& c : ctx.clients) c.host->start();
-  run_story(ctx);
+  try {
+    if (options.process_locks && !info->library.empty()) run_story_with_processes(ctx, *options.process_locks);
+    else run_story(ctx);
+  } catch (const ProcessFailure& e) {
+    return failure(std::string(e.what()));
+  }
   if (ctx.world.trace().full()) return failure(trace_full_message(ctx));
   ctx.history.end = true_epoch + scenario.duration;
 

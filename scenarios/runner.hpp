@@ -21,6 +21,8 @@
 
 namespace locksim::scenarios {
 
+class ProcessLocks;
+
 struct RunOptions {
   std::string lock_kind;        // empty = the scenario's [lock] kind
   std::uint64_t seed = 1;
@@ -36,6 +38,9 @@ struct RunOptions {
   // When set, the run records where its events and packets went into it
   // (sim/activity.hpp): `locksim check` reads it to remove equivalent schedules.
   sim::Activity* activity = nullptr;
+  // Runs a library lock's client processes in simulated time
+  // (scenarios/process_locks.hpp); null: a library lock is refused.
+  ProcessLocks* process_locks = nullptr;
 };
 
 // A sale's throughput, measured in simulated time (issue 17 item 4): the

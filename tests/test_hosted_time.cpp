@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -483,4 +484,149 @@ TEST_CASE("two real redis-py processes against a simulated node, in simulated ti
   CHECK(again.digest == first.digest);
   const BridgeRun other = run_two_lockers(8);
   CHECK(other.output != first.output);  // another seed, other tokens
+}
+
+// hosted/process_lock_host.hpp: `locksim run STORY --lock lib:redis-py` runs
+// the shipped redis-py adapter (the unmodified library) in simulated time
+// inside the normal simulated run: gc-pause's nodes, pause, workload and
+// checkers, with live mode's verdict (tests/test_external.cpp live_kinds),
+// the same digest for the same seed.
+
+#include "hosted/process_lock_host.hpp"
+#include "live/external_lock.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/runner.hpp"
+#include "tests/support/shell.hpp"
+
+namespace {
+
+locksim::Result<locksim::scenarios::RunResult, std::string> run_with_process(const locksim::scenarios::Scenario& s,
+                                                                             const std::string& lock,
+                                                                             std::uint64_t seed) {
+  locksim::live::register_library_locks();
+  locksim::hosted::ProcessLockOptions options;
+  options.command = locksim::live::adapter_command(lock, s.lock);
+  options.preload = LOCKSIM_SIMTIME_LIBRARY;
+  locksim::hosted::ProcessLockHost processes(options);
+  locksim::scenarios::RunOptions run;
+  run.lock_kind = lock;
+  run.seed = seed;
+  run.process_locks = &processes;
+  auto result = locksim::scenarios::run_scenario(s, run);
+  if (result) CHECK(processes.mechanism().size() == s.clients.size());  // one process per client, no crash
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("gc-pause with lib:redis-py in simulated time: live mode's verdict, the same digest for a seed", "[hosted-time]") {
+  auto s = locksim::scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(s);
+  const auto first = run_with_process(*s, "lib:redis-py", 1);
+  INFO((first ? std::string() : first.error()));
+  REQUIRE(first);
+  CHECK(first->violation_kinds() == std::set<std::string>{"mutual-exclusion", "stale-write"});
+  CHECK(first->summary.acquisitions >= 3);  // A, B after A's entry expired, C
+  const auto again = run_with_process(*s, "lib:redis-py", 1);
+  REQUIRE(again);
+  CHECK(again->digest == first->digest);
+  CHECK(again->events == first->events);
+  const auto other = run_with_process(*s, "lib:redis-py", 2);
+  REQUIRE(other);
+  CHECK(other->violation_kinds() == first->violation_kinds());
+  CHECK(other->digest != first->digest);
+}
+
+TEST_CASE("a library lock without the hosted mechanism is refused, naming it", "[hosted-time]") {
+  locksim::live::register_library_locks();
+  auto s = locksim::scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(s);
+  locksim::scenarios::RunOptions run;
+  run.lock_kind = "lib:redis-py";
+  const auto result = locksim::scenarios::run_scenario(*s, run);
+  REQUIRE_FALSE(result);
+  CHECK(result.error().find("liblocksim_simtime.so") != std::string::npos);
+  CHECK(result.error().find("locksim live") != std::string::npos);
+}
+
+TEST_CASE("locksim run gc-pause --lock lib:redis-py: the violations, and which process ran which client", "[hosted-time]") {
+  auto [out, code] = locksim::tests::run_shell(std::string(LOCKSIM_BINARY) + " run gc-pause --lock lib:redis-py 2>&1");
+  INFO(out);
+  CHECK(code == 1);
+  CHECK(out.find("mutual-exclusion") != std::string::npos);
+  CHECK(out.find("stale-write") != std::string::npos);
+  for (const char* client : {"A", "B", "C"})
+    CHECK(out.find("simulated time: client " + std::string(client) + "'s adapter ran as process ") != std::string::npos);
+  CHECK(out.find("under liblocksim_simtime.so") != std::string::npos);
+  // Another locksim process, the same digest: nothing of the parent's (its
+  // pid: libuuid seeds uuid1() with getppid()) reaches the adapter's tokens.
+  auto [again, again_code] = locksim::tests::run_shell(std::string(LOCKSIM_BINARY) + " run gc-pause --lock lib:redis-py");
+  const auto digest = [](const std::string& text) { return text.substr(text.find("digest ")); };
+  REQUIRE(again.find("digest ") != std::string::npos);
+  CHECK(digest(again) == digest(out));
+}
+
+TEST_CASE("an adapter answering garbage in simulated time: exit 2 naming the client and the line", "[hosted-time]") {
+  const fs::path dir = fs::temp_directory_path() / ("locksim-hosted-broken-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "adapter.sh") << "while read line; do echo 'no json here'; done\n";
+  std::ofstream(dir / "broken.toml") << "name = \"broken-adapter\"\nduration = \"10s\"\n"
+                                     << "[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
+                                     << "[lock]\nkind = \"external\"\ncommand = [\"/bin/sh\", \""
+                                     << (dir / "adapter.sh").string() << "\"]\n"
+                                     << "[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+  auto [out, code] =
+      locksim::tests::run_shell(std::string(LOCKSIM_BINARY) + " run " + (dir / "broken.toml").string() + " 2>&1");
+  INFO(out);
+  CHECK(code == 2);
+  CHECK(out.find("client A's adapter") != std::string::npos);
+  CHECK(out.find("no json here") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a crash of a library lock's client kills its process; the restarted incarnation starts a new one", "[hosted-time]") {
+  const std::string toml = R"(name = "crash-restart"
+duration = "20s"
+[workload]
+kind = "lock"
+key = "lock:x"
+[lock]
+ttl = "5s"
+retry = "10ms"
+acquire_timeout = "15s"
+[redis]
+masters = 1
+[network]
+latency = "1ms..3ms"
+timeout = "1s"
+[[client]]
+name = "A"
+work = "2s"
+[[client]]
+name = "B"
+start = "1s"
+work = "2s"
+[[fault]]
+kind = "crash"
+target = "A"
+after = "A:acquired"
+at = "100ms"
+restart_after = "1s"
+)";
+  auto s = locksim::scenarios::load_scenario_text(toml, "crash-restart.toml");
+  REQUIRE(s);
+  locksim::live::register_library_locks();
+  locksim::hosted::ProcessLockOptions options;
+  options.command = locksim::live::adapter_command("lib:redis-py", s->lock);
+  options.preload = LOCKSIM_SIMTIME_LIBRARY;
+  locksim::hosted::ProcessLockHost processes(options);
+  locksim::scenarios::RunOptions run;
+  run.lock_kind = "lib:redis-py";
+  run.process_locks = &processes;
+  const auto result = locksim::scenarios::run_scenario(*s, run);
+  INFO((result ? std::string() : result.error()));
+  REQUIRE(result);
+  CHECK(processes.mechanism().size() == 3);  // A, A again after its restart, B
+  CHECK(result->violation_kinds().empty());  // A's entry expires; B, then A's new incarnation, take it in turn
+  CHECK(result->summary.acquisitions == 3);
 }

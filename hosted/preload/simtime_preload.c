@@ -411,6 +411,14 @@ pid_t getpid(void) {
   return virtual_pid;
 }
 
+/* The parent's id likewise: libuuid seeds jrand48 with getppid()
+ * (lib/randutils.c, random_get_fd: ul_jrand_seed[1]), and the parent is
+ * locksim, whose id differs from one invocation to the next. */
+pid_t getppid(void) {
+  if (!controlled() || virtual_pid == 0) return (pid_t)syscall(SYS_getppid);
+  return virtual_pid - 1;
+}
+
 ssize_t getrandom(void* buf, size_t n, unsigned int flags) {
   if (!controlled()) return syscall(SYS_getrandom, buf, n, flags);
   fill_random(buf, n);

@@ -74,6 +74,13 @@ run_live gc-pause --seed 1
 run_live gc-pause --lock lib:redis-py --seed 1
 grep -qF "adapter (/usr/bin/python3 $root/usr/share/locksim/adapters/redis-py/adapter.py)" <<<"$out" ||
   fail "lib:redis-py did not run the installed adapter: $out"
+# The same library lock in simulated time: the installed liblocksim_simtime.so.
+grep -qx 'usr/lib/.*locksim/liblocksim_simtime\.so' <<<"$files" || fail "the package has no liblocksim_simtime.so"
+set +e
+out=$("$bin" run gc-pause --lock lib:redis-py --seed 1 2>&1); code=$?
+set -e
+[[ $code -le 1 ]] || fail "locksim run gc-pause --lock lib:redis-py: exit $code: $out"
+grep -qF "adapter ran as process" <<<"$out" || fail "locksim run of lib:redis-py did not name its processes: $out"
 
 mkdir "$work/consumer"
 printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(consumer CXX)' 'find_package(locksim 0.1 REQUIRED)' \

@@ -1,0 +1,295 @@
+// ProcessLockHost (process_lock_host.hpp): library locks as real processes
+// in a simulated run.
+#include "hosted/process_lock_host.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <deque>
+#include <filesystem>
+
+#include "hosted/hosted_client.hpp"
+#include "locks/adapter_protocol.hpp"
+#include "sim/world.hpp"
+
+namespace locksim::hosted {
+
+using nlohmann::json;
+
+namespace {
+
+std::string command_text(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+std::string shown(const std::string& text) { return locks::shown_adapter_line(text); }
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+struct ProcessLockHost::Client {
+  std::string name, label;
+  sim::Host* host = nullptr;
+  std::unique_ptr<HostedClient> hosted;
+  int to_stdin = -1, from_stdout = -1;  // our ends of its pipes
+  std::string buffer;                   // stdout bytes not yet a whole line
+  std::deque<std::string> lines;        // answer lines not yet taken
+  std::optional<sim::Scheduler::SlotRef> waiting;  // the operation awaiting a line
+  std::int64_t next_id = 0;
+  bool hello_pending = false;  // its answer is the first line
+  ~Client() {
+    close_fd(to_stdin);
+    close_fd(from_stdout);
+  }
+};
+
+namespace {
+
+// co_await: the client's next answer line, once run_processes has read it.
+class AnswerAwaiter {
+ public:
+  explicit AnswerAwaiter(ProcessLockHost::Client& cl) : cl_(cl), sched_(cl.host->scheduler()) {}
+  AnswerAwaiter(const AnswerAwaiter&) = delete;
+  AnswerAwaiter& operator=(const AnswerAwaiter&) = delete;
+  ~AnswerAwaiter() {
+    if (armed_) sched_.release_slot(slot_);
+  }
+  bool await_ready() const noexcept { return !cl_.lines.empty(); }
+  void await_suspend(std::coroutine_handle<> h) {
+    slot_ = sched_.acquire_slot(h, cl_.host->id());
+    armed_ = true;
+    cl_.waiting = slot_;
+  }
+  std::string await_resume() {
+    std::string line = std::move(cl_.lines.front());
+    cl_.lines.pop_front();
+    return line;
+  }
+
+ private:
+  ProcessLockHost::Client& cl_;
+  sim::Scheduler& sched_;
+  sim::Scheduler::SlotRef slot_;
+  bool armed_ = false;
+};
+
+// A request (outside the coroutines: g++ 12 rejects a braced json in a co_await).
+json request(const std::string& op) { return json{{"op", op}}; }
+json request(const std::string& op, const std::string& token) { return json{{"op", op}, {"token", token}}; }
+
+class ProcessLock final : public locks::Lock {
+ public:
+  ProcessLock(ProcessLockHost& host, std::size_t client, const locks::LockConfig& config)
+      : host_(host), client_(client), key_(config.key) {}
+
+  Task<std::optional<locks::Lease>> try_acquire() override {
+    const json answer = co_await host_.call(client_, request("acquire"));
+    if (!answer["result"].get<bool>()) co_return std::nullopt;
+    locks::Lease lease;
+    lease.key = key_;
+    lease.token = answer["token"].get<std::string>();
+    if (answer.contains("fencing") && answer["fencing"].is_number_integer())
+      lease.fencing_token = answer["fencing"].get<std::int64_t>();
+    co_return lease;
+  }
+  Task<bool> release(locks::Lease& lease) override {
+    const json answer = co_await host_.call(client_, request("release", lease.token));
+    co_return answer["result"].get<bool>();
+  }
+  Task<bool> extend(locks::Lease& lease) override {
+    const json answer = co_await host_.call(client_, request("extend", lease.token));
+    co_return answer["result"].get<bool>();
+  }
+  bool still_valid(const locks::Lease& lease) override {
+    return host_.call_now(client_, request("valid", lease.token))["result"].get<bool>();
+  }
+  std::uint64_t round_trips() const override { return 0; }  // the library's commands are its own
+
+ private:
+  ProcessLockHost& host_;
+  std::size_t client_;
+  std::string key_;
+};
+
+}  // namespace
+
+ProcessLockHost::ProcessLockHost(ProcessLockOptions options) : options_(std::move(options)) {}
+ProcessLockHost::~ProcessLockHost() = default;
+
+std::unique_ptr<locks::Lock> ProcessLockHost::make_lock(std::size_t c, locks::SimRuntime& runtime,
+                                                        const locks::LockConfig& config) {
+  if (clients_.size() <= c) clients_.resize(c + 1);
+  if (!clients_[c]) {
+    auto cl = std::make_unique<Client>();
+    cl->host = &runtime.host();
+    cl->name = cl->host->name();
+    cl->label = "client " + cl->name + "'s adapter (" + command_text(options_.command) + ")";
+    cl->hosted = std::make_unique<HostedClient>(*cl->host, runtime.node_count(),
+                                                [&runtime](std::size_t n) { return runtime.node_host(n); });
+    cl->host->on_crash([this, c] { on_crash(c); });
+    clients_[c] = std::move(cl);
+  }
+  start_process(c, runtime, config);
+  return std::make_unique<ProcessLock>(*this, c, config);
+}
+
+// The incarnation's process, its pipes, and the hello written to it (its
+// answer is read by the first call).
+void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, const locks::LockConfig& config) {
+  Client& cl = *clients_[c];
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    throw scenarios::ProcessFailure(cl.label + ": cannot create a pipe");
+  close_fd(cl.to_stdin);
+  close_fd(cl.from_stdout);
+  cl.to_stdin = in[1];
+  cl.from_stdout = out[0];
+  ::fcntl(cl.from_stdout, F_SETFL, O_NONBLOCK);
+  cl.buffer.clear();
+  cl.lines.clear();
+  cl.waiting.reset();
+  ProcessSpec spec;
+  spec.argv = options_.command;
+  spec.preload = options_.preload;
+  spec.bound = options_.bound;
+  spec.stdin_fd = in[0];
+  spec.stdout_fd = out[1];
+  cl.hosted->start(spec, "hosted-" + cl.name + "-" + std::to_string(cl.host->incarnation()));
+  ::close(in[0]);
+  ::close(out[1]);
+  mechanism_.push_back("simulated time: client " + cl.name + "'s adapter ran as process " +
+                       std::to_string(cl.hosted->process()->pid()) + " under " +
+                       std::filesystem::path(options_.preload).filename().string());
+  std::vector<std::string> servers;
+  for (std::size_t n = 0; n < runtime.node_count(); ++n)
+    servers.push_back("127.0.0.1:" + std::to_string(cl.hosted->port(n)));
+  json hello = locks::adapter_hello(cl.name, std::move(servers), config, runtime.command_timeout(), 1.0);
+  cl.next_id = 0;
+  send(cl, hello);
+  cl.hello_pending = true;
+}
+
+void ProcessLockHost::on_crash(std::size_t c) {
+  Client& cl = *clients_[c];
+  cl.hosted->kill();
+  close_fd(cl.to_stdin);
+  close_fd(cl.from_stdout);
+  cl.lines.clear();
+  cl.waiting.reset();
+  cl.hello_pending = false;
+}
+
+void ProcessLockHost::run_processes() {
+  for (auto& cl : clients_) {
+    if (!cl) continue;
+    cl->hosted->run();
+    collect_output(*cl);
+  }
+  for (auto& cl : clients_)
+    if (cl) cl->hosted->send_commands();
+}
+
+// Its stdout's whole lines; a line wakes the operation awaiting it. An
+// ended process (not killed by a crash) ends the run.
+void ProcessLockHost::collect_output(Client& cl) {
+  char chunk[4096];
+  ssize_t n;
+  while (cl.from_stdout >= 0 && (n = ::read(cl.from_stdout, chunk, sizeof chunk)) > 0)
+    cl.buffer.append(chunk, static_cast<std::size_t>(n));
+  for (auto nl = cl.buffer.find('\n'); nl != std::string::npos; nl = cl.buffer.find('\n')) {
+    cl.lines.push_back(cl.buffer.substr(0, nl));
+    cl.buffer.erase(0, nl + 1);
+  }
+  sim::Scheduler& sched = cl.host->scheduler();
+  if (!cl.lines.empty() && cl.waiting) {
+    if (sched.slot_live(*cl.waiting)) sched.wake_at(sched.now(), *cl.waiting, 0);
+    cl.waiting.reset();
+  }
+  const ClientEnd& end = cl.hosted->end();
+  if (!end.refused.empty())
+    throw scenarios::ProcessFailure(cl.label + ": the simulated-time mechanism refused it: " + end.refused);
+  if (end.exit_status)
+    throw scenarios::ProcessFailure(cl.label + ": the adapter exited (status " + std::to_string(*end.exit_status) +
+                                    ") during the run" + (cl.buffer.empty() ? "" : ", its last output: " +
+                                                          shown(cl.buffer)));
+}
+
+// Writes the request with a fresh id; returns the line written.
+std::string ProcessLockHost::send(Client& cl, json& request) {
+  request["id"] = cl.next_id++;
+  const std::string line = request.dump() + "\n";
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(cl.to_stdin, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) broken(cl, request["op"].get<std::string>(), "the adapter closed its stdin", line);
+    done += static_cast<std::size_t>(n);
+  }
+  cl.hosted->input_ready(0);
+  return line;
+}
+
+Task<json> ProcessLockHost::call(std::size_t c, json request) {
+  Client& cl = *clients_.at(c);
+  if (cl.hello_pending) {
+    cl.hello_pending = false;
+    const std::string text = co_await AnswerAwaiter(cl);
+    checked(cl, text, "hello", 0, "(hello)");
+  }
+  const std::string op = request["op"].get<std::string>();
+  const std::string line = send(cl, request);
+  const std::string text = co_await AnswerAwaiter(cl);
+  co_return checked(cl, text, op, request["id"].get<std::int64_t>(), line);
+}
+
+json ProcessLockHost::call_now(std::size_t c, json request) {
+  Client& cl = *clients_.at(c);
+  const std::string op = request["op"].get<std::string>();
+  if (cl.hello_pending) broken(cl, op, "asked before the adapter's hello was answered", "(hello)");
+  const std::string line = send(cl, request);
+  cl.hosted->run();
+  collect_output(cl);
+  if (cl.lines.empty()) {
+    const auto& b = cl.hosted->blocked();
+    broken(cl, op,
+           "the adapter waited (in " + (b ? b->call : std::string("?")) +
+               ") before answering: locksim's still_valid() is synchronous, the answer must need no server "
+               "call nor sleep",
+           line);
+  }
+  const std::string text = std::move(cl.lines.front());
+  cl.lines.pop_front();
+  return checked(cl, text, op, request["id"].get<std::int64_t>(), line);
+}
+
+json ProcessLockHost::checked(Client& cl, const std::string& text, const std::string& op, std::int64_t id,
+                              const std::string& request) {
+  json answer = json::parse(text, nullptr, false);
+  if (answer.is_discarded()) broken(cl, op, "the answer is not JSON: " + shown(text), request);
+  if (auto problem = locks::adapter_answer_problem(answer, id, op); !problem.empty())
+    broken(cl, op, problem + ": " + shown(text), request);
+  if (answer.contains("unsupported"))
+    broken(cl, op, "the adapter does not support '" + op + "' (" + shown(answer["unsupported"].dump()) + ")", request);
+  if (op == "hello" && !answer["result"].get<bool>())
+    broken(cl, op, "the adapter could not start its library: " + shown(answer.value("error", json()).dump()), request);
+  if (answer.contains("error")) {
+    const json& e = answer["error"];
+    cl.host->world().note(cl.host->id(), "adapter", op + " raised " + e["class"].get<std::string>() + ": " +
+                                                        shown(e.value("message", std::string())));
+  }
+  return answer;
+}
+
+void ProcessLockHost::broken(Client& cl, const std::string& op, const std::string& what, const std::string& request) {
+  std::string req = request;
+  if (!req.empty() && req.back() == '\n') req.pop_back();
+  throw scenarios::ProcessFailure(cl.label + ", " + op + ": " + what + " (request: " + shown(req) + ")");
+}
+
+}  // namespace locksim::hosted
