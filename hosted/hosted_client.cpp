@@ -12,13 +12,9 @@ namespace locksim::hosted {
 
 namespace {
 
-// A real TCP connection has no command timeout: the client library's own
-// socket timeout decides. The simulated call waits (almost) forever.
-constexpr Duration kNoTimeout = std::chrono::hours(24 * 365);
-
 Task<void> send_task(HostedClient* client, sim::Connection* conn, Argv argv, std::size_t node,
                      std::uint64_t connection, std::uint64_t seq) {
-  Reply reply = co_await conn->call(std::move(argv), kNoTimeout);
+  Reply reply = co_await conn->call(std::move(argv), kNoCommandTimeout);
   client->deliver(node, connection, seq, std::move(reply));
 }
 
@@ -132,11 +128,7 @@ void HostedClient::send_commands() {
 }
 
 void HostedClient::deliver(std::size_t node, std::uint64_t connection, std::uint64_t seq, Reply reply) {
-  SimSocketServer& server = *servers_[node];
-  if (reply.is_error() && (reply.str == kResetError || reply.str == kTimeoutError || reply.str == kRefusedError))
-    server.reset(connection);
-  else
-    server.reply(connection, seq, reply);
+  servers_[node]->answer(connection, seq, reply);
   // A process waiting on fds looks again (the shim polls before it trusts
   // the answer); one that only sleeps is left asleep.
   if (blocked_ && !blocked_->fds.empty() && !ended_) resume(false);

@@ -109,6 +109,15 @@ Drained SimSocketServer::drain() {
   return out;
 }
 
+bool SimSocketServer::answer(std::uint64_t connection, std::uint64_t seq, const Reply& reply) {
+  if (reply.is_error() && (reply.str == kResetError || reply.str == kTimeoutError || reply.str == kRefusedError)) {
+    reset(connection);
+    return false;
+  }
+  this->reply(connection, seq, reply);
+  return true;
+}
+
 void SimSocketServer::reply(std::uint64_t connection, std::uint64_t seq, const Reply& reply) {
   auto it = connections_.find(connection);
   if (it == connections_.end()) return;  // closed meanwhile: the reply is lost, as on a real socket

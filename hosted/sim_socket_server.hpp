@@ -21,8 +21,14 @@
 #include <vector>
 
 #include "vocab/reply.hpp"
+#include "vocab/time.hpp"
 
 namespace locksim::hosted {
+
+// A real TCP connection has no command timeout: the client library's own
+// socket timeout decides. A command from a socket waits in the simulated
+// network (almost) forever.
+inline constexpr Duration kNoCommandTimeout = std::chrono::hours(24 * 365);
 
 struct WireCommand {
   std::uint64_t connection;
@@ -47,6 +53,10 @@ class SimSocketServer {
   Drained drain();
   // The reply to command `seq` of `connection`; held until the ones before it are written.
   void reply(std::uint64_t connection, std::uint64_t seq, const Reply& reply);
+  // What the simulated network answered to command `seq`: a reset, lost or
+  // refused connection resets the socket (false); any other reply is
+  // written as reply() does (true).
+  bool answer(std::uint64_t connection, std::uint64_t seq, const Reply& reply);
   // Close once every owed reply is written (QUIT).
   void close_after_replies(std::uint64_t connection);
   void reset(std::uint64_t connection);  // RST now, replies owed are lost

@@ -9,17 +9,13 @@
 namespace locksim::hosted {
 namespace {
 
-// A real TCP connection has no command timeout: the client library's own
-// socket timeout decides. The simulated call waits (almost) forever.
-constexpr Duration kNoTimeout = std::chrono::hours(24 * 365);
-
 bool is_quit(const Argv& argv) {
   return !argv.empty() && argv[0].size() == 4 && strncasecmp(argv[0].c_str(), "quit", 4) == 0;
 }
 
 Task<void> forward_task(WireBridge* bridge, sim::Connection* conn, Argv argv, WireBridge::Destination to) {
   Argv sent = argv;
-  Reply reply = co_await conn->call(std::move(sent), kNoTimeout);
+  Reply reply = co_await conn->call(std::move(sent), kNoCommandTimeout);
   bridge->deliver(to, argv, std::move(reply));
 }
 
@@ -56,13 +52,7 @@ void WireBridge::forward(std::size_t node, WireCommand command) {
 
 void WireBridge::deliver(const Destination& to, const Argv& argv, Reply reply) {
   SimSocketServer& server = *servers_[to.node];
-  // A reset or lost connection in the simulated network resets the socket.
-  if (reply.is_error() && (reply.str == kResetError || reply.str == kTimeoutError || reply.str == kRefusedError)) {
-    server.reset(to.connection);
-    return;
-  }
-  server.reply(to.connection, to.seq, reply);
-  if (is_quit(argv)) server.close_after_replies(to.connection);
+  if (server.answer(to.connection, to.seq, reply) && is_quit(argv)) server.close_after_replies(to.connection);
 }
 
 void WireBridge::step(int max_wait_ms) {

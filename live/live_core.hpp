@@ -9,6 +9,7 @@
 // under `mutex`.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -52,6 +53,11 @@ struct LiveCore {
   TrueInstant to_true(LocalInstant steady) const {
     return TrueInstant{
         in_scenario_time(steady.time_since_epoch() - std::chrono::duration_cast<Duration>(origin.time_since_epoch()))};
+  }
+  // A real wall-clock reading (system_clock, microseconds since its epoch)
+  // in scenario time; a reading from before the origin is the origin.
+  TrueInstant wall_to_true(std::chrono::microseconds wall) const {
+    return TrueInstant{in_scenario_time(std::max(Duration{0}, std::chrono::duration_cast<Duration>(wall - origin_wall)))};
   }
   // Whether the partition cuts a from b; requires mutex.
   bool cut(const std::string& a, const std::string& b) const { return partition_mode && partition.cut(a, b); }

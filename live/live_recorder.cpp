@@ -33,9 +33,8 @@ void LiveRecorder::record_entry(const ProbedCommand& p, std::optional<Kind> kind
   if (core_.stop.load()) return;
   // TIME shows the node's own wall clock (stepped or drifting under a clock
   // fault): take its offset off to place the command in real time.
-  const auto real = std::chrono::microseconds(stamp.time_us) - core_.origin_wall -
-                    std::chrono::duration_cast<std::chrono::microseconds>(server_wall_offset);
-  const TrueInstant at{core_.in_scenario_time(std::max(Duration{0}, std::chrono::duration_cast<Duration>(real)))};
+  const TrueInstant at = core_.wall_to_true(std::chrono::microseconds(stamp.time_us) -
+                                            std::chrono::duration_cast<std::chrono::microseconds>(server_wall_offset));
   const auto node = static_cast<sim::HostId>(p.node);
   if (kind)
     history_.entries.push_back(
@@ -49,8 +48,7 @@ void LiveRecorder::record_entry(const ProbedCommand& p, std::optional<Kind> kind
 void LiveRecorder::record_observed(std::size_t node, const scenarios::KeyspaceReplay::Effect& e,
                                    std::int64_t real_time_us) {
   std::lock_guard lk(core_.mutex);
-  const auto real = std::chrono::microseconds(real_time_us) - core_.origin_wall;
-  const TrueInstant at{core_.in_scenario_time(std::max(Duration{0}, std::chrono::duration_cast<Duration>(real)))};
+  const TrueInstant at = core_.wall_to_true(std::chrono::microseconds(real_time_us));
   history_.entries.push_back({at, observed_++, static_cast<sim::HostId>(node), e.client, e.replicated, e.kind, e.key,
                               scenarios::entry_command_text(e.argv)});
   // The replay saw every command and its own expiries: only a creation
