@@ -10,6 +10,8 @@
 #   fuzz    the libFuzzer targets (fuzz/) of the same build-clang/, each run
 #           for FUZZ_SECONDS over its seed corpus (the catalog, the tests'
 #           inputs, fuzz/corpus/). A crash leaves its input in build-clang/.
+#   clang-build  only builds build-clang/ (the clang and fuzz steps' tree);
+#           scripts/run-tests.sh runs it beside the real-time suites.
 #   asan    build-asan/: GCC with ASan + UBSan (-O1): the deterministic suites
 #           and a sanitized sweep again, under the other compiler's checks.
 #           Its compile takes about twice the Release build's, so CI leaves
@@ -89,6 +91,13 @@ configure_clang() {
     -DCMAKE_CXX_FLAGS="$sanitize -fno-sanitize=function -fsanitize=fuzzer-no-link"
 }
 
+fuzz_targets=(fuzz_scenario fuzz_jsonl fuzz_replay fuzz_redis_engine)
+
+clang_build() {
+  configure_clang
+  cmake --build build-clang --parallel "$jobs" --target locksim locksim_tests "${fuzz_targets[@]}"
+}
+
 clang_pass() {
   configure_clang
   timed "the clang build" cmake --build build-clang --parallel "$jobs" --target locksim locksim_tests
@@ -117,7 +126,7 @@ fuzz_corpus() {
 
 fuzz() {
   configure_clang
-  cmake --build build-clang --parallel "$jobs" --target fuzz_scenario fuzz_jsonl fuzz_replay fuzz_redis_engine
+  cmake --build build-clang --parallel "$jobs" --target "${fuzz_targets[@]}"
   fuzz_corpus
   # libFuzzer runs one process on one core: the targets run $jobs at a time,
   # each still FUZZ_SECONDS on a core of its own (2 cores: 2 x 30 s of wall
@@ -149,8 +158,9 @@ steps=("$@")
 for step in "${steps[@]}"; do
   case $step in
     asan) timed "asan (build + suites + catalog sweep)" asan ;;
+    clang-build) timed "the clang build (locksim, tests, fuzz targets)" clang_build ;;
     clang) timed "clang (sanitized build + two sweeps + suites)" clang_pass ;;
     fuzz) timed "fuzz (build + 4 x ${FUZZ_SECONDS} s)" fuzz ;;
-    *) echo "hardening: unknown step '$step' (asan, clang, fuzz)" >&2; exit 2 ;;
+    *) echo "hardening: unknown step '$step' (asan, clang, clang-build, fuzz)" >&2; exit 2 ;;
   esac
 done
