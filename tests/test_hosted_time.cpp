@@ -829,7 +829,8 @@ TEST_CASE("own adapter, JVM: the java launcher's first thread is refused naming 
                 "called pthread_create: a second thread");
 }
 
-TEST_CASE("own adapter, a shell script running redis-cli: refused at the first program it starts", "[hosted-time]") {
+TEST_CASE("own adapter, a shell script: refused at the first program it starts (redis-cli), runs on builtins",
+          "[hosted-time]") {
   OwnAdapter own;
   std::ofstream(own.dir / "adapter.sh")
       << "while IFS= read -r line; do\n"
@@ -844,4 +845,15 @@ TEST_CASE("own adapter, a shell script running redis-cli: refused at the first p
   // The hello is answered by bash's builtins; the acquire's $(redis-cli ...) forks.
   check_refused(own, own.run("\"/bin/bash\", \"" + own.path("adapter.sh") + "\""),
                 "called fork: another process or program");
+  // The same script without the program runs: bash's own reads and writes.
+  std::ofstream(own.dir / "builtins.sh")
+      << "while IFS= read -r line; do\n"
+         "  id=${line##*\\\"id\\\":}; id=${id%%[,\\}]*}\n"
+         "  case $line in *'\"op\":\"hello\"'*) r=true ;; *) r=false ;; esac\n"
+         "  echo \"{\\\"id\\\":$id,\\\"result\\\":$r}\"\n"
+         "done\n";
+  const auto [out, code] = own.run("\"/bin/bash\", \"" + own.path("builtins.sh") + "\"", "", " --trace");
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find("A  gave-up  lock:x") != std::string::npos);
 }
