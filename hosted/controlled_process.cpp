@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -11,9 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -28,6 +31,10 @@ namespace locksim::hosted {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// How often the controller, waiting for a report, looks whether the program
+// sleeps in the kernel in a wait the shim did not report (before its hello:
+// unloaded_reason; a read of its stdin: stdin_read_wait).
+constexpr std::int64_t kLookSliceMs = 5;
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error("hosted process: " + what + ": " + std::strerror(errno));
@@ -121,7 +128,8 @@ const char* syscall_name(long number) {
 
 }  // namespace
 
-ControlledProcess::ControlledProcess(const ProcessSpec& spec) : bound_(spec.bound), preload_(spec.preload) {
+ControlledProcess::ControlledProcess(const ProcessSpec& spec)
+    : bound_(spec.bound), preload_(spec.preload), owner_stdin_(spec.stdin_fd >= 0) {
   if (spec.argv.empty()) throw std::invalid_argument("hosted process: an empty argv");
   if (access(spec.preload.c_str(), R_OK) != 0)
     throw std::invalid_argument("hosted process: no shim library at '" + spec.preload + "'");
@@ -192,9 +200,14 @@ Stop ControlledProcess::receive() {
   const auto until = Clock::now() + bound_;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    const auto slice = std::min<std::int64_t>(left, kLookSliceMs);
     pollfd fds[2] = {{channel_, POLLIN, 0}, {pidfd_, POLLIN, 0}};
-    const int ready = poll(fds, 2, left > 0 ? static_cast<int>(left) : 0);
+    const int ready = poll(fds, 2, slice > 0 ? static_cast<int>(slice) : 0);
     if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0 && program_.empty() && sleeps_in_kernel() && !hello_pending()) return refuse(unloaded_reason());
+    if (ready == 0)
+      if (auto wait = stdin_read_wait()) return std::move(*wait);
+    if (ready == 0 && slice < left) continue;
     if (ready == 0) return refuse(stuck_reason());
     if (!(fds[0].revents & POLLIN)) return exited();
     locksim_simtime_report report{};
@@ -242,6 +255,63 @@ std::string ControlledProcess::stuck_reason() const {
   return out.str();
 }
 
+// Whether the process sleeps in the kernel (state S in /proc/<pid>/stat).
+// Before the shim's hello that is a wait the shim never saw: the dynamic
+// loader and the shim's constructor, which run first, never sleep (a page
+// fault on a file is state D), so a program that sleeps before the hello
+// runs without the shim — a static binary blocked on its stdin.
+bool ControlledProcess::sleeps_in_kernel() const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  const auto close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'S';
+}
+
+// Whether the channel holds a report (the shim sleeps in its hello's
+// exchange only after sending it).
+bool ControlledProcess::hello_pending() const {
+  pollfd fd = {channel_, POLLIN, 0};
+  return poll(&fd, 1, 0) > 0;
+}
+
+// A read of its stdin that sleeps in the kernel without passing the shim:
+// glibc's stdio reads through its internal __read, which no LD_PRELOAD
+// wrapper sees (a C program's fgets). When stdin is the owner's pipe and it
+// is empty, only the owner's next write ends that wait, so it is a wait
+// like the shim's: on fd 0, no deadline. Its end needs no answer on the
+// channel (the kernel's read returns the data).
+std::optional<Blocked> ControlledProcess::stdin_read_wait() {
+  if (!owner_stdin_ || program_.empty() || !sleeps_in_kernel() || hello_pending()) return std::nullopt;
+  const std::string proc = "/proc/" + std::to_string(pid_);
+  std::ifstream in(proc + "/syscall");
+  long number = -1;
+  std::string fd;
+  if (!(in >> number >> fd) || number != SYS_read || std::strtol(fd.c_str(), nullptr, 16) != 0) return std::nullopt;
+  const int its_stdin = open((proc + "/fd/0").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  int unread = -1;
+  if (its_stdin >= 0 && ioctl(its_stdin, FIONREAD, &unread) != 0) unread = -1;
+  if (its_stdin >= 0) close(its_stdin);
+  if (unread != 0) return std::nullopt;  // data on its way to it: it is about to run
+  waiting_ = kernel_wait_ = true;
+  return Blocked{{{0, POLLIN}}, std::nullopt, "read (of stdin, inside libc: stdio)"};
+}
+
+// The refusal of a program that waits without having loaded the shim, at
+// once rather than after the bound: what it is and where it waits.
+std::string ControlledProcess::unloaded_reason() const {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid_) + "/exe", ec);
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/syscall");
+  long number = -1;
+  in >> number;
+  std::ostringstream out;
+  out << "pid " << pid_ << " (" << (ec ? std::string("?") : exe.string()) << ") did not load " << preload_
+      << " (statically linked? Go?): it waits in system call " << syscall_name(number) << " (" << number
+      << ") and never said hello; a program the shim does not control would run in real time";
+  return out.str();
+}
+
 Stop ControlledProcess::refuse(std::string reason) {
   kill();
   return Refused{std::move(reason)};
@@ -264,7 +334,7 @@ Stop ControlledProcess::exited() {
   waitpid(pid_, &status, 0);
   const std::string ended = who();
   pid_ = -1;
-  waiting_ = false;
+  waiting_ = kernel_wait_ = false;
   if (program_.empty())
     return Refused{ended + " ended (wait status " + std::to_string(status) + ") before the shim said hello: " +
                    never_loaded()};
@@ -273,6 +343,10 @@ Stop ControlledProcess::exited() {
 
 void ControlledProcess::answer(std::uint32_t kind, const std::vector<int>& fds) {
   if (!waiting_) throw std::logic_error("hosted process: a resume while it runs");
+  if (kernel_wait_) {  // stdin_read_wait: the owner's write ends it
+    kernel_wait_ = waiting_ = false;
+    return;
+  }
   locksim_simtime_answer a{};
   a.kind = kind;
   for (const int fd : fds) {
@@ -296,7 +370,7 @@ void ControlledProcess::kill() {
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
-  waiting_ = false;
+  waiting_ = kernel_wait_ = false;
 }
 
 }  // namespace locksim::hosted

@@ -7,7 +7,11 @@
 // (resume_ready / resume_timed_out), after moving the clocks; not resuming
 // is a pause; kill() is a crash. What the shim cannot control (a second
 // thread, another program, a real-time timer, a call that never blocks nor
-// returns within the real-time bound) is a Refused with the reason.
+// returns within the real-time bound) is a Refused with the reason. Two
+// kernel waits the controller sees itself (/proc/<pid>/stat and syscall):
+// a program asleep before the shim's hello did not load the shim (a static
+// binary: Refused at once), and a read of the owner's empty stdin pipe past
+// the shim (glibc's stdio) is a Blocked on fd 0 without a deadline.
 //
 // The process is started in its own process group with PR_SET_PDEATHSIG
 // (SIGKILL), so none survives the thread that started it; the destructor
@@ -55,7 +59,9 @@ struct ProcessSpec {
   std::string preload;  // liblocksim_simtime.so's path
   std::uint64_t seed = 0;
   std::int64_t monotonic_ns = 0, wall_ns = 0;  // the clocks at the start
-  int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;  // -1: the caller's
+  // -1: the caller's. A stdin of the owner's is also a wait the controller
+  // sees without the shim: a libc-internal read of it (stdio).
+  int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
   // How long, in real time, the process may run without blocking or exiting.
   std::chrono::milliseconds bound{10000};
 };
@@ -96,6 +102,10 @@ class ControlledProcess {
   Stop refuse(std::string reason);
   Stop exited();
   std::string stuck_reason() const;
+  bool sleeps_in_kernel() const;
+  bool hello_pending() const;
+  std::optional<Blocked> stdin_read_wait();
+  std::string unloaded_reason() const;
 
   pid_t pid_ = -1;
   int channel_ = -1;  // our end of the SOCK_SEQPACKET pair
@@ -106,6 +116,8 @@ class ControlledProcess {
   bool waiting_ = false;  // the process is blocked, waiting for an answer
   std::string program_;
   std::string preload_;
+  bool owner_stdin_ = false;  // stdin is the owner's (spec.stdin_fd): only it writes there
+  bool kernel_wait_ = false;  // the wait is stdin_read_wait's, not the shim's
 };
 
 }  // namespace locksim::hosted

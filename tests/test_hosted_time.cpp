@@ -14,10 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -341,12 +343,14 @@ TEST_CASE("hosted time: a process that neither blocks nor exits within the bound
   int pipe_fds[2];
   REQUIRE(pipe(pipe_fds) == 0);
   // The sleep first: the bound then counts from just before the read, not
-  // from python3's start on a loaded machine.
-  Python py(R"(import ctypes, time
+  // from python3's start on a loaded machine. Not stdin, the owner's pipe:
+  // a read of that is a wait the controller sees (the next test).
+  Python py(R"(import ctypes, os, time
 libc = ctypes.CDLL(None, use_errno=True)
 buf = ctypes.create_string_buffer(1)
+r, w = os.pipe()
 time.sleep(0.001)
-libc.syscall(0, 0, buf, 1)  # SYS_read on stdin, an empty pipe: past the shim, not trapped
+libc.syscall(0, r, buf, 1)  # SYS_read on an empty pipe of its own: past the shim, not trapped
 )", 1, pipe_fds[0]);
   py.spec.bound = std::chrono::milliseconds(2000);
   ControlledProcess p(py.spec);
@@ -356,6 +360,34 @@ libc.syscall(0, 0, buf, 1)  # SYS_read on stdin, an empty pipe: past the shim, n
   const std::string reason = std::get<Refused>(stop).reason;
   CHECK(reason.find("neither blocked") != std::string::npos);
   CHECK(reason.find("system call read (0)") != std::string::npos);
+  close(pipe_fds[1]);
+}
+
+TEST_CASE("hosted time: a read of the owner's stdin past the shim (libc-internal, stdio) is a wait on fd 0",
+          "[hosted-time]") {
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  // Python's own reads pass the shim; a raw read of stdin stands for
+  // glibc's stdio (fgets reads through its internal __read).
+  Python py(R"(import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(6)
+libc.syscall(0, 0, buf, 6)
+print(buf.value.decode(), end='')
+)", 1, pipe_fds[0]);
+  ControlledProcess p(py.spec);
+  close(pipe_fds[0]);
+  Stop stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(std::holds_alternative<Blocked>(stop));
+  CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
+  CHECK_FALSE(std::get<Blocked>(stop).deadline_ns);
+  REQUIRE(write(pipe_fds[1], "hello\n", 6) == 6);
+  p.resume_ready({0});
+  stop = p.run_until_blocked();
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "hello\n");
   close(pipe_fds[1]);
 }
 
@@ -629,4 +661,199 @@ restart_after = "1s"
   CHECK(processes.mechanism().size() == 3);  // A, A again after its restart, B
   CHECK(result->violation_kinds().empty());  // A's entry expires; B, then A's new incarnation, take it in turn
   CHECK(result->summary.acquisitions == 3);
+}
+
+// ------------------------------------------- a user's own adapter, by runtime
+// Issue 39, point 6: what `locksim run` does with a user's own adapter
+// (lock "external") in each runtime, the rows of docs/external-clients.md's
+// "What runs in simulated time, by runtime". A refusal is one line naming
+// the client and the reason, exit 2, and leaves no process behind.
+
+namespace {
+
+constexpr const char* kProbeAdapterC = R"(#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+/* Answers hello, refuses every acquire. Reads each request with read(2)
+ * (locksim writes the next only after the answer), or with STDIO, fgets. */
+static int next_line(char* line, size_t size) {
+#ifdef STDIO
+  return fgets(line, (int)size, stdin) != NULL; /* glibc's internal read: not the shim's wrapper */
+#else
+  const ssize_t got = read(0, line, size - 1);
+  if (got <= 0) return 0;
+  line[got] = '\0';
+  return 1;
+#endif
+}
+int main(void) {
+  char line[4096];
+  while (next_line(line, sizeof line)) {
+#ifdef RAW_CLOCK
+    struct timespec ts;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+#endif
+    const char* id = strstr(line, "\"id\":");
+    char answer[128];
+    const int n = snprintf(answer, sizeof answer, "{\"id\":%d,\"result\":%s}\n", id ? atoi(id + 5) : 0,
+                           strstr(line, "\"hello\"") ? "true,\"library\":\"c\"" : "false");
+    write(1, answer, (size_t)n);
+  }
+  return 0;
+}
+)";
+
+// A one-client story of lock "external" in a directory of its own, whose
+// path every adapter's command line holds (so a survivor can be found).
+struct OwnAdapter {
+  fs::path dir = fs::temp_directory_path() / ("locksim-own-adapter-" + std::to_string(getpid()));
+  OwnAdapter() { fs::create_directories(dir); }
+  ~OwnAdapter() { fs::remove_all(dir); }
+  // `locksim run` of `story` (default: one client, one lock) with [lock]
+  // command = `command` (TOML array items): its output (2>&1) and exit code.
+  std::pair<std::string, int> run(const std::string& command, std::string story = "",
+                                  const std::string& options = "") const {
+    if (story.empty())
+      story = "name = \"own-adapter\"\nduration = \"10s\"\n[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
+              "[lock]\nkind = \"naive-del\"\n[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+    const std::string kind = "kind = \"naive-del\"";
+    story.replace(story.find(kind), kind.size(), "kind = \"external\"\ncommand = [" + command + "]");
+    std::ofstream(dir / "story.toml") << story;
+    return locksim::tests::run_shell(std::string(LOCKSIM_BINARY) + " run " + (dir / "story.toml").string() + options +
+                                     " 2>&1");
+  }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  // A C program of kProbeAdapterC, built with `flags`.
+  std::string compile(const std::string& name, const std::string& flags) const {
+    std::ofstream(dir / "probe.c") << kProbeAdapterC;
+    // The build's compiler, compiling C (-x c): the test needs no other.
+    const auto [out, code] = locksim::tests::run_shell(std::string(CMAKE_CXX_COMPILER_PATH) + " -x c " + flags +
+                                                       " -o " + path(name) + " " + path("probe.c") + " 2>&1");
+    INFO(out);
+    REQUIRE(code == 0);
+    return "\"" + path(name) + "\"";
+  }
+  // Whether a process whose command line names this directory is alive.
+  bool survivor() const {
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      std::ifstream in(entry.path() / "cmdline");
+      std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (cmdline.find(dir.string()) != std::string::npos && !gone(std::atoi(entry.path().filename().c_str())))
+        return true;
+    }
+    return false;
+  }
+};
+
+// A refusal as the brief of point 6 has it: exit 2, one line naming client
+// A's adapter and `reason`, nobody left.
+void check_refused(const OwnAdapter& own, const std::pair<std::string, int>& run, const std::string& reason) {
+  const auto& [out, code] = run;
+  INFO(out);
+  CHECK(code == 2);
+  CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+  CHECK(out.find("client A's adapter") != std::string::npos);
+  CHECK(out.find(reason) != std::string::npos);
+  CHECK_FALSE(own.survivor());
+}
+
+// The "A complete adapter" sample of docs/external-clients.md, as a user copies it.
+std::string documented_adapter() {
+  std::ifstream in(std::string(LOCKSIM_SOURCE_DIR) + "/docs/external-clients.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto begin = doc.find("```python\n#!/usr/bin/python3\n");
+  REQUIRE(begin != std::string::npos);
+  const auto start = begin + std::string("```python\n").size();
+  return doc.substr(start, doc.find("```", start) - start);
+}
+
+std::string catalog_story(const std::string& name) {
+  std::ifstream in(std::string(LOCKSIM_SOURCE_DIR) + "/scenarios/catalog/" + name + ".toml");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("own adapter, Python: the documented adapter runs gc-pause in simulated time with redis-py's verdict",
+          "[hosted-time]") {
+  OwnAdapter own;
+  std::ofstream(own.dir / "my_adapter.py") << documented_adapter();
+  const auto [out, code] = own.run("\"/usr/bin/python3\", \"" + own.path("my_adapter.py") + "\"", catalog_story("gc-pause"));
+  INFO(out);
+  CHECK(code == 1);
+  CHECK(out.find("mutual-exclusion") != std::string::npos);
+  CHECK(out.find("stale-write") != std::string::npos);
+  CHECK(out.find("simulated time: client B's adapter ran as process ") != std::string::npos);
+  CHECK_FALSE(own.survivor());
+}
+
+TEST_CASE("own adapter, C: dynamically linked it runs (stdio too); statically linked it is refused at once",
+          "[hosted-time]") {
+  OwnAdapter own;
+  for (const char* flags : {"-O1", "-O1 -DSTDIO"}) {
+    const auto [out, code] = own.run(own.compile("dynamic", flags), "", " --trace");
+    INFO(flags << ": " << out);
+    CHECK(code == 0);
+    CHECK(out.find("simulated time: client A's adapter ran as process ") != std::string::npos);
+    CHECK(out.find("A  gave-up  lock:x") != std::string::npos);  // it answered the acquire: no
+  }
+  // Without the dynamic loader LD_PRELOAD loads nothing: the program blocks
+  // in read(0) without a hello, which the controller sees within a few
+  // 5 ms slices (the 10 s bound would have named the same call, later).
+  check_refused(own, own.run(own.compile("static", "-O1 -static")),
+                "did not load " + fs::path(LOCKSIM_SIMTIME_LIBRARY).string() +
+                    " (statically linked? Go?): it waits in system call read (0)");
+}
+
+TEST_CASE("own adapter, C with a raw syscall: the seccomp backstop refuses it naming the call", "[hosted-time]") {
+  OwnAdapter own;
+  check_refused(own, own.run(own.compile("raw", "-O1 -DRAW_CLOCK")),
+                "called the system call clock_gettime outside the shim's wrappers");
+}
+
+TEST_CASE("own adapter, JVM: the java launcher's first thread is refused naming pthread_create", "[hosted-time]") {
+  if (!fs::exists("/usr/bin/java")) {
+    WARN("no /usr/bin/java (scripts/setup.sh installs it for ZooKeeper): not measured");
+    return;
+  }
+  OwnAdapter own;
+  std::ofstream(own.dir / "Adapter.java")
+      << "public class Adapter { public static void main(String[] a) throws Exception {\n"
+         "  var in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));\n"
+         "  for (String l; (l = in.readLine()) != null;) System.out.println(\"{\\\"id\\\":0,\\\"result\\\":true}\");\n"
+         "} }\n";
+  check_refused(own, own.run("\"/usr/bin/java\", \"" + own.path("Adapter.java") + "\""),
+                "called pthread_create: a second thread");
+}
+
+TEST_CASE("own adapter, a shell script: refused at the first program it starts (redis-cli), runs on builtins",
+          "[hosted-time]") {
+  OwnAdapter own;
+  std::ofstream(own.dir / "adapter.sh")
+      << "while IFS= read -r line; do\n"
+         "  id=${line##*\\\"id\\\":}; id=${id%%[,\\}]*}\n"
+         "  case $line in\n"
+         "    *'\"op\":\"hello\"'*) s=${line#*\\\"servers\\\":[\\\"}; s=${s%%\\\"*}; echo \"{\\\"id\\\":$id,\\\"result\\\":true}\" ;;\n"
+         "    *'\"op\":\"acquire\"'*) r=$(redis-cli -h \"${s%:*}\" -p \"${s##*:}\" SET lock:x t NX PX 10000)\n"
+         "      echo \"{\\\"id\\\":$id,\\\"result\\\":true,\\\"token\\\":\\\"t\\\"}\" ;;\n"
+         "    *) echo \"{\\\"id\\\":$id,\\\"result\\\":false}\" ;;\n"
+         "  esac\n"
+         "done\n";
+  // The hello is answered by bash's builtins; the acquire's $(redis-cli ...) forks.
+  check_refused(own, own.run("\"/bin/bash\", \"" + own.path("adapter.sh") + "\""),
+                "called fork: another process or program");
+  // The same script without the program runs: bash's own reads and writes.
+  std::ofstream(own.dir / "builtins.sh")
+      << "while IFS= read -r line; do\n"
+         "  id=${line##*\\\"id\\\":}; id=${id%%[,\\}]*}\n"
+         "  case $line in *'\"op\":\"hello\"'*) r=true ;; *) r=false ;; esac\n"
+         "  echo \"{\\\"id\\\":$id,\\\"result\\\":$r}\"\n"
+         "done\n";
+  const auto [out, code] = own.run("\"/bin/bash\", \"" + own.path("builtins.sh") + "\"", "", " --trace");
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find("A  gave-up  lock:x") != std::string::npos);
 }
