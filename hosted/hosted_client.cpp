@@ -46,7 +46,7 @@ HostedClient::~HostedClient() {
   if (process_) process_->kill();
 }
 
-void HostedClient::start(ProcessSpec spec, const std::string& seed_stream) {
+void HostedClient::start(ProcessSpec spec, const std::string& seed_stream, ControlledProcess* zygote) {
   spec.seed = host_->world().stream(seed_stream).next();
   spec.monotonic_ns = ns_of(host_->monotonic_now());
   spec.wall_ns = ns_of(host_->wall_now());
@@ -54,7 +54,7 @@ void HostedClient::start(ProcessSpec spec, const std::string& seed_stream) {
   blocked_.reset();
   deadline_id_.reset();
   end_ = {};
-  process_ = std::make_unique<ControlledProcess>(spec);
+  process_ = zygote ? std::make_unique<ControlledProcess>(spec, *zygote) : std::make_unique<ControlledProcess>(spec);
   runnable_ = true;  // to its first wait
   ended_ = false;
   host_->world().note(host_->id(), "process", "started " + spec.argv.front());

@@ -45,9 +45,10 @@ class HostedClient {
 
   int port(std::size_t node) const { return servers_.at(node)->port(); }
   sim::Host& host() { return *host_; }
-  // Starts the program now; the clocks and the seed are filled in here
-  // (the seed from the world's stream `seed_stream`).
-  void start(ProcessSpec spec, const std::string& seed_stream);
+  // Starts the program now (forked from `zygote` when given); the clocks
+  // and the seed are filled in here (the seed from the world's stream
+  // `seed_stream`).
+  void start(ProcessSpec spec, const std::string& seed_stream, ControlledProcess* zygote = nullptr);
   // Runs the process while it may (not while its host is paused).
   void run();
   bool runnable() const { return runnable_ && !ended_; }
