@@ -60,12 +60,15 @@ void HostedClient::start(ProcessSpec spec, const std::string& seed_stream, Contr
   host_->world().note(host_->id(), "process", "started " + spec.argv.front());
 }
 
-void HostedClient::run() {
+bool HostedClient::run() {
+  const bool ran = runnable() && !host_->paused();
   while (runnable() && !host_->paused()) run_once();
+  return ran;
 }
 
 void HostedClient::run_once() {
   runnable_ = false;
+  ran_ = true;
   const Stop stop = process_->run_until_blocked();
   if (const auto* b = std::get_if<Blocked>(&stop)) return on_blocked(*b);
   ended_ = true;
@@ -120,6 +123,8 @@ void HostedClient::kill() {
 }
 
 void HostedClient::send_commands() {
+  if (!ran_) return;
+  ran_ = false;
   sim::World& world = host_->world();
   for (std::size_t n = 0; n < servers_.size(); ++n) {
     Drained drained = servers_[n]->drain();

@@ -238,11 +238,8 @@ void ProcessLockHost::on_crash(std::size_t c) {
 }
 
 void ProcessLockHost::run_processes() {
-  for (auto& cl : clients_) {
-    if (!cl) continue;
-    cl->hosted->run();
-    collect_output(*cl);
-  }
+  for (auto& cl : clients_)
+    if (cl && cl->hosted->run()) collect_output(*cl);  // only a process that ran wrote anything
   for (auto& cl : clients_)
     if (cl) cl->hosted->send_commands();
 }
