@@ -631,6 +631,20 @@ TEST_CASE("locksim run gc-pause --lock lib:redis-py: the violations, and which p
   CHECK(digest(again) == digest(out));
 }
 
+TEST_CASE("LOCKSIM_ZYGOTE=0 starts each adapter process afresh, with the same digest; another value is refused", "[hosted-time]") {
+  const std::string run = std::string(LOCKSIM_BINARY) + " run gc-pause --lock lib:redis-py";
+  auto [forked, forked_code] = locksim::tests::run_shell(run + " 2>&1");
+  auto [fresh, fresh_code] = locksim::tests::run_shell("LOCKSIM_ZYGOTE=0 " + run + " 2>&1");
+  INFO(fresh);
+  CHECK(forked.find("forked from its zygote") != std::string::npos);
+  CHECK(fresh.find("zygote") == std::string::npos);
+  REQUIRE(fresh.find("digest ") != std::string::npos);
+  CHECK(fresh.substr(fresh.find("digest ")) == forked.substr(forked.find("digest ")));
+  auto [bad, bad_code] = locksim::tests::run_shell("LOCKSIM_ZYGOTE=yes " + run + " 2>&1");
+  CHECK(bad_code == 2);
+  CHECK(bad.find("LOCKSIM_ZYGOTE: 'yes' is neither 0 nor 1") != std::string::npos);
+}
+
 TEST_CASE("an adapter answering garbage in simulated time: exit 2 naming the client and the line", "[hosted-time]") {
   const fs::path dir = fs::temp_directory_path() / ("locksim-hosted-broken-" + std::to_string(getpid()));
   fs::create_directories(dir);
