@@ -10,6 +10,10 @@
 #include <string>
 
 #include "hosted/controlled_process.hpp"
+#include "hosted/process_lock_host.hpp"
+#include "live/external_lock.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/runner.hpp"
 
 namespace {
 
@@ -61,5 +65,50 @@ void BM_HostedBlockRoundTrip(benchmark::State& state) {
   state.counters["us_per_block"] = per_block_us;
 }
 BENCHMARK(BM_HostedBlockRoundTrip)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+// One gc-pause run, as `locksim run gc-pause --lock LOCK --seed SEED` makes
+// it: for a library lock its adapter runs in simulated time (process_lock_host.hpp),
+// each process started afresh or forked from this thread's zygote.
+bool gc_pause_run(const std::string& lock, bool zygote, std::uint64_t seed) {
+  using namespace locksim;
+  static const auto scenario = [] {
+    live::register_library_locks();
+    return scenarios::load_catalog_scenario("gc-pause");
+  }();
+  scenarios::RunOptions run;
+  run.lock_kind = lock;
+  run.seed = seed;
+  std::unique_ptr<ProcessLockHost> processes;
+  if (lock.starts_with("lib:")) {
+    ProcessLockOptions options;
+    options.command = live::adapter_command(lock, scenario->lock);
+    options.preload = LOCKSIM_SIMTIME_LIBRARY;
+    options.zygote = zygote;
+    processes = std::make_unique<ProcessLockHost>(options);
+    run.process_locks = processes.get();
+  }
+  const auto result = scenarios::run_scenario(*scenario, run);
+  return result && !result->violation_kinds().empty();
+}
+
+// Runs per second over all threads (2: the 2-core target of issue 39), one
+// seed after another; each thread's zygote is started by a run before the
+// timing (it is kept across runs, as a sweep's worker keeps it).
+void BM_GcPause(benchmark::State& state, const std::string& lock, bool zygote) {
+  std::uint64_t seed = 1 + 1000000 * static_cast<std::uint64_t>(state.thread_index());
+  if (!gc_pause_run(lock, zygote, seed)) state.SkipWithError("gc-pause found no violation");
+  for (auto _ : state)
+    if (!gc_pause_run(lock, zygote, ++seed)) state.SkipWithError("gc-pause found no violation");
+  state.counters["runs_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                    benchmark::Counter::kIsRate);
+}
+// Fixed iteration counts: the benchmark runs once, so time(1) of the whole
+// process (bench/hosted-speed.sh) counts exactly its runs (2 x (N + 1)).
+BENCHMARK_CAPTURE(BM_GcPause, redis_py_cold, std::string("lib:redis-py"), false)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Threads(2)->Iterations(8);
+BENCHMARK_CAPTURE(BM_GcPause, redis_py_zygote, std::string("lib:redis-py"), true)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Threads(2)->Iterations(20);
+BENCHMARK_CAPTURE(BM_GcPause, token, std::string("token"), false)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Threads(2)->Iterations(200);
 
 }  // namespace

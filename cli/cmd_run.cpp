@@ -13,6 +13,7 @@
 // would hide which run was meant.
 #include <wordexp.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -101,6 +102,12 @@ std::unique_ptr<hosted::ProcessLockHost> process_locks_for(const scenarios::Scen
     throw InputError(e.what());
   }
   options.preload = library->string();
+  // LOCKSIM_ZYGOTE=0: each process starts afresh (docs/external-clients.md).
+  if (const char* zygote = std::getenv("LOCKSIM_ZYGOTE")) {
+    if (std::string(zygote) != "0" && std::string(zygote) != "1")
+      throw InputError("environment variable LOCKSIM_ZYGOTE: '" + std::string(zygote) + "' is neither 0 nor 1");
+    options.zygote = std::string(zygote) == "1";
+  }
   return std::make_unique<hosted::ProcessLockHost>(std::move(options));
 }
 

@@ -54,7 +54,12 @@ std::vector<std::string> environment(const ProcessSpec& spec, int channel, int p
   vars["LD_PRELOAD"] = spec.preload + (old == vars.end() || old->second.empty() ? "" : ":" + old->second);
   vars[LOCKSIM_SIMTIME_CHANNEL_ENV] = std::to_string(channel);
   vars[LOCKSIM_SIMTIME_CLOCKS_ENV] = std::to_string(page);
-  vars[LOCKSIM_SIMTIME_SEED_ENV] = std::to_string(spec.seed);
+  // A start that settles at its first input draws from seed 0 until then
+  // (its environment is then the same in every run, the zygote's too:
+  // "settle" and "zygote" have one length).
+  vars[LOCKSIM_SIMTIME_SEED_ENV] = std::to_string(spec.first_input == FirstInput::nothing ? spec.seed : 0);
+  if (spec.first_input != FirstInput::nothing)
+    vars[LOCKSIM_SIMTIME_FIRST_INPUT_ENV] = spec.first_input == FirstInput::settle ? "settle" : "zygote";
   std::vector<std::string> out;
   for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
   return out;
@@ -155,17 +160,40 @@ void ControlledProcess::release() {
 
 std::string ControlledProcess::who() const { return "pid " + std::to_string(pid_) + " (" + program_ + ")"; }
 
-void ControlledProcess::spawn(const ProcessSpec& spec) {
+// The channel pair (ours in channel_) and the clocks page, mapped; the
+// child's ends are returned, close-on-exec. A start that settles sees
+// kStartClocks until its first input.
+void ControlledProcess::open_channel(const ProcessSpec& spec, int& child_channel, int& page) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) fail("socketpair");
   channel_ = pair[0];
-  const int child_channel = high_fd(pair[1]);
-  const int page = high_fd(static_cast<int>(syscall(SYS_memfd_create, "locksim-simtime", MFD_CLOEXEC)));
+  child_channel = high_fd(pair[1]);
+  page = high_fd(static_cast<int>(syscall(SYS_memfd_create, "locksim-simtime", MFD_CLOEXEC)));
   if (ftruncate(page, sizeof(locksim_simtime_clocks)) != 0) fail("ftruncate");
   clocks_ = mmap(nullptr, sizeof(locksim_simtime_clocks), PROT_READ | PROT_WRITE, MAP_SHARED, page, 0);
   if (clocks_ == MAP_FAILED) fail("mmap");
   static_cast<locksim_simtime_clocks*>(clocks_)->magic = LOCKSIM_SIMTIME_MAGIC;
-  set_clocks(spec.monotonic_ns, spec.wall_ns);
+  seed_ = spec.seed;
+  settle_monotonic_ns_ = spec.monotonic_ns;
+  settle_wall_ns_ = spec.wall_ns;
+  if (spec.first_input == FirstInput::nothing)
+    set_clocks(spec.monotonic_ns, spec.wall_ns);
+  else
+    set_clocks(kStartMonotonicNs, kStartWallNs);
+}
+
+// Our child now (forked here, or by a zygote with CLONE_PARENT).
+void ControlledProcess::adopt(pid_t pid) {
+  pid_ = pid;
+  setpgid(pid_, pid_);  // also here: no race with a kill() right after the start
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd_ < 0) fail("pidfd_open");
+  stat_fd_ = open(("/proc/" + std::to_string(pid_) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+}
+
+void ControlledProcess::spawn(const ProcessSpec& spec) {
+  int child_channel = -1, page = -1;
+  open_channel(spec, child_channel, page);
   auto args = spec.argv;
   auto env = environment(spec, child_channel, page);
   auto argv = pointers(args), envp = pointers(env);
@@ -177,10 +205,57 @@ void ControlledProcess::spawn(const ProcessSpec& spec) {
   close(page);
   errno = fork_errno;
   if (pid_ < 0) fail("fork");
-  setpgid(pid_, pid_);  // also here: no race with a kill() right after the start
-  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
-  if (pidfd_ < 0) fail("pidfd_open");
-  stat_fd_ = open(("/proc/" + std::to_string(pid_) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  adopt(pid_);
+}
+
+ControlledProcess::ControlledProcess(const ProcessSpec& spec, ControlledProcess& zygote)
+    : bound_(spec.bound), preload_(zygote.preload_) {
+  if (!zygote.serving_forks()) throw std::logic_error("hosted process: a fork from a process that serves none");
+  try {
+    int child_channel = -1, page = -1;
+    open_channel(spec, child_channel, page);
+    const pid_t pid = zygote.fork_child(child_channel, page, spec);
+    close(child_channel);
+    close(page);
+    adopt(pid);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+// One fork order to this zygote (simtime_protocol.h): the child's channel,
+// clocks page and standard fds go as SCM_RIGHTS; the answer is its pid.
+pid_t ControlledProcess::fork_child(int child_channel, int page, const ProcessSpec& spec) {
+  const int fds[LOCKSIM_SIMTIME_FORK_FDS] = {child_channel, page, spec.stdin_fd >= 0 ? spec.stdin_fd : 0,
+                                             spec.stdout_fd >= 0 ? spec.stdout_fd : 1,
+                                             spec.stderr_fd >= 0 ? spec.stderr_fd : 2};
+  locksim_simtime_answer order{};
+  order.kind = LOCKSIM_SIMTIME_FORK;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
+  iovec iov{&order, sizeof order};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof fds);
+  std::memcpy(CMSG_DATA(c), fds, sizeof fds);
+  locksim_simtime_report report{};
+  pollfd ready = {channel_, POLLIN, 0};
+  if (sendmsg(channel_, &msg, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof order) ||
+      poll(&ready, 1, static_cast<int>(bound_.count())) != 1 ||
+      recv(channel_, &report, sizeof report, 0) != static_cast<ssize_t>(sizeof report) ||
+      report.kind != LOCKSIM_SIMTIME_FORKED || report.fds[0] <= 0) {
+    const std::string what = "hosted process: the zygote " + who() + " did not fork a child: " +
+                             (report.fds[0] < 0 ? std::strerror(-report.fds[0]) : "no answer");
+    kill();
+    throw std::runtime_error(what);
+  }
+  return report.fds[0];
 }
 
 void ControlledProcess::set_clocks(std::int64_t monotonic_ns, std::int64_t wall_ns) {
@@ -222,6 +297,20 @@ Stop ControlledProcess::receive() {
       continue;
     }
     if (report.kind == LOCKSIM_SIMTIME_HELLO) return refuse(who() + " exec'd another program: " + text);
+    if (report.kind == LOCKSIM_SIMTIME_SETTLE) {  // its first input: the run's clocks and seed
+      set_clocks(settle_monotonic_ns_, settle_wall_ns_);
+      waiting_ = true;
+      answer(LOCKSIM_SIMTIME_READY, {}, seed_);
+      continue;
+    }
+    if (report.kind == LOCKSIM_SIMTIME_ZYGOTE) {  // no answer: fork orders (fork_child) from now on
+      if (const int threads = thread_count(stat_fd_); threads > 1)
+        return refuse(who() + " runs " + std::to_string(threads) + " threads at its first input: a zygote must "
+                      "have one to fork (a child has only the forking thread); LOCKSIM_ZYGOTE=0 starts each "
+                      "process afresh");
+      serving_forks_ = true;
+      return Blocked{{}, std::nullopt, kForkServer};
+    }
     if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who() + " called " + text);
     if (const int threads = thread_count(stat_fd_); threads > 1)
       return refuse(who() + " runs " + std::to_string(threads) +
@@ -341,7 +430,7 @@ Stop ControlledProcess::exited() {
   return Exited{status};
 }
 
-void ControlledProcess::answer(std::uint32_t kind, const std::vector<int>& fds) {
+void ControlledProcess::answer(std::uint32_t kind, const std::vector<int>& fds, std::uint64_t seed) {
   if (!waiting_) throw std::logic_error("hosted process: a resume while it runs");
   if (kernel_wait_) {  // stdin_read_wait: the owner's write ends it
     kernel_wait_ = waiting_ = false;
@@ -349,6 +438,7 @@ void ControlledProcess::answer(std::uint32_t kind, const std::vector<int>& fds) 
   }
   locksim_simtime_answer a{};
   a.kind = kind;
+  a.seed = seed;
   for (const int fd : fds) {
     if (a.nfds == LOCKSIM_SIMTIME_MAX_FDS) break;
     a.fds[a.nfds++] = fd;

@@ -16,6 +16,13 @@
 // The process is started in its own process group with PR_SET_PDEATHSIG
 // (SIGKILL), so none survives the thread that started it; the destructor
 // kills and reaps it. Not thread-safe: one owner drives it.
+//
+// A zygote (FirstInput::zygote) runs a program's start once and forks
+// there, on order, a child per process (the constructor taking a zygote):
+// the child is this thread's child like a fresh start, with its own
+// channel, clocks page and pipes, and it settles on its own seed and clocks
+// (simtime_protocol.h), so what it does is what a fresh start with
+// FirstInput::settle does.
 #pragma once
 
 #include <sys/types.h>
@@ -52,6 +59,14 @@ struct Refused {
 
 using Stop = std::variant<Blocked, Exited, Refused>;
 
+// What the shim does at the program's first read of, or wait on, its stdin
+// (simtime_protocol.h): nothing; settle (the start ran at kStartClocks and
+// seed 0; there the run's clocks and `seed` take over); or serve forks.
+enum class FirstInput { nothing, settle, zygote };
+
+// The clocks a program's start sees when it settles at its first input.
+inline constexpr std::int64_t kStartMonotonicNs = 0, kStartWallNs = 0;
+
 struct ProcessSpec {
   std::vector<std::string> argv;  // argv[0] is the program's path
   // Added to (or replacing in) the caller's environment.
@@ -64,6 +79,7 @@ struct ProcessSpec {
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
   // How long, in real time, the process may run without blocking or exiting.
   std::chrono::milliseconds bound{10000};
+  FirstInput first_input = FirstInput::nothing;
 };
 
 class ControlledProcess {
@@ -72,6 +88,10 @@ class ControlledProcess {
   // A program that ends or waits without the shim's hello (a static binary,
   // a runtime ignoring LD_PRELOAD, an exec that failed) is a Refused.
   explicit ControlledProcess(const ProcessSpec& spec);
+  // The same program forked by `zygote` (serving_forks()) at its first
+  // input; `spec` gives the pipes, seed, clocks and bound (its argv and
+  // preload are the zygote's). A zygote that cannot fork throws.
+  ControlledProcess(const ProcessSpec& spec, ControlledProcess& zygote);
   ~ControlledProcess();
   ControlledProcess(const ControlledProcess&) = delete;
   ControlledProcess& operator=(const ControlledProcess&) = delete;
@@ -89,15 +109,22 @@ class ControlledProcess {
   void kill();
 
   pid_t pid() const { return pid_; }
+  // A zygote that reached its first input (run_until_blocked returned
+  // Blocked{.call = kForkServer}) and is alive.
+  bool serving_forks() const { return serving_forks_ && pid_ > 0; }
+  static constexpr const char* kForkServer = "the zygote's fork server";
   // The program's path the shim reported when it started.
   const std::string& program() const { return program_; }
 
  private:
   void spawn(const ProcessSpec& spec);
+  void open_channel(const ProcessSpec& spec, int& child_channel, int& page);
+  void adopt(pid_t pid);
+  pid_t fork_child(int child_channel, int page, const ProcessSpec& spec);
   void release();
   std::string who() const;
   std::string never_loaded() const;
-  void answer(std::uint32_t kind, const std::vector<int>& fds);
+  void answer(std::uint32_t kind, const std::vector<int>& fds, std::uint64_t seed = 0);
   Stop receive();
   Stop refuse(std::string reason);
   Stop exited();
@@ -114,6 +141,10 @@ class ControlledProcess {
   void* clocks_ = nullptr;  // the mapped clocks page
   std::chrono::milliseconds bound_;
   bool waiting_ = false;  // the process is blocked, waiting for an answer
+  bool serving_forks_ = false;
+  // FirstInput::settle: what the first input's answer brings.
+  std::uint64_t seed_ = 0;
+  std::int64_t settle_monotonic_ns_ = 0, settle_wall_ns_ = 0;
   std::string program_;
   std::string preload_;
   bool owner_stdin_ = false;  // stdin is the owner's (spec.stdin_fd): only it writes there

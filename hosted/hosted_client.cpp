@@ -42,7 +42,7 @@ HostedClient::~HostedClient() {
   if (process_) process_->kill();
 }
 
-void HostedClient::start(ProcessSpec spec, const std::string& seed_stream) {
+void HostedClient::start(ProcessSpec spec, const std::string& seed_stream, ControlledProcess* zygote) {
   spec.seed = host_->world().stream(seed_stream).next();
   spec.monotonic_ns = ns_of(host_->monotonic_now());
   spec.wall_ns = ns_of(host_->wall_now());
@@ -50,18 +50,21 @@ void HostedClient::start(ProcessSpec spec, const std::string& seed_stream) {
   blocked_.reset();
   deadline_id_.reset();
   end_ = {};
-  process_ = std::make_unique<ControlledProcess>(spec);
+  process_ = zygote ? std::make_unique<ControlledProcess>(spec, *zygote) : std::make_unique<ControlledProcess>(spec);
   runnable_ = true;  // to its first wait
   ended_ = false;
   host_->world().note(host_->id(), "process", "started " + spec.argv.front());
 }
 
-void HostedClient::run() {
+bool HostedClient::run() {
+  const bool ran = runnable() && !host_->paused();
   while (runnable() && !host_->paused()) run_once();
+  return ran;
 }
 
 void HostedClient::run_once() {
   runnable_ = false;
+  ran_ = true;
   const Stop stop = process_->run_until_blocked();
   if (const auto* b = std::get_if<Blocked>(&stop)) return on_blocked(*b);
   ended_ = true;
@@ -116,6 +119,8 @@ void HostedClient::kill() {
 }
 
 void HostedClient::send_commands() {
+  if (!ran_) return;
+  ran_ = false;
   sim::World& world = host_->world();
   for (std::size_t n = 0; n < servers_.size(); ++n) {
     Drained drained = servers_[n]->drain();

@@ -45,14 +45,18 @@ class HostedClient {
 
   int port(std::size_t node) const { return servers_.at(node)->port(); }
   sim::Host& host() { return *host_; }
-  // Starts the program now; the clocks and the seed are filled in here
-  // (the seed from the world's stream `seed_stream`).
-  void start(ProcessSpec spec, const std::string& seed_stream);
-  // Runs the process while it may (not while its host is paused).
-  void run();
+  // Starts the program now (forked from `zygote` when given); the clocks
+  // and the seed are filled in here (the seed from the world's stream
+  // `seed_stream`).
+  void start(ProcessSpec spec, const std::string& seed_stream, ControlledProcess* zygote = nullptr);
+  // Runs the process while it may (not while its host is paused); whether
+  // it ran.
+  bool run();
   bool runnable() const { return runnable_ && !ended_; }
   // What it wrote to its sockets leaves its host now, in node, connection
-  // and byte order.
+  // and byte order. Only a process that ran since the last call wrote
+  // anything: otherwise the sockets are not even looked at (an accept or a
+  // read that finds nothing costs a system call each, per instant).
   void send_commands();
   // Bytes were written to its fd `fd` (a pipe): a wait on it ends.
   void input_ready(int fd);
@@ -79,6 +83,7 @@ class HostedClient {
   std::unique_ptr<ControlledProcess> process_;
   std::optional<Blocked> blocked_;  // the wait it is in, if any
   bool runnable_ = false;
+  bool ran_ = false;  // since the last send_commands
   std::uint64_t wait_ = 0;                   // the current wait's number: a stale deadline is ignored
   std::optional<std::uint64_t> deadline_id_;  // the host task that ends the current wait
   ClientEnd end_;

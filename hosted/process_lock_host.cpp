@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <filesystem>
+#include <map>
 
 #include "hosted/hosted_client.hpp"
 #include "locks/adapter_protocol.hpp"
@@ -29,6 +30,42 @@ std::string shown(const std::string& text) { return locks::shown_adapter_line(te
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
   fd = -1;
+}
+
+// The adapter's zygote for this thread: started at its first use, kept for
+// the thread's later runs (a sweep's or hunt's worker), killed with the
+// thread (thread_local; PR_SET_PDEATHSIG if the thread dies first). Its
+// stdin and stdout are pipes like a process's (the start sees the same
+// kinds of fds), unused: the children get their own.
+ControlledProcess& zygote_for(const ProcessLockOptions& options, const std::string& label) {
+  thread_local std::map<std::vector<std::string>, std::unique_ptr<ControlledProcess>> zygotes;
+  auto& zygote = zygotes[options.command];
+  if (zygote && zygote->serving_forks()) return *zygote;
+  zygote.reset();
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) throw scenarios::ProcessFailure(label + ": cannot create a pipe");
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    throw scenarios::ProcessFailure(label + ": cannot create a pipe");
+  }
+  ProcessSpec spec;
+  spec.argv = options.command;
+  spec.preload = options.preload;
+  spec.bound = options.bound;
+  spec.first_input = FirstInput::zygote;
+  spec.stdin_fd = in[0];
+  spec.stdout_fd = out[1];
+  auto started = std::make_unique<ControlledProcess>(spec);
+  for (const int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+  const Stop stop = started->run_until_blocked();
+  if (!started->serving_forks()) {
+    const auto* refused = std::get_if<Refused>(&stop);
+    throw scenarios::ProcessFailure(label + ": its zygote ended before its first read of stdin" +
+                                    (refused ? ": " + refused->reason : std::string()));
+  }
+  zygote = std::move(started);
+  return *zygote;
 }
 
 }  // namespace
@@ -160,12 +197,27 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   spec.bound = options_.bound;
   spec.stdin_fd = in[0];
   spec.stdout_fd = out[1];
-  cl.hosted->start(spec, "hosted-" + cl.name + "-" + std::to_string(cl.host->incarnation()));
-  ::close(in[0]);
-  ::close(out[1]);
+  spec.first_input = FirstInput::settle;
+  const auto close_child_ends = [&] {
+    ::close(in[0]);
+    ::close(out[1]);
+  };
+  ControlledProcess* zygote = nullptr;
+  try {
+    if (options_.zygote) zygote = &zygote_for(options_, cl.label);
+    cl.hosted->start(spec, "hosted-" + cl.name + "-" + std::to_string(cl.host->incarnation()), zygote);
+  } catch (const scenarios::ProcessFailure&) {
+    close_child_ends();
+    throw;
+  } catch (const std::runtime_error& e) {  // a pipe, fork or zygote that failed
+    close_child_ends();
+    throw scenarios::ProcessFailure(cl.label + ": " + e.what());
+  }
+  close_child_ends();
   mechanism_.push_back("simulated time: client " + cl.name + "'s adapter ran as process " +
                        std::to_string(cl.hosted->process()->pid()) + " under " +
-                       std::filesystem::path(options_.preload).filename().string());
+                       std::filesystem::path(options_.preload).filename().string() +
+                       (zygote ? ", forked from its zygote (process " + std::to_string(zygote->pid()) + ")" : ""));
   std::vector<std::string> servers;
   for (std::size_t n = 0; n < runtime.node_count(); ++n)
     servers.push_back("127.0.0.1:" + std::to_string(cl.hosted->port(n)));
@@ -186,11 +238,8 @@ void ProcessLockHost::on_crash(std::size_t c) {
 }
 
 void ProcessLockHost::run_processes() {
-  for (auto& cl : clients_) {
-    if (!cl) continue;
-    cl->hosted->run();
-    collect_output(*cl);
-  }
+  for (auto& cl : clients_)
+    if (cl && cl->hosted->run()) collect_output(*cl);  // only a process that ran wrote anything
   for (auto& cl : clients_)
     if (cl) cl->hosted->send_commands();
 }

@@ -15,6 +15,12 @@
 // the client's host kills the process (its sockets reset); the restarted
 // incarnation starts a new one. A refused, exited or misbehaving adapter
 // ends the run with a scenarios::ProcessFailure naming client and line.
+//
+// Every process settles at its first input (FirstInput::settle): its start
+// (the interpreter and the library's imports) is the same in every run, and
+// by default it is made once: a zygote per adapter command and thread forks
+// each process there (controlled_process.hpp), a few ms instead of the
+// start's hundreds.
 #pragma once
 
 #include <chrono>
@@ -32,6 +38,10 @@ struct ProcessLockOptions {
   std::vector<std::string> command;        // the adapter's command line (live::adapter_command)
   std::string preload;                     // liblocksim_simtime.so
   std::chrono::milliseconds bound{10000};  // real time a process may run without blocking
+  // Fork each process from the adapter's zygote (one per command and
+  // thread, kept across runs: zygote_for in the .cpp) instead of starting
+  // the program afresh. The run is the same either way.
+  bool zygote = true;
 };
 
 class ProcessLockHost final : public scenarios::ProcessLocks {

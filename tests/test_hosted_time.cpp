@@ -534,18 +534,22 @@ namespace {
 
 locksim::Result<locksim::scenarios::RunResult, std::string> run_with_process(const locksim::scenarios::Scenario& s,
                                                                              const std::string& lock,
-                                                                             std::uint64_t seed) {
+                                                                             std::uint64_t seed, bool zygote = true,
+                                                                             std::vector<std::string>* mechanism = nullptr) {
   locksim::live::register_library_locks();
   locksim::hosted::ProcessLockOptions options;
   options.command = locksim::live::adapter_command(lock, s.lock);
   options.preload = LOCKSIM_SIMTIME_LIBRARY;
+  options.zygote = zygote;
   locksim::hosted::ProcessLockHost processes(options);
+  if (mechanism) mechanism->clear();
   locksim::scenarios::RunOptions run;
   run.lock_kind = lock;
   run.seed = seed;
   run.process_locks = &processes;
   auto result = locksim::scenarios::run_scenario(s, run);
   if (result) CHECK(processes.mechanism().size() == s.clients.size());  // one process per client, no crash
+  if (mechanism) *mechanism = processes.mechanism();
   return result;
 }
 
@@ -567,6 +571,67 @@ TEST_CASE("gc-pause with lib:redis-py in simulated time: live mode's verdict, th
   REQUIRE(other);
   CHECK(other->violation_kinds() == first->violation_kinds());
   CHECK(other->digest != first->digest);
+}
+
+// The zygote (controlled_process.hpp): the adapter starts once per thread
+// and each process is forked at its first read of stdin; what a run does
+// (its digest, its events: the adapter's answers, tokens included) is what
+// a fresh start of each process does, and a zygote carries nothing from
+// one run to the next.
+TEST_CASE("gc-pause with lib:redis-py: a zygote's runs are fresh starts' runs, seed by seed", "[hosted-time]") {
+  auto s = locksim::scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(s);
+  std::vector<std::string> mechanism;
+  const auto fresh1 = run_with_process(*s, "lib:redis-py", 1, false, &mechanism);
+  REQUIRE(fresh1);
+  CHECK(mechanism.front().find("zygote") == std::string::npos);
+  const auto fresh2 = run_with_process(*s, "lib:redis-py", 2, false);
+  REQUIRE(fresh2);
+  // Back to back through the same zygote (this thread's): 1, 2, then 1.
+  const auto forked1 = run_with_process(*s, "lib:redis-py", 1, true, &mechanism);
+  INFO((forked1 ? std::string() : forked1.error()));
+  REQUIRE(forked1);
+  REQUIRE(mechanism.size() == 3);
+  CHECK(mechanism[0].find(", forked from its zygote (process ") != std::string::npos);
+  const std::string zygote = mechanism[0].substr(mechanism[0].find("zygote (process "));
+  const auto forked2 = run_with_process(*s, "lib:redis-py", 2, true, &mechanism);
+  REQUIRE(forked2);
+  CHECK(mechanism[2].substr(mechanism[2].find("zygote (process ")) == zygote);  // one zygote for both runs
+  const auto again1 = run_with_process(*s, "lib:redis-py", 1);
+  REQUIRE(again1);
+  CHECK(forked1->digest == fresh1->digest);
+  CHECK(forked1->events == fresh1->events);
+  CHECK(forked2->digest == fresh2->digest);
+  CHECK(forked2->events == fresh2->events);
+  CHECK(again1->digest == fresh1->digest);
+  CHECK(forked2->digest != forked1->digest);  // the tokens (uuid1) follow the run's seed, not the zygote's
+  CHECK(forked1->violation_kinds() == std::set<std::string>{"mutual-exclusion", "stale-write"});
+}
+
+TEST_CASE("a zygote's child that forks is refused: only the controller's fork is allowed", "[hosted-time]") {
+  using namespace locksim::hosted;
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c", "import os, sys\nsys.stdin.readline()\nos.fork()\n"};
+  spec.preload = LOCKSIM_SIMTIME_LIBRARY;
+  spec.first_input = FirstInput::zygote;
+  ControlledProcess zygote(spec);
+  const Stop ready = zygote.run_until_blocked();
+  REQUIRE(std::holds_alternative<Blocked>(ready));
+  CHECK(std::get<Blocked>(ready).call == ControlledProcess::kForkServer);
+  REQUIRE(zygote.serving_forks());
+  int in[2];
+  REQUIRE(pipe(in) == 0);
+  spec.first_input = FirstInput::settle;
+  spec.stdin_fd = in[0];
+  ControlledProcess child(spec, zygote);
+  close(in[0]);
+  CHECK(child.pid() != zygote.pid());
+  REQUIRE(write(in[1], "go\n", 3) == 3);
+  const Stop stop = child.run_until_blocked();
+  close(in[1]);
+  REQUIRE(std::holds_alternative<Refused>(stop));
+  CHECK(std::get<Refused>(stop).reason.find("fork") != std::string::npos);
+  CHECK(zygote.serving_forks());  // the zygote itself goes on
 }
 
 TEST_CASE("a library lock without the hosted mechanism is refused, naming it", "[hosted-time]") {
@@ -596,6 +661,20 @@ TEST_CASE("locksim run gc-pause --lock lib:redis-py: the violations, and which p
   const auto digest = [](const std::string& text) { return text.substr(text.find("digest ")); };
   REQUIRE(again.find("digest ") != std::string::npos);
   CHECK(digest(again) == digest(out));
+}
+
+TEST_CASE("LOCKSIM_ZYGOTE=0 starts each adapter process afresh, with the same digest; another value is refused", "[hosted-time]") {
+  const std::string run = std::string(LOCKSIM_BINARY) + " run gc-pause --lock lib:redis-py";
+  auto [forked, forked_code] = locksim::tests::run_shell(run + " 2>&1");
+  auto [fresh, fresh_code] = locksim::tests::run_shell("LOCKSIM_ZYGOTE=0 " + run + " 2>&1");
+  INFO(fresh);
+  CHECK(forked.find("forked from its zygote") != std::string::npos);
+  CHECK(fresh.find("zygote") == std::string::npos);
+  REQUIRE(fresh.find("digest ") != std::string::npos);
+  CHECK(fresh.substr(fresh.find("digest ")) == forked.substr(forked.find("digest ")));
+  auto [bad, bad_code] = locksim::tests::run_shell("LOCKSIM_ZYGOTE=yes " + run + " 2>&1");
+  CHECK(bad_code == 2);
+  CHECK(bad.find("LOCKSIM_ZYGOTE: 'yes' is neither 0 nor 1") != std::string::npos);
 }
 
 TEST_CASE("an adapter answering garbage in simulated time: exit 2 naming the client and the line", "[hosted-time]") {

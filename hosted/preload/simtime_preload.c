@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -64,6 +65,7 @@ static int channel = -1;
 static uint64_t random_state;
 
 static int controlled(void) { return clocks != NULL; }
+static void first_input(void); /* the first input: settle, or serve forks */
 
 /* --- clocks -------------------------------------------------------------- */
 
@@ -158,6 +160,8 @@ static void refuse(const char* call, const char* why) {
 static int wait_for(const struct pollfd* fds, nfds_t n, int64_t deadline, const char* call) {
   struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_BLOCK, .nfds = (uint32_t)n, .deadline_ns = deadline};
   if (n > LOCKSIM_SIMTIME_MAX_FDS) refuse(call, ": a wait on more fds than the shim reports (64)");
+  for (nfds_t i = 0; i < n; ++i)
+    if (fds[i].fd == 0) first_input();
   for (nfds_t i = 0; i < n; ++i) {
     report.fds[i] = fds[i].fd;
     report.events[i] = fds[i].events;
@@ -405,6 +409,7 @@ static void fill_random(void* buf, size_t n) {
  * (a program that signals itself with kill(getpid(), ...) would miss;
  * raise() is unaffected). */
 static pid_t virtual_pid = 0;
+static pid_t pid_of(uint64_t seed) { return (pid_t)(1000 + seed % 30000); }
 
 pid_t getpid(void) {
   if (!controlled() || virtual_pid == 0) return (pid_t)syscall(SYS_getpid);
@@ -510,6 +515,7 @@ static void wait_ready(int fd, short events, const char* call) {
 }
 
 ssize_t read(int fd, void* buf, size_t n) {
+  if (fd == 0) first_input();
   if (fd >= 0 && fd < RANDOM_FDS && random_fd[fd]) {
     fill_random(buf, n);
     return (ssize_t)n;
@@ -669,6 +675,101 @@ static void hello(void) {
   exchange(&report, &answer);
 }
 
+/* --- the first input: settle, or serve forks (the zygote) ----------------
+ * simtime_protocol.h: a program's start (a runtime and its imports) runs at
+ * clocks and a seed that do not depend on the run; at its first read of, or
+ * wait on, stdin it takes the run's, straight away ("settle") or in each
+ * child a zygote forks there ("zygote"). The fork is the shim's own, made
+ * where the program waits: the program never sees it, and a fork the
+ * program makes is still refused. */
+
+enum { FIRST_INPUT_NONE, FIRST_INPUT_SETTLE, FIRST_INPUT_ZYGOTE };
+static int first_input_mode;
+static uint64_t startup_seed;
+
+static int first_input_wanted(void) {
+  const char* mode = getenv(LOCKSIM_SIMTIME_FIRST_INPUT_ENV);
+  if (!mode) return FIRST_INPUT_NONE;
+  return strcmp(mode, "zygote") == 0 ? FIRST_INPUT_ZYGOTE : strcmp(mode, "settle") == 0 ? FIRST_INPUT_SETTLE : -1;
+}
+
+/* The run's seed, from the controller (which sets the run's clocks before
+ * it answers); the stream goes on as far into it as the start drew. */
+static void settle(void) {
+  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_SETTLE};
+  struct locksim_simtime_answer answer;
+  exchange(&report, &answer);
+  random_state = answer.seed + (random_state - startup_seed);
+  virtual_pid = pid_of(answer.seed);
+}
+
+/* The next fork order's fds; 0 when the controller is gone. */
+static int fork_order(int fds[LOCKSIM_SIMTIME_FORK_FDS]) {
+  struct locksim_simtime_answer order;
+  union {
+    char buf[CMSG_SPACE(sizeof(int) * LOCKSIM_SIMTIME_FORK_FDS)];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = {&order, sizeof order};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control};
+  long got;
+  do got = syscall(SYS_recvmsg, channel, &msg, MSG_CMSG_CLOEXEC);
+  while (got < 0 && errno == EINTR);
+  const struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (got != (long)sizeof order || order.kind != LOCKSIM_SIMTIME_FORK || !c || c->cmsg_type != SCM_RIGHTS ||
+      c->cmsg_len != CMSG_LEN(sizeof(int) * LOCKSIM_SIMTIME_FORK_FDS))
+    return 0;
+  memcpy(fds, CMSG_DATA(c), sizeof(int) * LOCKSIM_SIMTIME_FORK_FDS);
+  return 1;
+}
+
+/* The forked child takes the order's fds: stdin, stdout, stderr, and its
+ * channel and clocks page under the numbers the zygote's had (its fd table
+ * is then a fresh start's). Like a fresh start it leads its own group and
+ * dies with the controller's thread, its parent (CLONE_PARENT). */
+static void become_child(const int fds[LOCKSIM_SIMTIME_FORK_FDS], long owner) {
+  syscall(SYS_setpgid, 0, 0);
+  syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+  if (syscall(SYS_getppid) != owner) syscall(SYS_exit_group, 127);
+  for (int i = 0; i < 3; ++i) syscall(SYS_dup2, fds[2 + i], i);
+  syscall(SYS_dup2, fds[0], channel);
+  void* block = mmap(NULL, sizeof *clocks, PROT_READ, MAP_SHARED, fds[1], 0);
+  if (block == MAP_FAILED) syscall(SYS_exit_group, 125);
+  munmap((void*)clocks, sizeof *clocks);
+  clocks = block;
+  for (int i = 0; i < LOCKSIM_SIMTIME_FORK_FDS; ++i) syscall(SYS_close, fds[i]);
+  hello();
+}
+
+/* The zygote: one fork per order, until the controller is gone; returns
+ * in each child only. */
+static void serve_forks(void) {
+  const long owner = syscall(SYS_getppid);
+  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_ZYGOTE};
+  for (;;) {
+    if (syscall(SYS_sendto, channel, &report, sizeof report, MSG_NOSIGNAL, NULL, 0) != (long)sizeof report)
+      syscall(SYS_exit_group, 125);
+    int fds[LOCKSIM_SIMTIME_FORK_FDS];
+    if (!fork_order(fds)) syscall(SYS_exit_group, 0);
+    const long pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0);
+    if (pid == 0) return become_child(fds, owner);
+    const int error = errno;
+    for (int i = 0; i < LOCKSIM_SIMTIME_FORK_FDS; ++i) syscall(SYS_close, fds[i]);
+    report = (struct locksim_simtime_report){.kind = LOCKSIM_SIMTIME_FORKED};
+    report.fds[0] = pid < 0 ? -error : (int32_t)pid;
+  }
+}
+
+static void first_input(void) {
+  if (!controlled() || first_input_mode == FIRST_INPUT_NONE) return;
+  const int saved = errno, mode = first_input_mode;
+  first_input_mode = FIRST_INPUT_NONE;
+  if (mode < 0) refuse(LOCKSIM_SIMTIME_FIRST_INPUT_ENV, ": neither settle nor zygote");
+  if (mode == FIRST_INPUT_ZYGOTE) serve_forks();
+  settle();
+  errno = saved;
+}
+
 /* A call the filter trapped: made outside the wrappers, so uncontrolled. */
 static void trapped_call(long number) {
   char why[160];
@@ -685,7 +786,9 @@ __attribute__((constructor)) static void locksim_simtime_init(void) {
   if (block == MAP_FAILED || ((const struct locksim_simtime_clocks*)block)->magic != LOCKSIM_SIMTIME_MAGIC) return;
   const char* seed = getenv(LOCKSIM_SIMTIME_SEED_ENV);
   random_state = seed ? strtoull(seed, NULL, 10) : 0;
-  virtual_pid = (pid_t)(1000 + random_state % 30000);
+  virtual_pid = pid_of(random_state);
+  startup_seed = random_state;
+  first_input_mode = first_input_wanted();
   channel = (int)fd;
   clocks = block;
   hello();

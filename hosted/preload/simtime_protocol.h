@@ -15,7 +15,22 @@
  *    The shim sends a report when the process would block (what it waits
  *    for) or meets something it cannot control (a refusal), then reads the
  *    answer: ready (these fds) or timed out.
- * LOCKSIM_SIMTIME_SEED (decimal) seeds the process's randomness. */
+ * LOCKSIM_SIMTIME_SEED (decimal) seeds the process's randomness.
+ *
+ * The first input (LOCKSIM_SIMTIME_FIRST_INPUT, an adapter's processes,
+ * hosted/process_lock_host.hpp): what a program does before its first read
+ * of, or wait on, its stdin (a runtime's start and imports) is the same in
+ * every run: it runs at the clocks and seed the controller started it with,
+ * which do not depend on the run. There the shim stops:
+ *  - "settle": it reports LOCKSIM_SIMTIME_SETTLE; the controller sets the
+ *    run's clocks and answers with the run's seed, from which the stream
+ *    goes on (as far into it as the start drew);
+ *  - "zygote": it reports LOCKSIM_SIMTIME_ZYGOTE and serves fork orders
+ *    (LOCKSIM_SIMTIME_FORK, with the child's channel, clocks page, stdin,
+ *    stdout and stderr as SCM_RIGHTS): each child says hello on its own
+ *    channel and settles as above, so a run's process is the same whether
+ *    it was forked or started afresh; the zygote answers LOCKSIM_SIMTIME_FORKED
+ *    (fds[0]: the child's pid, or -errno). */
 #ifndef LOCKSIM_SIMTIME_PROTOCOL_H
 #define LOCKSIM_SIMTIME_PROTOCOL_H
 
@@ -25,6 +40,8 @@
 #define LOCKSIM_SIMTIME_CLOCKS_ENV "LOCKSIM_SIMTIME_CLOCKS"
 #define LOCKSIM_SIMTIME_CHANNEL_ENV "LOCKSIM_SIMTIME_CHANNEL"
 #define LOCKSIM_SIMTIME_SEED_ENV "LOCKSIM_SIMTIME_SEED"
+#define LOCKSIM_SIMTIME_FIRST_INPUT_ENV "LOCKSIM_SIMTIME_FIRST_INPUT"
+#define LOCKSIM_SIMTIME_FORK_FDS 5 /* channel, clocks page, stdin, stdout, stderr */
 /* The most fds one wait may name; a wait on more is refused. */
 #define LOCKSIM_SIMTIME_MAX_FDS 64
 #define LOCKSIM_SIMTIME_NO_DEADLINE INT64_MAX
@@ -41,6 +58,10 @@ enum locksim_simtime_kind {
   LOCKSIM_SIMTIME_READY = 3,     /* answer: these fds are ready */
   LOCKSIM_SIMTIME_TIMED_OUT = 4, /* answer: the deadline passed */
   LOCKSIM_SIMTIME_HELLO = 5,     /* report: a program started (`text`: its path) */
+  LOCKSIM_SIMTIME_SETTLE = 6,    /* report: its first input; answer READY with `seed` */
+  LOCKSIM_SIMTIME_ZYGOTE = 7,    /* report: its first input; it serves fork orders now */
+  LOCKSIM_SIMTIME_FORK = 8,      /* answer to a zygote: fork a child (fds attached) */
+  LOCKSIM_SIMTIME_FORKED = 9,    /* report: the child's pid in fds[0] */
 };
 
 /* Shim -> controller. `deadline_ns` is on the simulated monotonic clock
@@ -60,6 +81,7 @@ struct locksim_simtime_answer {
   uint32_t kind;
   uint32_t nfds;
   int32_t fds[LOCKSIM_SIMTIME_MAX_FDS];
+  uint64_t seed; /* the answer to LOCKSIM_SIMTIME_SETTLE: the run's seed */
 };
 
 #endif
