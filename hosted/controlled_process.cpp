@@ -306,8 +306,7 @@ Stop ControlledProcess::receive() {
     if (report.kind == LOCKSIM_SIMTIME_ZYGOTE) {  // no answer: fork orders (fork_child) from now on
       if (const int threads = thread_count(stat_fd_); threads > 1)
         return refuse(who() + " runs " + std::to_string(threads) + " threads at its first input: a zygote must "
-                      "have one to fork (a child has only the forking thread); LOCKSIM_ZYGOTE=0 starts each "
-                      "process afresh");
+                      "have one to fork (a child has only the forking thread)");
       serving_forks_ = true;
       return Blocked{{}, std::nullopt, kForkServer};
     }

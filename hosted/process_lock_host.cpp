@@ -37,17 +37,30 @@ void close_fd(int& fd) {
 // thread (thread_local; PR_SET_PDEATHSIG if the thread dies first). Its
 // stdin and stdout are pipes like a process's (the start sees the same
 // kinds of fds), unused: the children get their own.
-ControlledProcess& zygote_for(const ProcessLockOptions& options, const std::string& label) {
-  thread_local std::map<std::vector<std::string>, std::unique_ptr<ControlledProcess>> zygotes;
-  auto& zygote = zygotes[options.command];
-  if (zygote && zygote->serving_forks()) return *zygote;
-  zygote.reset();
+//
+// The zygote is only a faster start: an adapter whose start does not stop
+// at the shim's first read of stdin (a C program reading through stdio,
+// whose reads glibc makes internally; one that exits or is refused first)
+// has none, and its processes start afresh, which decides what happens to
+// them. Null then, with the reason in `why_not` (kept for the thread's
+// later runs, so a failing start is paid once).
+ControlledProcess* zygote_for(const ProcessLockOptions& options, std::string& why_not) {
+  struct Zygote {
+    std::unique_ptr<ControlledProcess> process;
+    std::string why_not;  // no zygote for this command: why
+  };
+  thread_local std::map<std::vector<std::string>, Zygote> zygotes;
+  Zygote& zygote = zygotes[options.command];
+  why_not = zygote.why_not;
+  if (!why_not.empty()) return nullptr;
+  if (zygote.process && zygote.process->serving_forks()) return zygote.process.get();
+  zygote.process.reset();
   int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) throw scenarios::ProcessFailure(label + ": cannot create a pipe");
+  if (::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
   if (::pipe2(out, O_CLOEXEC) != 0) {
     ::close(in[0]);
     ::close(in[1]);
-    throw scenarios::ProcessFailure(label + ": cannot create a pipe");
+    throw std::runtime_error("cannot create a pipe");
   }
   ProcessSpec spec;
   spec.argv = options.command;
@@ -61,11 +74,13 @@ ControlledProcess& zygote_for(const ProcessLockOptions& options, const std::stri
   const Stop stop = started->run_until_blocked();
   if (!started->serving_forks()) {
     const auto* refused = std::get_if<Refused>(&stop);
-    throw scenarios::ProcessFailure(label + ": its zygote ended before its first read of stdin" +
-                                    (refused ? ": " + refused->reason : std::string()));
+    zygote.why_not = "its start ended before the shim's first read of stdin" +
+                     (refused ? " (" + refused->reason + ")" : std::string());
+    why_not = zygote.why_not;
+    return nullptr;
   }
-  zygote = std::move(started);
-  return *zygote;
+  zygote.process = std::move(started);
+  return zygote.process.get();
 }
 
 }  // namespace
@@ -203,8 +218,9 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
     ::close(out[1]);
   };
   ControlledProcess* zygote = nullptr;
+  std::string no_zygote;
   try {
-    if (options_.zygote) zygote = &zygote_for(options_, cl.label);
+    if (options_.zygote) zygote = zygote_for(options_, no_zygote);
     cl.hosted->start(spec, "hosted-" + cl.name + "-" + std::to_string(cl.host->incarnation()), zygote);
   } catch (const scenarios::ProcessFailure&) {
     close_child_ends();
@@ -217,7 +233,8 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   mechanism_.push_back("simulated time: client " + cl.name + "'s adapter ran as process " +
                        std::to_string(cl.hosted->process()->pid()) + " under " +
                        std::filesystem::path(options_.preload).filename().string() +
-                       (zygote ? ", forked from its zygote (process " + std::to_string(zygote->pid()) + ")" : ""));
+                       (zygote ? ", forked from its zygote (process " + std::to_string(zygote->pid()) + ")" : "") +
+                       (no_zygote.empty() ? "" : ", started afresh: no zygote, " + no_zygote));
   std::vector<std::string> servers;
   for (std::size_t n = 0; n < runtime.node_count(); ++n)
     servers.push_back("127.0.0.1:" + std::to_string(cl.hosted->port(n)));

@@ -878,6 +878,11 @@ TEST_CASE("own adapter, C: dynamically linked it runs (stdio too); statically li
     CHECK(code == 0);
     CHECK(out.find("simulated time: client A's adapter ran as process ") != std::string::npos);
     CHECK(out.find("A  gave-up  lock:x") != std::string::npos);  // it answered the acquire: no
+    // stdio's reads are glibc's own: its start never reaches the shim's
+    // first read of stdin, so it has no zygote and starts afresh.
+    const bool stdio = std::string(flags).find("STDIO") != std::string::npos;
+    CHECK((out.find("started afresh: no zygote, its start ended before the shim's first read of stdin") !=
+           std::string::npos) == stdio);
   }
   // Without the dynamic loader LD_PRELOAD loads nothing: the program blocks
   // in read(0) without a hello, which the controller sees within a few
