@@ -48,6 +48,7 @@ std::vector<std::string> environment(const ProcessSpec& spec, int channel, int p
   vars[LOCKSIM_SIMTIME_CHANNEL_ENV] = std::to_string(channel);
   vars[LOCKSIM_SIMTIME_CLOCKS_ENV] = std::to_string(page);
   vars[LOCKSIM_SIMTIME_SEED_ENV] = std::to_string(spec.seed);
+  if (spec.helper_threads) vars[LOCKSIM_SIMTIME_THREADS_ENV] = "1";
   std::vector<std::string> out;
   for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
   return out;
@@ -121,7 +122,8 @@ const char* syscall_name(long number) {
 
 }  // namespace
 
-ControlledProcess::ControlledProcess(const ProcessSpec& spec) : bound_(spec.bound), preload_(spec.preload) {
+ControlledProcess::ControlledProcess(const ProcessSpec& spec)
+    : bound_(spec.bound), preload_(spec.preload), helper_threads_(spec.helper_threads) {
   if (spec.argv.empty()) throw std::invalid_argument("hosted process: an empty argv");
   if (access(spec.preload.c_str(), R_OK) != 0)
     throw std::invalid_argument("hosted process: no shim library at '" + spec.preload + "'");
@@ -204,13 +206,19 @@ Stop ControlledProcess::receive() {
     const std::string text = report.text;
     if (report.kind == LOCKSIM_SIMTIME_HELLO && program_.empty()) {
       program_ = text;
+      shim_address_ = report.deadline_ns;
+    } else if (report.kind == LOCKSIM_SIMTIME_EXEC) {
+      exec_pending_ = text;
+    } else if (report.kind == LOCKSIM_SIMTIME_HELLO) {
+      if (auto refused = exec_hello(text, report.deadline_ns)) return *refused;
+    }
+    if (report.kind == LOCKSIM_SIMTIME_HELLO || report.kind == LOCKSIM_SIMTIME_EXEC) {
       waiting_ = true;
       answer(LOCKSIM_SIMTIME_READY, {});
       continue;
     }
-    if (report.kind == LOCKSIM_SIMTIME_HELLO) return refuse(who() + " exec'd another program: " + text);
     if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who() + " called " + text);
-    if (const int threads = thread_count(stat_fd_); threads > 1)
+    if (const int threads = thread_count(stat_fd_); threads > 1 && !helper_threads_)
       return refuse(who() + " runs " + std::to_string(threads) +
                     " threads, started without pthread_create (a raw clone the shim cannot serialise)");
     Blocked blocked{{}, std::nullopt, text};
@@ -240,6 +248,20 @@ std::string ControlledProcess::stuck_reason() const {
         << "), which the shim did not see (a raw syscall, or a call it does not wrap)";
   }
   return out.str();
+}
+
+// A second program's hello: the same process after the shim's own execve
+// reported it (env exec'ing node), its shim where the first program's was —
+// the first program's seccomp filter stays, and passes only the calls made
+// from that address. Anything else is refused.
+std::optional<Stop> ControlledProcess::exec_hello(const std::string& path, std::int64_t shim_address) {
+  if (exec_pending_.empty()) return refuse(who() + " exec'd another program: " + path);
+  exec_pending_.clear();
+  if (shim_address != shim_address_)
+    return refuse(who() + " exec'd " + path + ", whose shim loaded at another address than the first program's " +
+                  "(the seccomp filter it inherited would trap every call of the new one)");
+  program_ = path;
+  return std::nullopt;
 }
 
 Stop ControlledProcess::refuse(std::string reason) {

@@ -6,8 +6,10 @@
 // simulated monotonic deadline. The owner decides when the wait ends
 // (resume_ready / resume_timed_out), after moving the clocks; not resuming
 // is a pause; kill() is a crash. What the shim cannot control (a second
-// thread, another program, a real-time timer, a call that never blocks nor
-// returns within the real-time bound) is a Refused with the reason.
+// thread, another process, a real-time timer, a call that never blocks nor
+// returns within the real-time bound) is a Refused with the reason. An exec
+// of the process (env exec'ing node) stays under control: the shim
+// announces it and the new program's hello is accepted.
 //
 // The process is started in its own process group with PR_SET_PDEATHSIG
 // (SIGKILL), so none survives the thread that started it; the destructor
@@ -58,6 +60,11 @@ struct ProcessSpec {
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;  // -1: the caller's
   // How long, in real time, the process may run without blocking or exiting.
   std::chrono::milliseconds bound{10000};
+  // The runtime's helper threads (V8's platform workers, libuv's pool) may
+  // run beside the main thread, which alone is serialised; a helper's
+  // socket call or random draw is still refused (simtime_preload.c,
+  // "helper threads"). False: any second thread is refused.
+  bool helper_threads = false;
 };
 
 class ControlledProcess {
@@ -83,7 +90,8 @@ class ControlledProcess {
   void kill();
 
   pid_t pid() const { return pid_; }
-  // The program's path the shim reported when it started.
+  // The program's path the shim reported when it started (after an exec,
+  // the exec'd one's).
   const std::string& program() const { return program_; }
 
  private:
@@ -95,6 +103,7 @@ class ControlledProcess {
   Stop receive();
   Stop refuse(std::string reason);
   Stop exited();
+  std::optional<Stop> exec_hello(const std::string& path, std::int64_t shim_address);
   std::string stuck_reason() const;
 
   pid_t pid_ = -1;
@@ -106,6 +115,9 @@ class ControlledProcess {
   bool waiting_ = false;  // the process is blocked, waiting for an answer
   std::string program_;
   std::string preload_;
+  bool helper_threads_ = false;
+  std::string exec_pending_;        // the program an exec reported, until its hello
+  std::int64_t shim_address_ = 0;   // the shim's syscall function in the first program
 };
 
 }  // namespace locksim::hosted

@@ -317,6 +317,57 @@ print('not reached')
   CHECK(py.output().empty());
 }
 
+// simtime_preload.c, "exec": env exec'ing the program is the same process,
+// under control from its first instruction; an exec that drops the shim's
+// environment would run it uncontrolled, and is refused.
+TEST_CASE("hosted time: env exec'ing python3 runs it in simulated time; an exec without the shim is refused",
+          "[hosted-time]") {
+  Python py("import time\ntime.sleep(5)\nprint(time.time())\n", 1);
+  py.spec.argv.insert(py.spec.argv.begin(), {"/usr/bin/env", "python3"});
+  py.spec.argv.erase(py.spec.argv.begin() + 2);  // /usr/bin/python3: env finds it on PATH
+  py.spec.env = {{"PATH", "/nonexistent:/usr/bin"}};  // a miss first; no shell wrapper (pyenv's) on the way
+  ControlledProcess p(py.spec);
+  const Stop stop = run_to_end(p);
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "1700000005.0\n");
+  CHECK(p.program().find("python3") != std::string::npos);
+  Python bare("print('not reached')\n", 1);
+  bare.spec.argv.insert(bare.spec.argv.begin(), {"/usr/bin/env", "-i"});
+  ControlledProcess q(bare.spec);
+  const Stop refused = run_to_end(q);
+  REQUIRE(std::holds_alternative<Refused>(refused));
+  CHECK(reason_of(refused).find("called execve: a program started without the shim's environment") !=
+        std::string::npos);
+  CHECK(bare.output().empty());
+}
+
+// simtime_preload.c, "helper threads": with them allowed, a thread runs and
+// its sleep is a real one, the main thread's waits stay simulated; a random
+// draw or a blocking socket call of a helper thread is refused, naming it.
+TEST_CASE("hosted time: helper threads run when allowed; a helper's random draw is refused, naming it",
+          "[hosted-time]") {
+  Python py(R"(import threading, time
+t = threading.Thread(target=lambda: time.sleep(0.01))
+t.start()
+t.join()
+time.sleep(30)
+print(time.monotonic())
+)", 1);
+  py.spec.helper_threads = true;
+  ControlledProcess p(py.spec);
+  const Stop stop = run_to_end(p);
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "1030.0\n");  // the helper's 10 ms were real: no simulated time passed
+  Python draw("import os, threading\nt = threading.Thread(target=lambda: os.urandom(4))\nt.start()\nt.join()\n", 1);
+  draw.spec.helper_threads = true;
+  ControlledProcess q(draw.spec);
+  const Stop refused = run_to_end(q);
+  REQUIRE(std::holds_alternative<Refused>(refused));
+  CHECK(reason_of(refused).find("called getrandom: made by a helper thread") != std::string::npos);
+}
+
 TEST_CASE("hosted time: a raw wait, or a process creation past the wrappers, is refused at once",
           "[hosted-time]") {
   Python raw(R"(import ctypes

@@ -25,6 +25,9 @@
 #define LOCKSIM_SIMTIME_CLOCKS_ENV "LOCKSIM_SIMTIME_CLOCKS"
 #define LOCKSIM_SIMTIME_CHANNEL_ENV "LOCKSIM_SIMTIME_CHANNEL"
 #define LOCKSIM_SIMTIME_SEED_ENV "LOCKSIM_SIMTIME_SEED"
+/* "1": the runtime's helper threads may run beside the main thread, which
+ * alone is serialised (simtime_preload.c, "helper threads"). */
+#define LOCKSIM_SIMTIME_THREADS_ENV "LOCKSIM_SIMTIME_THREADS"
 /* The most fds one wait may name; a wait on more is refused. */
 #define LOCKSIM_SIMTIME_MAX_FDS 64
 #define LOCKSIM_SIMTIME_NO_DEADLINE INT64_MAX
@@ -40,7 +43,9 @@ enum locksim_simtime_kind {
   LOCKSIM_SIMTIME_REFUSE = 2,    /* report: cannot be controlled (`text`) */
   LOCKSIM_SIMTIME_READY = 3,     /* answer: these fds are ready */
   LOCKSIM_SIMTIME_TIMED_OUT = 4, /* answer: the deadline passed */
-  LOCKSIM_SIMTIME_HELLO = 5,     /* report: a program started (`text`: its path) */
+  LOCKSIM_SIMTIME_HELLO = 5,     /* report: a program started (`text`: its path;
+                                    `deadline_ns`: the shim's syscall function's address) */
+  LOCKSIM_SIMTIME_EXEC = 6,      /* report: about to exec `text` (its hello follows) */
 };
 
 /* Shim -> controller. `deadline_ns` is on the simulated monotonic clock
