@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 
@@ -119,7 +120,24 @@ class ProcessLock final : public locks::Lock {
 
 }  // namespace
 
-ProcessLockHost::ProcessLockHost(ProcessLockOptions options) : options_(std::move(options)) {}
+// Node's helper threads, measured (Node 20): 4 V8 platform workers by
+// default (--v8-pool-size; through NODE_OPTIONS, so env's exec of node
+// keeps it), the platform's delayed-task scheduler, the inspector's signal
+// thread; libuv's pool (UV_THREADPOOL_SIZE) on first use. libuv 1.45+
+// submits through io_uring, past the shim's wrappers: UV_USE_IO_URING=0.
+RuntimeProfile runtime_profile(const std::vector<std::string>& command) {
+  const auto name = [&](std::size_t i) {
+    return i < command.size() ? std::filesystem::path(command[i]).filename().string() : std::string();
+  };
+  if (name(0) != "node" && !(name(0) == "env" && name(1) == "node")) return {};
+  return {true,
+          {{"UV_THREADPOOL_SIZE", "1"}, {"UV_USE_IO_URING", "0"}},
+          {"--single-threaded", "--v8-pool-size=1"},
+          " (Node --single-threaded: its idle helper threads run beside the serialised main thread)"};
+}
+
+ProcessLockHost::ProcessLockHost(ProcessLockOptions options)
+    : options_(std::move(options)), runtime_(runtime_profile(options_.command)) {}
 ProcessLockHost::~ProcessLockHost() = default;
 
 std::unique_ptr<locks::Lock> ProcessLockHost::make_lock(std::size_t c, locks::SimRuntime& runtime,
@@ -156,8 +174,14 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   cl.waiting.reset();
   ProcessSpec spec;
   spec.argv = options_.command;
+  const auto node_at = std::find_if(spec.argv.begin(), spec.argv.end(), [](const std::string& a) {
+    return std::filesystem::path(a).filename() == "node";
+  });
+  if (node_at != spec.argv.end()) spec.argv.insert(node_at + 1, runtime_.runtime_args.begin(), runtime_.runtime_args.end());
   spec.preload = options_.preload;
   spec.bound = options_.bound;
+  spec.helper_threads = runtime_.helper_threads;
+  spec.env = runtime_.env;
   spec.stdin_fd = in[0];
   spec.stdout_fd = out[1];
   cl.hosted->start(spec, "hosted-" + cl.name + "-" + std::to_string(cl.host->incarnation()));
@@ -165,7 +189,7 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   ::close(out[1]);
   mechanism_.push_back("simulated time: client " + cl.name + "'s adapter ran as process " +
                        std::to_string(cl.hosted->process()->pid()) + " under " +
-                       std::filesystem::path(options_.preload).filename().string());
+                       std::filesystem::path(options_.preload).filename().string() + runtime_.note);
   std::vector<std::string> servers;
   for (std::size_t n = 0; n < runtime.node_count(); ++n)
     servers.push_back("127.0.0.1:" + std::to_string(cl.hosted->port(n)));

@@ -588,6 +588,25 @@ TEST_CASE("gc-pause with lib:redis-py in simulated time: live mode's verdict, th
   CHECK(other->digest != first->digest);
 }
 
+// Node 20 in simulated time (docs/external-clients.md, "Node in simulated
+// time"): env exec's node, its helper threads run beside the serialised
+// main thread; live mode's verdict (tests/test_external.cpp), and the same
+// command stream, verdict and digest for a seed.
+TEST_CASE("gc-pause with lib:node-redlock in simulated time: live mode's verdict, the same run for a seed",
+          "[hosted-time]") {
+  auto s = locksim::scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(s);
+  const auto first = run_with_process(*s, "lib:node-redlock", 1);
+  INFO((first ? std::string() : first.error()));
+  REQUIRE(first);
+  CHECK(first->violation_kinds() == std::set<std::string>{"mutual-exclusion"});
+  const auto again = run_with_process(*s, "lib:node-redlock", 1);
+  REQUIRE(again);
+  CHECK(again->digest == first->digest);
+  CHECK(again->events == first->events);
+  CHECK(again->violation_kinds() == first->violation_kinds());
+}
+
 TEST_CASE("a library lock without the hosted mechanism is refused, naming it", "[hosted-time]") {
   locksim::live::register_library_locks();
   auto s = locksim::scenarios::load_catalog_scenario("gc-pause");
@@ -612,6 +631,19 @@ TEST_CASE("locksim run gc-pause --lock lib:redis-py: the violations, and which p
   // Another locksim process, the same digest: nothing of the parent's (its
   // pid: libuuid seeds uuid1() with getppid()) reaches the adapter's tokens.
   auto [again, again_code] = locksim::tests::run_shell(std::string(LOCKSIM_BINARY) + " run gc-pause --lock lib:redis-py");
+  const auto digest = [](const std::string& text) { return text.substr(text.find("digest ")); };
+  REQUIRE(again.find("digest ") != std::string::npos);
+  CHECK(digest(again) == digest(out));
+}
+
+TEST_CASE("locksim run gc-pause --lock lib:node-redlock: node under env, the mechanism named, one digest", "[hosted-time]") {
+  const std::string command = std::string(LOCKSIM_BINARY) + " run gc-pause --lock lib:node-redlock";
+  auto [out, code] = locksim::tests::run_shell(command + " 2>&1");
+  INFO(out);
+  CHECK(code == 1);
+  CHECK(out.find("VIOLATED mutual-exclusion") != std::string::npos);
+  CHECK(out.find("under liblocksim_simtime.so (Node --single-threaded") != std::string::npos);
+  auto [again, again_code] = locksim::tests::run_shell(command);
   const auto digest = [](const std::string& text) { return text.substr(text.find("digest ")); };
   REQUIRE(again.find("digest ") != std::string::npos);
   CHECK(digest(again) == digest(out));
