@@ -48,7 +48,7 @@ std::vector<std::string> environment(const ProcessSpec& spec, int channel, int p
   vars[LOCKSIM_SIMTIME_CHANNEL_ENV] = std::to_string(channel);
   vars[LOCKSIM_SIMTIME_CLOCKS_ENV] = std::to_string(page);
   vars[LOCKSIM_SIMTIME_SEED_ENV] = std::to_string(spec.seed);
-  if (spec.helper_threads) vars[LOCKSIM_SIMTIME_THREADS_ENV] = "1";
+  if (spec.helper_threads > 0) vars[LOCKSIM_SIMTIME_THREADS_ENV] = "1";
   std::vector<std::string> out;
   for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
   return out;
@@ -218,9 +218,7 @@ Stop ControlledProcess::receive() {
       continue;
     }
     if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who() + " called " + text);
-    if (const int threads = thread_count(stat_fd_); threads > 1 && !helper_threads_)
-      return refuse(who() + " runs " + std::to_string(threads) +
-                    " threads, started without pthread_create (a raw clone the shim cannot serialise)");
+    if (std::string problem = threads_problem(); !problem.empty()) return refuse(std::move(problem));
     Blocked blocked{{}, std::nullopt, text};
     for (std::uint32_t i = 0; i < report.nfds && i < LOCKSIM_SIMTIME_MAX_FDS; ++i)
       blocked.fds.push_back({report.fds[i], report.events[i]});
@@ -228,6 +226,19 @@ Stop ControlledProcess::receive() {
     waiting_ = true;
     return blocked;
   }
+}
+
+// More threads than the process may run, at a block ("": none).
+std::string ControlledProcess::threads_problem() const {
+  const int threads = thread_count(stat_fd_);
+  if (threads <= 1 + helper_threads_) return {};
+  if (helper_threads_ == 0)
+    return who() + " runs " + std::to_string(threads) +
+           " threads, started without pthread_create (a raw clone the shim cannot serialise)";
+  return who() + " runs " + std::to_string(threads) + " threads, more than its main thread and the " +
+         std::to_string(helper_threads_) +
+         " helpers allowed: a thread pool or worker started on the way (Node: libuv's pool for an async fs, dns "
+         "or crypto call; worker_threads), whose results would reach the main thread at real-time instants";
 }
 
 // What a process that neither blocked nor exited within the bound is doing

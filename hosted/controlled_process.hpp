@@ -60,11 +60,14 @@ struct ProcessSpec {
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;  // -1: the caller's
   // How long, in real time, the process may run without blocking or exiting.
   std::chrono::milliseconds bound{10000};
-  // The runtime's helper threads (V8's platform workers, libuv's pool) may
-  // run beside the main thread, which alone is serialised; a helper's
-  // socket call or random draw is still refused (simtime_preload.c,
-  // "helper threads"). False: any second thread is refused.
-  bool helper_threads = false;
+  // How many of the runtime's helper threads (V8's platform workers,
+  // Node's delayed-task scheduler) may run beside the main thread, which
+  // alone is serialised: their waits are real, their socket calls and
+  // random draws refused (simtime_preload.c, "helper threads"), and a
+  // process found running more threads at a block is refused (a thread
+  // pool or a worker started on the way, whose results the controller
+  // would not order). 0: any second thread is refused.
+  int helper_threads = 0;
 };
 
 class ControlledProcess {
@@ -105,6 +108,7 @@ class ControlledProcess {
   Stop exited();
   std::optional<Stop> exec_hello(const std::string& path, std::int64_t shim_address);
   std::string stuck_reason() const;
+  std::string threads_problem() const;
 
   pid_t pid_ = -1;
   int channel_ = -1;  // our end of the SOCK_SEQPACKET pair
@@ -115,7 +119,7 @@ class ControlledProcess {
   bool waiting_ = false;  // the process is blocked, waiting for an answer
   std::string program_;
   std::string preload_;
-  bool helper_threads_ = false;
+  int helper_threads_ = 0;
   std::string exec_pending_;        // the program an exec reported, until its hello
   std::int64_t shim_address_ = 0;   // the shim's syscall function in the first program
 };

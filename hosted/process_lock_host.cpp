@@ -130,7 +130,9 @@ RuntimeProfile runtime_profile(const std::vector<std::string>& command) {
     return i < command.size() ? std::filesystem::path(command[i]).filename().string() : std::string();
   };
   if (name(0) != "node" && !(name(0) == "env" && name(1) == "node")) return {};
-  return {true,
+  // 3 helpers: one platform worker, the delayed-task scheduler, the
+  // inspector's starter; a 4th (libuv's pool, a worker) is refused.
+  return {3,
           {{"UV_THREADPOOL_SIZE", "1"}, {"UV_USE_IO_URING", "0"}},
           {"--single-threaded", "--v8-pool-size=1"},
           " (Node --single-threaded: its idle helper threads run beside the serialised main thread)"};

@@ -40,7 +40,7 @@ struct ProcessLockOptions {
 // libuv without io_uring (docs/external-clients.md, "Node in simulated
 // time"). Other runtimes: nothing (a second thread is refused).
 struct RuntimeProfile {
-  bool helper_threads = false;
+  int helper_threads = 0;  // ProcessSpec::helper_threads
   std::vector<std::pair<std::string, std::string>> env;  // added to the adapter's environment
   std::vector<std::string> runtime_args;                  // after the runtime's program (node) in the command
   std::string note;  // for the mechanism line: "" or " (Node: ...)"
