@@ -3,6 +3,7 @@
 #include "hosted/process_lock_host.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +40,10 @@ struct ProcessLockHost::Client {
   sim::Host* host = nullptr;
   std::unique_ptr<HostedClient> hosted;
   int to_stdin = -1, from_stdout = -1;  // our ends of its pipes
+  // Its stderr: a file of its own (a memfd), whatever locksim's is — Node
+  // builds another process.stderr for a pipe than for a file (ioredis's
+  // `debug` reads it at load), and the run's scheduler events followed.
+  int stderr_file = -1;
   std::string buffer;                   // stdout bytes not yet a whole line
   std::deque<std::string> lines;        // answer lines not yet taken
   std::optional<sim::Scheduler::SlotRef> waiting;  // the operation awaiting a line
@@ -47,6 +52,15 @@ struct ProcessLockHost::Client {
   ~Client() {
     close_fd(to_stdin);
     close_fd(from_stdout);
+    close_fd(stderr_file);
+  }
+  // The end of what it wrote to stderr, for a failure's message.
+  std::string stderr_tail() const {
+    char text[600];
+    const off_t size = stderr_file < 0 ? 0 : ::lseek(stderr_file, 0, SEEK_END);
+    const off_t from = size > static_cast<off_t>(sizeof text) ? size - static_cast<off_t>(sizeof text) : 0;
+    const ssize_t got = size > 0 ? ::pread(stderr_file, text, sizeof text, from) : 0;
+    return got > 0 ? "; its stderr ends: " + shown(std::string(text, static_cast<std::size_t>(got))) : "";
   }
 };
 
@@ -186,6 +200,9 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   spec.env = runtime_.env;
   spec.stdin_fd = in[0];
   spec.stdout_fd = out[1];
+  close_fd(cl.stderr_file);
+  cl.stderr_file = static_cast<int>(::memfd_create("locksim-adapter-stderr", MFD_CLOEXEC));
+  spec.stderr_fd = cl.stderr_file;
   cl.hosted->start(spec, "hosted-" + cl.name + "-" + std::to_string(cl.host->incarnation()));
   ::close(in[0]);
   ::close(out[1]);
@@ -239,11 +256,13 @@ void ProcessLockHost::collect_output(Client& cl) {
   }
   const ClientEnd& end = cl.hosted->end();
   if (!end.refused.empty())
-    throw scenarios::ProcessFailure(cl.label + ": the simulated-time mechanism refused it: " + end.refused);
+    throw scenarios::ProcessFailure(cl.label + ": the simulated-time mechanism refused it: " + end.refused +
+                                    cl.stderr_tail());
   if (end.exit_status)
     throw scenarios::ProcessFailure(cl.label + ": the adapter exited (status " + std::to_string(*end.exit_status) +
-                                    ") during the run" + (cl.buffer.empty() ? "" : ", its last output: " +
-                                                          shown(cl.buffer)));
+                                    ") during the run" +
+                                    (cl.buffer.empty() ? "" : ", its last output: " + shown(cl.buffer)) +
+                                    cl.stderr_tail());
 }
 
 // Writes the request with a fresh id; returns the line written.
