@@ -60,6 +60,7 @@ std::vector<std::string> environment(const ProcessSpec& spec, int channel, int p
   vars[LOCKSIM_SIMTIME_SEED_ENV] = std::to_string(spec.first_input == FirstInput::nothing ? spec.seed : 0);
   if (spec.first_input != FirstInput::nothing)
     vars[LOCKSIM_SIMTIME_FIRST_INPUT_ENV] = spec.first_input == FirstInput::settle ? "settle" : "zygote";
+  if (spec.helper_threads > 0) vars[LOCKSIM_SIMTIME_THREADS_ENV] = "1";
   std::vector<std::string> out;
   for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
   return out;
@@ -134,7 +135,10 @@ const char* syscall_name(long number) {
 }  // namespace
 
 ControlledProcess::ControlledProcess(const ProcessSpec& spec)
-    : bound_(spec.bound), preload_(spec.preload), owner_stdin_(spec.stdin_fd >= 0) {
+    : bound_(spec.bound),
+      preload_(spec.preload),
+      owner_stdin_(spec.stdin_fd >= 0),
+      helper_threads_(spec.helper_threads) {
   if (spec.argv.empty()) throw std::invalid_argument("hosted process: an empty argv");
   if (access(spec.preload.c_str(), R_OK) != 0)
     throw std::invalid_argument("hosted process: no shim library at '" + spec.preload + "'");
@@ -292,11 +296,17 @@ Stop ControlledProcess::receive() {
     const std::string text = report.text;
     if (report.kind == LOCKSIM_SIMTIME_HELLO && program_.empty()) {
       program_ = text;
+      shim_address_ = report.deadline_ns;
+    } else if (report.kind == LOCKSIM_SIMTIME_EXEC) {
+      exec_pending_ = text;
+    } else if (report.kind == LOCKSIM_SIMTIME_HELLO) {
+      if (auto refused = exec_hello(text, report.deadline_ns)) return *refused;
+    }
+    if (report.kind == LOCKSIM_SIMTIME_HELLO || report.kind == LOCKSIM_SIMTIME_EXEC) {
       waiting_ = true;
       answer(LOCKSIM_SIMTIME_READY, {});
       continue;
     }
-    if (report.kind == LOCKSIM_SIMTIME_HELLO) return refuse(who() + " exec'd another program: " + text);
     if (report.kind == LOCKSIM_SIMTIME_SETTLE) {  // its first input: the run's clocks and seed
       set_clocks(settle_monotonic_ns_, settle_wall_ns_);
       waiting_ = true;
@@ -311,9 +321,7 @@ Stop ControlledProcess::receive() {
       return Blocked{{}, std::nullopt, kForkServer};
     }
     if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who() + " called " + text);
-    if (const int threads = thread_count(stat_fd_); threads > 1)
-      return refuse(who() + " runs " + std::to_string(threads) +
-                    " threads, started without pthread_create (a raw clone the shim cannot serialise)");
+    if (std::string problem = threads_problem(); !problem.empty()) return refuse(std::move(problem));
     Blocked blocked{{}, std::nullopt, text};
     for (std::uint32_t i = 0; i < report.nfds && i < LOCKSIM_SIMTIME_MAX_FDS; ++i)
       blocked.fds.push_back({report.fds[i], report.events[i]});
@@ -321,6 +329,19 @@ Stop ControlledProcess::receive() {
     waiting_ = true;
     return blocked;
   }
+}
+
+// More threads than the process may run, at a block ("": none).
+std::string ControlledProcess::threads_problem() const {
+  const int threads = thread_count(stat_fd_);
+  if (threads <= 1 + helper_threads_) return {};
+  if (helper_threads_ == 0)
+    return who() + " runs " + std::to_string(threads) +
+           " threads, started without pthread_create (a raw clone the shim cannot serialise)";
+  return who() + " runs " + std::to_string(threads) + " threads, more than its main thread and the " +
+         std::to_string(helper_threads_) +
+         " helpers allowed: a thread pool or worker started on the way (Node: libuv's pool for an async fs, dns "
+         "or crypto call; worker_threads), whose results would reach the main thread at real-time instants";
 }
 
 // What a process that neither blocked nor exited within the bound is doing
@@ -398,6 +419,20 @@ std::string ControlledProcess::unloaded_reason() const {
       << " (statically linked? Go?): it waits in system call " << syscall_name(number) << " (" << number
       << ") and never said hello; a program the shim does not control would run in real time";
   return out.str();
+}
+
+// A second program's hello: the same process after the shim's own execve
+// reported it (env exec'ing node), its shim where the first program's was —
+// the first program's seccomp filter stays, and passes only the calls made
+// from that address. Anything else is refused.
+std::optional<Stop> ControlledProcess::exec_hello(const std::string& path, std::int64_t shim_address) {
+  if (exec_pending_.empty()) return refuse(who() + " exec'd another program: " + path);
+  exec_pending_.clear();
+  if (shim_address != shim_address_)
+    return refuse(who() + " exec'd " + path + ", whose shim loaded at another address than the first program's " +
+                  "(the seccomp filter it inherited would trap every call of the new one)");
+  program_ = path;
+  return std::nullopt;
 }
 
 Stop ControlledProcess::refuse(std::string reason) {

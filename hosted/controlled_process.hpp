@@ -12,6 +12,8 @@
 // a program asleep before the shim's hello did not load the shim (a static
 // binary: Refused at once), and a read of the owner's empty stdin pipe past
 // the shim (glibc's stdio) is a Blocked on fd 0 without a deadline.
+// An exec of the process (env exec'ing node) stays under control: the
+// shim announces it and the new program's hello is accepted.
 //
 // The process is started in its own process group with PR_SET_PDEATHSIG
 // (SIGKILL), so none survives the thread that started it; the destructor
@@ -80,6 +82,14 @@ struct ProcessSpec {
   // How long, in real time, the process may run without blocking or exiting.
   std::chrono::milliseconds bound{10000};
   FirstInput first_input = FirstInput::nothing;
+  // How many of the runtime's helper threads (V8's platform workers,
+  // Node's delayed-task scheduler) may run beside the main thread, which
+  // alone is serialised: their waits are real, their socket calls and
+  // random draws refused (simtime_preload.c, "helper threads"), and a
+  // process found running more threads at a block is refused (a thread
+  // pool or a worker started on the way, whose results the controller
+  // would not order). 0: any second thread is refused.
+  int helper_threads = 0;
 };
 
 class ControlledProcess {
@@ -113,7 +123,8 @@ class ControlledProcess {
   // Blocked{.call = kForkServer}) and is alive.
   bool serving_forks() const { return serving_forks_ && pid_ > 0; }
   static constexpr const char* kForkServer = "the zygote's fork server";
-  // The program's path the shim reported when it started.
+  // The program's path the shim reported when it started (after an exec,
+  // the exec'd one's).
   const std::string& program() const { return program_; }
 
  private:
@@ -128,11 +139,13 @@ class ControlledProcess {
   Stop receive();
   Stop refuse(std::string reason);
   Stop exited();
+  std::optional<Stop> exec_hello(const std::string& path, std::int64_t shim_address);
   std::string stuck_reason() const;
   bool sleeps_in_kernel() const;
   bool hello_pending() const;
   std::optional<Blocked> stdin_read_wait();
   std::string unloaded_reason() const;
+  std::string threads_problem() const;
 
   pid_t pid_ = -1;
   int channel_ = -1;  // our end of the SOCK_SEQPACKET pair
@@ -149,6 +162,9 @@ class ControlledProcess {
   std::string preload_;
   bool owner_stdin_ = false;  // stdin is the owner's (spec.stdin_fd): only it writes there
   bool kernel_wait_ = false;  // the wait is stdin_read_wait's, not the shim's
+  int helper_threads_ = 0;
+  std::string exec_pending_;        // the program an exec reported, until its hello
+  std::int64_t shim_address_ = 0;   // the shim's syscall function in the first program
 };
 
 }  // namespace locksim::hosted

@@ -3,8 +3,10 @@
 #include "hosted/process_lock_host.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -44,13 +46,17 @@ void close_fd(int& fd) {
 // has none, and its processes start afresh, which decides what happens to
 // them. Null then, with the reason in `why_not` (kept for the thread's
 // later runs, so a failing start is paid once).
-ControlledProcess* zygote_for(const ProcessLockOptions& options, std::string& why_not) {
+ControlledProcess* zygote_for(const ProcessSpec& process, std::string& why_not) {
   struct Zygote {
     std::unique_ptr<ControlledProcess> process;
     std::string why_not;  // no zygote for this command: why
   };
-  thread_local std::map<std::vector<std::string>, Zygote> zygotes;
-  Zygote& zygote = zygotes[options.command];
+  using Key = std::pair<std::vector<std::string>, std::vector<std::pair<std::string, std::string>>>;
+  thread_local std::map<Key, Zygote> zygotes;
+  Zygote& zygote = zygotes[{process.argv, process.env}];
+  // A runtime with helper threads (Node) cannot be one: a fork's child has
+  // only the forking thread.
+  if (process.helper_threads > 0) zygote.why_not = "its runtime runs helper threads, which a fork does not copy";
   why_not = zygote.why_not;
   if (!why_not.empty()) return nullptr;
   if (zygote.process && zygote.process->serving_forks()) return zygote.process.get();
@@ -63,9 +69,10 @@ ControlledProcess* zygote_for(const ProcessLockOptions& options, std::string& wh
     throw std::runtime_error("cannot create a pipe");
   }
   ProcessSpec spec;
-  spec.argv = options.command;
-  spec.preload = options.preload;
-  spec.bound = options.bound;
+  spec.argv = process.argv;
+  spec.env = process.env;
+  spec.preload = process.preload;
+  spec.bound = process.bound;
   spec.first_input = FirstInput::zygote;
   spec.stdin_fd = in[0];
   spec.stdout_fd = out[1];
@@ -90,6 +97,10 @@ struct ProcessLockHost::Client {
   sim::Host* host = nullptr;
   std::unique_ptr<HostedClient> hosted;
   int to_stdin = -1, from_stdout = -1;  // our ends of its pipes
+  // Its stderr: a file of its own (a memfd), whatever locksim's is — Node
+  // builds another process.stderr for a pipe than for a file (ioredis's
+  // `debug` reads it at load), and the run's scheduler events followed.
+  int stderr_file = -1;
   std::string buffer;                   // stdout bytes not yet a whole line
   std::deque<std::string> lines;        // answer lines not yet taken
   std::optional<sim::Scheduler::SlotRef> waiting;  // the operation awaiting a line
@@ -98,6 +109,15 @@ struct ProcessLockHost::Client {
   ~Client() {
     close_fd(to_stdin);
     close_fd(from_stdout);
+    close_fd(stderr_file);
+  }
+  // The end of what it wrote to stderr, for a failure's message.
+  std::string stderr_tail() const {
+    char text[600];
+    const off_t size = stderr_file < 0 ? 0 : ::lseek(stderr_file, 0, SEEK_END);
+    const off_t from = size > static_cast<off_t>(sizeof text) ? size - static_cast<off_t>(sizeof text) : 0;
+    const ssize_t got = size > 0 ? ::pread(stderr_file, text, sizeof text, from) : 0;
+    return got > 0 ? "; its stderr ends: " + shown(std::string(text, static_cast<std::size_t>(got))) : "";
   }
 };
 
@@ -171,7 +191,26 @@ class ProcessLock final : public locks::Lock {
 
 }  // namespace
 
-ProcessLockHost::ProcessLockHost(ProcessLockOptions options) : options_(std::move(options)) {}
+// Node's helper threads, measured (Node 20): 4 V8 platform workers by
+// default (--v8-pool-size; through NODE_OPTIONS, so env's exec of node
+// keeps it), the platform's delayed-task scheduler, the inspector's signal
+// thread; libuv's pool (UV_THREADPOOL_SIZE) on first use. libuv 1.45+
+// submits through io_uring, past the shim's wrappers: UV_USE_IO_URING=0.
+RuntimeProfile runtime_profile(const std::vector<std::string>& command) {
+  const auto name = [&](std::size_t i) {
+    return i < command.size() ? std::filesystem::path(command[i]).filename().string() : std::string();
+  };
+  if (name(0) != "node" && !(name(0) == "env" && name(1) == "node")) return {};
+  // 3 helpers: one platform worker, the delayed-task scheduler, the
+  // inspector's starter; a 4th (libuv's pool, a worker) is refused.
+  return {3,
+          {{"UV_THREADPOOL_SIZE", "1"}, {"UV_USE_IO_URING", "0"}},
+          {"--single-threaded", "--v8-pool-size=1"},
+          " (Node --single-threaded: its idle helper threads run beside the serialised main thread)"};
+}
+
+ProcessLockHost::ProcessLockHost(ProcessLockOptions options)
+    : options_(std::move(options)), runtime_(runtime_profile(options_.command)) {}
 ProcessLockHost::~ProcessLockHost() = default;
 
 std::unique_ptr<locks::Lock> ProcessLockHost::make_lock(std::size_t c, locks::SimRuntime& runtime,
@@ -208,11 +247,21 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   cl.waiting.reset();
   ProcessSpec spec;
   spec.argv = options_.command;
+  const auto node_at = std::find_if(spec.argv.begin(), spec.argv.end(), [](const std::string& a) {
+    return std::filesystem::path(a).filename() == "node";
+  });
+  if (node_at != spec.argv.end())
+    spec.argv.insert(node_at + 1, runtime_.runtime_args.begin(), runtime_.runtime_args.end());
   spec.preload = options_.preload;
   spec.bound = options_.bound;
+  spec.helper_threads = runtime_.helper_threads;
+  spec.env = runtime_.env;
   spec.stdin_fd = in[0];
   spec.stdout_fd = out[1];
   spec.first_input = FirstInput::settle;
+  close_fd(cl.stderr_file);
+  cl.stderr_file = static_cast<int>(::memfd_create("locksim-adapter-stderr", MFD_CLOEXEC));
+  spec.stderr_fd = cl.stderr_file;
   const auto close_child_ends = [&] {
     ::close(in[0]);
     ::close(out[1]);
@@ -220,7 +269,7 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   ControlledProcess* zygote = nullptr;
   std::string no_zygote;
   try {
-    if (options_.zygote) zygote = zygote_for(options_, no_zygote);
+    if (options_.zygote) zygote = zygote_for(spec, no_zygote);
     cl.hosted->start(spec, "hosted-" + cl.name + "-" + std::to_string(cl.host->incarnation()), zygote);
   } catch (const scenarios::ProcessFailure&) {
     close_child_ends();
@@ -232,7 +281,7 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
   close_child_ends();
   mechanism_.push_back("simulated time: client " + cl.name + "'s adapter ran as process " +
                        std::to_string(cl.hosted->process()->pid()) + " under " +
-                       std::filesystem::path(options_.preload).filename().string() +
+                       std::filesystem::path(options_.preload).filename().string() + runtime_.note +
                        (zygote ? ", forked from its zygote (process " + std::to_string(zygote->pid()) + ")" : "") +
                        (no_zygote.empty() ? "" : ", started afresh: no zygote, " + no_zygote));
   std::vector<std::string> servers;
@@ -279,11 +328,13 @@ void ProcessLockHost::collect_output(Client& cl) {
   }
   const ClientEnd& end = cl.hosted->end();
   if (!end.refused.empty())
-    throw scenarios::ProcessFailure(cl.label + ": the simulated-time mechanism refused it: " + end.refused);
+    throw scenarios::ProcessFailure(cl.label + ": the simulated-time mechanism refused it: " + end.refused +
+                                    cl.stderr_tail());
   if (end.exit_status)
     throw scenarios::ProcessFailure(cl.label + ": the adapter exited (status " + std::to_string(*end.exit_status) +
-                                    ") during the run" + (cl.buffer.empty() ? "" : ", its last output: " +
-                                                          shown(cl.buffer)));
+                                    ") during the run" +
+                                    (cl.buffer.empty() ? "" : ", its last output: " + shown(cl.buffer)) +
+                                    cl.stderr_tail());
 }
 
 // Writes the request with a fresh id; returns the line written.

@@ -44,6 +44,19 @@ struct ProcessLockOptions {
   bool zygote = true;
 };
 
+// What the adapter's runtime needs in simulated time, from its command.
+// Node (program `node`, or `env node`): its helper threads run beside the
+// main thread (ProcessSpec::helper_threads), as few as Node allows, and
+// libuv without io_uring (docs/external-clients.md, "Node in simulated
+// time"). Other runtimes: nothing (a second thread is refused).
+struct RuntimeProfile {
+  int helper_threads = 0;  // ProcessSpec::helper_threads
+  std::vector<std::pair<std::string, std::string>> env;  // added to the adapter's environment
+  std::vector<std::string> runtime_args;                  // after the runtime's program (node) in the command
+  std::string note;  // for the mechanism line: "" or " (Node: ...)"
+};
+RuntimeProfile runtime_profile(const std::vector<std::string>& command);
+
 class ProcessLockHost final : public scenarios::ProcessLocks {
  public:
   explicit ProcessLockHost(ProcessLockOptions options);
@@ -76,6 +89,7 @@ class ProcessLockHost final : public scenarios::ProcessLocks {
   [[noreturn]] void broken(Client& cl, const std::string& op, const std::string& what, const std::string& request);
 
   ProcessLockOptions options_;
+  RuntimeProfile runtime_;
   std::vector<std::unique_ptr<Client>> clients_;  // by client index, made by its first make_lock
   std::vector<std::string> mechanism_;
 };

@@ -319,6 +319,57 @@ print('not reached')
   CHECK(py.output().empty());
 }
 
+// simtime_preload.c, "exec": env exec'ing the program is the same process,
+// under control from its first instruction; an exec that drops the shim's
+// environment would run it uncontrolled, and is refused.
+TEST_CASE("hosted time: env exec'ing python3 runs it in simulated time; an exec without the shim is refused",
+          "[hosted-time]") {
+  Python py("import time\ntime.sleep(5)\nprint(time.time())\n", 1);
+  py.spec.argv.insert(py.spec.argv.begin(), {"/usr/bin/env", "python3"});
+  py.spec.argv.erase(py.spec.argv.begin() + 2);  // /usr/bin/python3: env finds it on PATH
+  py.spec.env = {{"PATH", "/nonexistent:/usr/bin"}};  // a miss first; no shell wrapper (pyenv's) on the way
+  ControlledProcess p(py.spec);
+  const Stop stop = run_to_end(p);
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "1700000005.0\n");
+  CHECK(p.program().find("python3") != std::string::npos);
+  Python bare("print('not reached')\n", 1);
+  bare.spec.argv.insert(bare.spec.argv.begin(), {"/usr/bin/env", "-i"});
+  ControlledProcess q(bare.spec);
+  const Stop refused = run_to_end(q);
+  REQUIRE(std::holds_alternative<Refused>(refused));
+  CHECK(reason_of(refused).find("called execve: a program started without the shim's environment") !=
+        std::string::npos);
+  CHECK(bare.output().empty());
+}
+
+// simtime_preload.c, "helper threads": with them allowed, a thread runs and
+// its sleep is a real one, the main thread's waits stay simulated; a random
+// draw or a blocking socket call of a helper thread is refused, naming it.
+TEST_CASE("hosted time: helper threads run when allowed; a helper's random draw is refused, naming it",
+          "[hosted-time]") {
+  Python py(R"(import threading, time
+t = threading.Thread(target=lambda: time.sleep(0.01))
+t.start()
+t.join()
+time.sleep(30)
+print(time.monotonic())
+)", 1);
+  py.spec.helper_threads = 1;
+  ControlledProcess p(py.spec);
+  const Stop stop = run_to_end(p);
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "1030.0\n");  // the helper's 10 ms were real: no simulated time passed
+  Python draw("import os, threading\nt = threading.Thread(target=lambda: os.urandom(4))\nt.start()\nt.join()\n", 1);
+  draw.spec.helper_threads = 1;
+  ControlledProcess q(draw.spec);
+  const Stop refused = run_to_end(q);
+  REQUIRE(std::holds_alternative<Refused>(refused));
+  CHECK(reason_of(refused).find("called getrandom: made by a helper thread") != std::string::npos);
+}
+
 TEST_CASE("hosted time: a raw wait, or a process creation past the wrappers, is refused at once",
           "[hosted-time]") {
   Python raw(R"(import ctypes
@@ -535,7 +586,8 @@ namespace {
 locksim::Result<locksim::scenarios::RunResult, std::string> run_with_process(const locksim::scenarios::Scenario& s,
                                                                              const std::string& lock,
                                                                              std::uint64_t seed, bool zygote = true,
-                                                                             std::vector<std::string>* mechanism = nullptr) {
+                                                                             std::vector<std::string>* mechanism = nullptr,
+                                                                             bool record_trace = false) {
   locksim::live::register_library_locks();
   locksim::hosted::ProcessLockOptions options;
   options.command = locksim::live::adapter_command(lock, s.lock);
@@ -546,6 +598,7 @@ locksim::Result<locksim::scenarios::RunResult, std::string> run_with_process(con
   locksim::scenarios::RunOptions run;
   run.lock_kind = lock;
   run.seed = seed;
+  run.record_trace = record_trace;
   run.process_locks = &processes;
   auto result = locksim::scenarios::run_scenario(s, run);
   if (result) CHECK(processes.mechanism().size() == s.clients.size());  // one process per client, no crash
@@ -634,6 +687,68 @@ TEST_CASE("a zygote's child that forks is refused: only the controller's fork is
   CHECK(zygote.serving_forks());  // the zygote itself goes on
 }
 
+// Node 20 in simulated time (docs/external-clients.md, "Node in simulated
+// time"): env exec's node, its helper threads run beside the serialised
+// main thread; live mode's verdict (tests/test_external.cpp), and for a
+// seed the same verdict, command stream (every record: a command sent and
+// run, its time, the lock values) and digest.
+TEST_CASE("gc-pause with lib:node-redlock in simulated time: live mode's verdict, the same run for a seed",
+          "[hosted-time]") {
+  auto s = locksim::scenarios::load_catalog_scenario("gc-pause");
+  REQUIRE(s);
+  const auto first = run_with_process(*s, "lib:node-redlock", 1, true, nullptr, true);
+  INFO((first ? std::string() : first.error()));
+  REQUIRE(first);
+  CHECK(first->violation_kinds() == std::set<std::string>{"mutual-exclusion"});
+  const auto again = run_with_process(*s, "lib:node-redlock", 1, true, nullptr, true);
+  REQUIRE(again);
+  CHECK(again->violation_kinds() == first->violation_kinds());
+  const auto stream = [](const locksim::scenarios::RunResult& r) {
+    std::vector<std::string> out;
+    for (const auto& rec : r.trace)
+      out.push_back(std::to_string(rec.at.time_since_epoch().count()) + " " + std::to_string(rec.host) + " " +
+                    rec.kind + " " + rec.detail);
+    return out;
+  };
+  const auto commands = stream(*first);
+  CHECK(std::count_if(commands.begin(), commands.end(),
+                      [](const std::string& line) { return line.find(" send evalsha ") != std::string::npos; }) > 10);
+  CHECK(stream(*again) == commands);
+  CHECK(again->digest == first->digest);
+  CHECK(again->events == first->events);
+}
+
+// hosted::runtime_profile for node: its helper threads run; a timer waits
+// in simulated time and crypto.randomBytes is the seed's; libuv's pool
+// started by an async fs call is one thread too many: refused, naming it.
+TEST_CASE("hosted time: node with its helper threads: simulated timers, seeded randomness; its thread pool refused",
+          "[hosted-time]") {
+  const auto node = [](const std::string& script, std::string& output) {
+    Python holder("", 1);  // its temporary directory and output file
+    ProcessSpec spec = holder.spec;
+    const RuntimeProfile profile = runtime_profile({"/usr/bin/env", "node"});
+    spec.argv = {"/usr/bin/env", "node"};
+    spec.argv.insert(spec.argv.end(), profile.runtime_args.begin(), profile.runtime_args.end());
+    spec.argv.insert(spec.argv.end(), {"-e", script});
+    spec.env = profile.env;
+    spec.helper_threads = profile.helper_threads;
+    ControlledProcess p(spec);
+    const Stop stop = run_to_end(p);
+    output = holder.output();
+    return stop;
+  };
+  std::string first, again, pool;
+  const char* timer = "setTimeout(() => console.log(Date.now(), require('crypto').randomBytes(8).toString('hex')), 2500)";
+  const Stop stop = node(timer, first);
+  INFO(reason_of(stop));
+  REQUIRE(exited_zero(stop));
+  CHECK(first.rfind("1700000002500 ", 0) == 0);
+  REQUIRE(exited_zero(node(timer, again)));
+  CHECK(again == first);
+  const Stop refused = node("require('fs').readFile('/etc/hostname', () => setTimeout(() => {}, 10))", pool);
+  CHECK(reason_of(refused).find("more than its main thread and the 3 helpers allowed") != std::string::npos);
+}
+
 TEST_CASE("a library lock without the hosted mechanism is refused, naming it", "[hosted-time]") {
   locksim::live::register_library_locks();
   auto s = locksim::scenarios::load_catalog_scenario("gc-pause");
@@ -675,6 +790,23 @@ TEST_CASE("LOCKSIM_ZYGOTE=0 starts each adapter process afresh, with the same di
   auto [bad, bad_code] = locksim::tests::run_shell("LOCKSIM_ZYGOTE=yes " + run + " 2>&1");
   CHECK(bad_code == 2);
   CHECK(bad.find("LOCKSIM_ZYGOTE: 'yes' is neither 0 nor 1") != std::string::npos);
+}
+
+TEST_CASE("locksim run gc-pause --lock lib:node-redlock: node under env, the mechanism named, one digest", "[hosted-time]") {
+  const std::string command = std::string(LOCKSIM_BINARY) + " run gc-pause --lock lib:node-redlock";
+  auto [out, code] = locksim::tests::run_shell(command + " 2>&1");
+  INFO(out);
+  CHECK(code == 1);
+  CHECK(out.find("VIOLATED mutual-exclusion") != std::string::npos);
+  CHECK(out.find("under liblocksim_simtime.so (Node --single-threaded") != std::string::npos);
+  // Another locksim process, its stderr /dev/null where the first one's was
+  // a pipe: the same digest (each adapter's stderr is a file of its own —
+  // Node's process.stderr differs for a pipe and a file, and so did the
+  // scheduler's events).
+  auto [again, again_code] = locksim::tests::run_shell(command + " 2>/dev/null");
+  const auto digest = [](const std::string& text) { return text.substr(text.find("digest ")); };
+  REQUIRE(again.find("digest ") != std::string::npos);
+  CHECK(digest(again) == digest(out));
 }
 
 TEST_CASE("an adapter answering garbage in simulated time: exit 2 naming the client and the line", "[hosted-time]") {

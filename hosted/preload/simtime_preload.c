@@ -17,8 +17,11 @@
  *    (fds, events, a simulated deadline) and a wait for the answer;
  *  - randomness: getrandom, getentropy and reads of /dev/urandom and
  *    /dev/random give a stream seeded by the controller;
- *  - refusals: a second thread (pthread_create, clone), another process
- *    (fork, vfork, exec*, posix_spawn*, system) and real-time timers
+ *  - exec: the program replacing itself (env exec'ing node) stays under
+ *    control, its new image's shim saying hello again ("exec" below);
+ *  - refusals: a second thread (pthread_create, clone; unless helper
+ *    threads are allowed, "helper threads" below), another process
+ *    (fork, vfork, posix_spawn*, system) and real-time timers
  *    (alarm, setitimer, timer_settime, timerfd_settime) are reported as
  *    what the controller cannot control, and the process waits to be
  *    killed; so is any wait, clock read, random draw or thread/process
@@ -62,10 +65,18 @@
 
 static const struct locksim_simtime_clocks* clocks;
 static int channel = -1;
+static int clocks_fd = -1; /* kept open: an exec'd program maps it again */
 static uint64_t random_state;
 
 static int controlled(void) { return clocks != NULL; }
 static void first_input(void); /* the first input: settle, or serve forks */
+
+/* Helper threads (below, "helper threads"): allowed by the controller, and
+ * whether this thread is the main one. */
+static int helper_threads;
+static __thread int main_thread;
+static int helper_wait(const struct pollfd* fds, nfds_t n, int64_t deadline);
+static void main_thread_only(const char* call);
 
 /* --- clocks -------------------------------------------------------------- */
 
@@ -158,6 +169,7 @@ static void refuse(const char* call, const char* why) {
  * monotonic, LOCKSIM_SIMTIME_NO_DEADLINE: none); 1 when the controller
  * answers ready, 0 when it answers timed out. */
 static int wait_for(const struct pollfd* fds, nfds_t n, int64_t deadline, const char* call) {
+  if (!main_thread) return helper_wait(fds, n, deadline);
   struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_BLOCK, .nfds = (uint32_t)n, .deadline_ns = deadline};
   if (n > LOCKSIM_SIMTIME_MAX_FDS) refuse(call, ": a wait on more fds than the shim reports (64)");
   for (nfds_t i = 0; i < n; ++i)
@@ -332,7 +344,7 @@ static void forget(int fd) {
 
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
   const int r = (int)syscall(SYS_epoll_ctl, epfd, op, fd, event);
-  if (r != 0 || !controlled()) return r;
+  if (r != 0 || !controlled() || !main_thread) return r;
   if (op != EPOLL_CTL_ADD) unwatch(epfd, fd);
   if (op == EPOLL_CTL_DEL) return r;
   if (watched_count == WATCHED_MAX) refuse("epoll_ctl", ": more fds under epoll than the shim tracks (256)");
@@ -359,6 +371,9 @@ static int sim_epoll(int epfd, struct epoll_event* ev, int max, int64_t timeout_
   for (;;) {
     const int r = (int)syscall(SYS_epoll_pwait, epfd, ev, max, 0, mask, _NSIG / 8);
     if (r != 0 || timeout_ns == 0) return r;
+    const struct pollfd self = {epfd, POLLIN, 0}; /* a helper thread's epoll: not tracked */
+    if (!main_thread && !helper_wait(&self, 1, deadline)) return 0;
+    if (!main_thread) continue;
     struct pollfd list[LOCKSIM_SIMTIME_MAX_FDS];
     const nfds_t n = epoll_list(epfd, list);
     if (!wait_for(list, n, deadline, call)) return 0;
@@ -426,6 +441,7 @@ pid_t getppid(void) {
 
 ssize_t getrandom(void* buf, size_t n, unsigned int flags) {
   if (!controlled()) return syscall(SYS_getrandom, buf, n, flags);
+  main_thread_only("getrandom");
   fill_random(buf, n);
   return (ssize_t)n;
 }
@@ -493,9 +509,9 @@ int openat64(int dir, const char* path, int flags, ...) {
 }
 
 int close(int fd) {
-  if (fd == channel && channel >= 0) return 0; /* the channel outlives the program's cleanups */
+  if ((fd == channel || fd == clocks_fd) && fd >= 0) return 0; /* they outlive the program's cleanups */
   if (fd >= 0 && fd < RANDOM_FDS) random_fd[fd] = 0;
-  if (controlled()) forget(fd);
+  if (controlled() && main_thread) forget(fd);
   return (int)syscall(SYS_close, fd);
 }
 
@@ -510,6 +526,7 @@ static void wait_ready(int fd, short events, const char* call) {
   struct stat st;
   if (flags < 0 || (flags & O_NONBLOCK) || syscall(SYS_fstat, fd, &st) != 0) return;
   if (!S_ISSOCK(st.st_mode) && !S_ISFIFO(st.st_mode)) return;
+  main_thread_only(call);
   struct pollfd p = {fd, events, 0};
   while (syscall(SYS_ppoll, &p, 1, &no_wait, NULL, _NSIG / 8) == 0) wait_for(&p, 1, LOCKSIM_SIMTIME_NO_DEADLINE, call);
 }
@@ -517,6 +534,7 @@ static void wait_ready(int fd, short events, const char* call) {
 ssize_t read(int fd, void* buf, size_t n) {
   if (fd == 0) first_input();
   if (fd >= 0 && fd < RANDOM_FDS && random_fd[fd]) {
+    main_thread_only("read of /dev/urandom");
     fill_random(buf, n);
     return (ssize_t)n;
   }
@@ -557,6 +575,7 @@ int connect(int fd, const struct sockaddr* addr, socklen_t len) {
   syscall(SYS_fcntl, fd, F_SETFL, flags | O_NONBLOCK);
   int r = (int)syscall(SYS_connect, fd, addr, len);
   if (r != 0 && errno == EINPROGRESS) {
+    main_thread_only("connect");
     struct pollfd p = {fd, POLLOUT, 0};
     while (syscall(SYS_ppoll, &p, 1, &no_wait, NULL, _NSIG / 8) == 0)
       wait_for(&p, 1, LOCKSIM_SIMTIME_NO_DEADLINE, "connect");
@@ -586,13 +605,7 @@ int connect(int fd, const struct sockaddr* addr, socklen_t len) {
     return real args;                                      \
   }
 
-REFUSED(int, pthread_create, (pthread_t * t, const pthread_attr_t* a, void* (*f)(void*), void* arg), (t, a, f, arg),
-        THREAD)
 REFUSED(pid_t, fork, (void), (), PROCESS)
-REFUSED(int, execve, (const char* p, char* const* argv, char* const* envp), (p, argv, envp), PROCESS)
-REFUSED(int, execv, (const char* p, char* const* argv), (p, argv), PROCESS)
-REFUSED(int, execvp, (const char* p, char* const* argv), (p, argv), PROCESS)
-REFUSED(int, execvpe, (const char* p, char* const* argv, char* const* envp), (p, argv, envp), PROCESS)
 REFUSED(int, system, (const char* command), (command), PROCESS)
 REFUSED(int, posix_spawn,
         (pid_t * pid, const char* p, const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
@@ -654,6 +667,107 @@ int timerfd_settime(int fd, int flags, const struct itimerspec* value, struct it
   return (int)syscall(SYS_timerfd_settime, fd, flags, value, old);
 }
 
+/* --- helper threads (LOCKSIM_SIMTIME_THREADS=1) ---------------------------
+ * A runtime's own threads that never feed the program's semantics — V8's
+ * platform workers (GC, compiler), Node's delayed-task scheduler, libuv's
+ * thread pool — may run beside the main thread when the controller allows
+ * it (docs/external-clients.md, "Node in simulated time"). Only the main
+ * thread is serialised: it alone reports waits. A helper thread reads the
+ * simulated clocks, and its waits are real ones (it computes, the main
+ * thread picks its results up when the controller next resumes it); a
+ * blocking socket call or a random draw of a helper thread is refused (its
+ * order against the main thread's is not determined). Without the
+ * variable, pthread_create is refused as before. */
+
+static void helper_threads_init(void) {
+  main_thread = 1;
+  const char* allowed = getenv(LOCKSIM_SIMTIME_THREADS_ENV);
+  helper_threads = allowed && strcmp(allowed, "1") == 0;
+  if (helper_threads) locksim_seccomp_allow_threads();
+}
+
+/* A helper thread's wait: the real one, for what is left of its timeout
+ * (the simulated clocks stand still while the process runs). */
+static int helper_wait(const struct pollfd* fds, nfds_t n, int64_t deadline) {
+  struct pollfd copy[LOCKSIM_SIMTIME_MAX_FDS];
+  for (nfds_t i = 0; i < n && i < LOCKSIM_SIMTIME_MAX_FDS; ++i) copy[i] = fds[i];
+  const int64_t left = deadline == LOCKSIM_SIMTIME_NO_DEADLINE ? -1 : deadline - sim_monotonic();
+  const struct timespec ts = timespec_of(left > 0 ? left : 0);
+  return syscall(SYS_ppoll, copy, n, left < 0 ? NULL : &ts, NULL, _NSIG / 8) > 0;
+}
+
+/* A call only the main thread may make under control. */
+static void main_thread_only(const char* call) {
+  if (controlled() && !main_thread)
+    refuse(call, ": made by a helper thread (only the main thread's socket calls and random draws are ordered)");
+}
+
+int pthread_create(pthread_t* t, const pthread_attr_t* a, void* (*f)(void*), void* arg) {
+  if (controlled() && !helper_threads) refuse("pthread_create", THREAD);
+  int (*real)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) =
+      (int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*))dlsym(RTLD_NEXT, "pthread_create");
+  return real(t, a, f, arg);
+}
+
+/* --- exec: a program replacing itself (env exec'ing node) ----------------
+ * The same process, under control from its first instruction: the new
+ * image's shim re-initialises from the inherited fds and environment and
+ * says hello again, which the controller accepts after this report. An
+ * environment without the shim's variables would run the program
+ * uncontrolled: refused. */
+static int keeps_control(char* const* envp) {
+  const char* ours = getenv(LOCKSIM_SIMTIME_CHANNEL_ENV);
+  int preload = 0, same_channel = 0;
+  const size_t name = strlen(LOCKSIM_SIMTIME_CHANNEL_ENV);
+  for (; envp && *envp; ++envp) {
+    if (strncmp(*envp, "LD_PRELOAD=", 11) == 0) preload = strstr(*envp, "liblocksim_simtime") != NULL;
+    if (strncmp(*envp, LOCKSIM_SIMTIME_CHANNEL_ENV, name) == 0 && (*envp)[name] == '=')
+      same_channel = ours && strcmp(*envp + name + 1, ours) == 0;
+  }
+  return preload && same_channel;
+}
+
+int execve(const char* path, char* const* argv, char* const* envp) {
+  if (!controlled()) return (int)syscall(SYS_execve, path, argv, envp);
+  if (!keeps_control(envp)) refuse("execve", ": a program started without the shim's environment");
+  if (syscall(SYS_access, path, X_OK) != 0) return -1; /* execvp's misses are not reported */
+  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_EXEC};
+  copy_text(report.text, sizeof report.text, path, NULL);
+  struct locksim_simtime_answer answer;
+  exchange(&report, &answer);
+  return (int)syscall(SYS_execve, path, argv, envp); /* returns only when it failed */
+}
+
+int execv(const char* path, char* const* argv) { return execve(path, argv, environ); }
+
+/* execvp's search of PATH (glibc posix/execvpe.c, without its /bin/sh
+ * retry for a script lacking "#!"), each try through the execve above. */
+int execvpe(const char* file, char* const* argv, char* const* envp) {
+  if (strchr(file, '/')) return execve(file, argv, envp);
+  const char* dirs = getenv("PATH");
+  if (!dirs) dirs = "/usr/local/bin:/usr/bin:/bin";
+  int error = ENOENT;
+  for (const char* at = dirs;; ++at) {
+    const char* end = strchrnul(at, ':');
+    char full[4096];
+    const size_t dir = (size_t)(end - at), len = strlen(file);
+    if (dir + len + 2 <= sizeof full) {
+      memcpy(full, at, dir);
+      full[dir] = '/';
+      memcpy(full + dir + 1, file, len + 1);
+      execve(dir ? full : file, argv, envp);
+      if (errno == EACCES) error = EACCES;
+      else if (errno != ENOENT && errno != ENOTDIR) return -1;
+    }
+    if (!*end) break;
+    at = end;
+  }
+  errno = error;
+  return -1;
+}
+
+int execvp(const char* file, char* const* argv) { return execvpe(file, argv, environ); }
+
 /* --- setup --------------------------------------------------------------- */
 
 static long env_number(const char* name) {
@@ -664,11 +778,14 @@ static long env_number(const char* name) {
   return *end ? -1 : n;
 }
 
-/* The first report: which program this is. A second hello from the same
- * channel is an exec'd program (execl and glibc's internal calls are not
- * interposed), which the controller refuses. */
+/* The first report: which program this is, and where the shim's syscall
+ * function is loaded (deadline_ns). A second hello from the same channel is
+ * an exec'd program: accepted after the shim's own execve reported it (the
+ * seccomp filter the first image installed stays, and passes only calls
+ * from the same address), refused otherwise. */
 static void hello(void) {
-  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_HELLO};
+  struct locksim_simtime_report report = {.kind = LOCKSIM_SIMTIME_HELLO,
+                                          .deadline_ns = (int64_t)(uintptr_t)&locksim_shim_syscall};
   const long got = syscall(SYS_readlink, "/proc/self/exe", report.text, sizeof report.text - 1);
   report.text[got > 0 ? got : 0] = '\0';
   struct locksim_simtime_answer answer;
@@ -782,7 +899,6 @@ __attribute__((constructor)) static void locksim_simtime_init(void) {
   const long page = env_number(LOCKSIM_SIMTIME_CLOCKS_ENV), fd = env_number(LOCKSIM_SIMTIME_CHANNEL_ENV);
   if (page < 0 || fd < 0) return;
   void* block = mmap(NULL, sizeof(struct locksim_simtime_clocks), PROT_READ, MAP_SHARED, (int)page, 0);
-  syscall(SYS_close, page);
   if (block == MAP_FAILED || ((const struct locksim_simtime_clocks*)block)->magic != LOCKSIM_SIMTIME_MAGIC) return;
   const char* seed = getenv(LOCKSIM_SIMTIME_SEED_ENV);
   random_state = seed ? strtoull(seed, NULL, 10) : 0;
@@ -790,7 +906,9 @@ __attribute__((constructor)) static void locksim_simtime_init(void) {
   startup_seed = random_state;
   first_input_mode = first_input_wanted();
   channel = (int)fd;
+  clocks_fd = (int)page;
   clocks = block;
+  helper_threads_init();
   hello();
   if (locksim_install_seccomp(trapped_call) != 0)
     refuse("seccomp", ": the filter that traps calls made outside the shim could not be installed");

@@ -42,6 +42,9 @@
 #define LOCKSIM_SIMTIME_SEED_ENV "LOCKSIM_SIMTIME_SEED"
 #define LOCKSIM_SIMTIME_FIRST_INPUT_ENV "LOCKSIM_SIMTIME_FIRST_INPUT"
 #define LOCKSIM_SIMTIME_FORK_FDS 5 /* channel, clocks page, stdin, stdout, stderr */
+/* "1": the runtime's helper threads may run beside the main thread, which
+ * alone is serialised (simtime_preload.c, "helper threads"). */
+#define LOCKSIM_SIMTIME_THREADS_ENV "LOCKSIM_SIMTIME_THREADS"
 /* The most fds one wait may name; a wait on more is refused. */
 #define LOCKSIM_SIMTIME_MAX_FDS 64
 #define LOCKSIM_SIMTIME_NO_DEADLINE INT64_MAX
@@ -57,11 +60,13 @@ enum locksim_simtime_kind {
   LOCKSIM_SIMTIME_REFUSE = 2,    /* report: cannot be controlled (`text`) */
   LOCKSIM_SIMTIME_READY = 3,     /* answer: these fds are ready */
   LOCKSIM_SIMTIME_TIMED_OUT = 4, /* answer: the deadline passed */
-  LOCKSIM_SIMTIME_HELLO = 5,     /* report: a program started (`text`: its path) */
+  LOCKSIM_SIMTIME_HELLO = 5,     /* report: a program started (`text`: its path;
+                                    `deadline_ns`: the shim's syscall function's address) */
   LOCKSIM_SIMTIME_SETTLE = 6,    /* report: its first input; answer READY with `seed` */
   LOCKSIM_SIMTIME_ZYGOTE = 7,    /* report: its first input; it serves fork orders now */
   LOCKSIM_SIMTIME_FORK = 8,      /* answer to a zygote: fork a child (fds attached) */
   LOCKSIM_SIMTIME_FORKED = 9,    /* report: the child's pid in fds[0] */
+  LOCKSIM_SIMTIME_EXEC = 10,     /* report: about to exec `text` (its hello follows) */
 };
 
 /* Shim -> controller. `deadline_ns` is on the simulated monotonic clock

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -81,21 +82,32 @@ static void put(unsigned short code, unsigned k, unsigned char jt, unsigned char
 /* A jump's offset from the instruction about to be put to `target`. */
 static unsigned char to(unsigned target) { return (unsigned char)(target - length - 1); }
 
-/* Layout: the arch check, one test a trapped number, ALLOW; the clock-id
- * tests, ALLOW; getrandom's exception; the address check (from the shim:
- * ALLOW, else TRAP). getrandom(8 bytes, GRND_NONBLOCK) passes: glibc's
- * malloc draws its tcache key so (malloc.c, tcache_key_initialize), a
- * value nothing the program prints depends on. */
+static int threads_allowed;
+
+void locksim_seccomp_allow_threads(void) { threads_allowed = 1; }
+
+/* Layout: the arch check; with threads allowed, clone3 and clone first;
+ * one test a trapped number, ALLOW; the clock-id tests, ALLOW; getrandom's
+ * exception; with threads allowed, clone's CLONE_THREAD test; the address
+ * check (from the shim: ALLOW, else TRAP); ENOSYS. getrandom(8 bytes,
+ * GRND_NONBLOCK) passes: glibc's malloc draws its tcache key so (malloc.c,
+ * tcache_key_initialize), a value nothing the program prints depends on. */
 static int build(void) {
-  const unsigned clocks_at = 3 + N(trapped) + N(clock_calls) + 2;
-  const unsigned getrandom_at = clocks_at + 1 + N(moved_clocks) + 1, check_at = getrandom_at + 4;
-  const unsigned trap_at = check_at + 5, allow_at = trap_at + 1;
+  const unsigned threads = threads_allowed ? 2 : 0;
+  const unsigned clocks_at = 3 + threads + N(trapped) + N(clock_calls) + 2;
+  const unsigned getrandom_at = clocks_at + 1 + N(moved_clocks) + 1, clone_at = getrandom_at + 4;
+  const unsigned check_at = clone_at + threads, trap_at = check_at + 5, allow_at = trap_at + 1;
+  const unsigned enosys_at = allow_at + 1;
   const unsigned long start = (unsigned long)__start_locksim_simtime_calls;
   const unsigned long stop = (unsigned long)__stop_locksim_simtime_calls;
-  if (allow_at + 1 > PROGRAM_MAX || (start >> 32) != ((stop - 1) >> 32)) return -1;
+  if (enosys_at + 1 > PROGRAM_MAX || (start >> 32) != ((stop - 1) >> 32)) return -1;
   put(BPF_LD | BPF_W | BPF_ABS, DATA(arch), 0, 0);
   put(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, to(allow_at));
   put(BPF_LD | BPF_W | BPF_ABS, DATA(nr), 0, 0);
+  if (threads) {
+    put(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, to(enosys_at), 0);
+    put(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, to(clone_at), 0);
+  }
   for (size_t i = 0; i < N(trapped); ++i) put(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)trapped[i], to(check_at), 0);
   for (size_t i = 0; i < N(clock_calls); ++i)
     put(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)clock_calls[i], to(clocks_at), 0);
@@ -107,7 +119,11 @@ static int build(void) {
   put(BPF_LD | BPF_W | BPF_ABS, DATA(args[1]), 0, 0); /* getrandom_at */
   put(BPF_JMP | BPF_JEQ | BPF_K, 8, 0, to(check_at));
   put(BPF_LD | BPF_W | BPF_ABS, DATA(args[2]), 0, 0);
-  put(BPF_JMP | BPF_JEQ | BPF_K, GRND_NONBLOCK, to(allow_at), 0);
+  put(BPF_JMP | BPF_JEQ | BPF_K, GRND_NONBLOCK, to(allow_at), to(check_at));
+  if (threads) {
+    put(BPF_LD | BPF_W | BPF_ABS, DATA(args[0]), 0, 0); /* clone_at: its flags */
+    put(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, to(allow_at), to(check_at));
+  }
   put(BPF_LD | BPF_W | BPF_ABS, DATA(instruction_pointer) + 4, 0, 0); /* check_at: the high half */
   put(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(start >> 32), 0, to(trap_at));
   put(BPF_LD | BPF_W | BPF_ABS, DATA(instruction_pointer), 0, 0);
@@ -115,6 +131,7 @@ static int build(void) {
   put(BPF_JMP | BPF_JGE | BPF_K, (unsigned)stop, 0, to(allow_at));
   put(BPF_RET | BPF_K, SECCOMP_RET_TRAP, 0, 0); /* trap_at */
   put(BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0); /* allow_at */
+  put(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0); /* enosys_at */
   return 0;
 }
 
@@ -153,6 +170,8 @@ long locksim_shim_syscall(long number, ...) {
   va_end(args);
   return syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
+
+void locksim_seccomp_allow_threads(void) {}
 
 int locksim_install_seccomp(void (*on_trap)(long number)) {
   (void)on_trap;

@@ -14,4 +14,11 @@ __attribute__((visibility("hidden"))) int locksim_install_seccomp(void (*on_trap
 /* The name of a system call the filter traps ("?" for another). */
 __attribute__((visibility("hidden"))) const char* locksim_trapped_name(long number);
 
+/* Before locksim_install_seccomp: threads (clone with CLONE_THREAD) pass
+ * from anywhere, and clone3 fails with ENOSYS outside the shim, so glibc's
+ * pthread_create falls back to clone, whose flags the filter can read
+ * (clone3's are behind a pointer). A clone without CLONE_THREAD (another
+ * process) is still trapped. */
+__attribute__((visibility("hidden"))) void locksim_seccomp_allow_threads(void);
+
 #endif
