@@ -43,6 +43,7 @@
 #include "cli/commands.hpp"
 #include "cli/output_files.hpp"
 #include "cli/parallel.hpp"
+#include "cli/process_locks.hpp"
 #include "cli/saved_examples.hpp"
 #include "cli/sweep.hpp"
 #include "cli/terminal.hpp"
@@ -490,6 +491,8 @@ int run_check(const CheckArgs& a) {
     if (!file) throw InputError(a.out + ": cannot write");
   }
   std::cout << "check     " << printable(plans.front().base.name) << " --lock " << plans.front().lock_kind << "\n";
+  if (const std::string line = process_locks_line(plans.front().lock_kind); !line.empty())
+    std::cout << "check     " << line << "\n";
   const std::size_t saved_failing = replay_first(a);
   int code = kMatched;
   for (std::size_t pass = 0; pass < plans.size() && code != kInterrupted; ++pass) {

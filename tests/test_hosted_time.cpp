@@ -630,3 +630,59 @@ restart_after = "1s"
   CHECK(result->violation_kinds().empty());  // A's entry expires; B, then A's new incarnation, take it in turn
   CHECK(result->summary.acquisitions == 3);
 }
+
+// --verify (RunOptions::verify, docs/cli.md): the check must be able to
+// fail. This adapter keeps state outside the simulated world — a file it
+// counts its starts in — and grants the lock only at the first start, so the
+// second run of the same seed (fresh processes, fresh world) is refused
+// where the first was granted: a nondeterministic run, exit 4, naming
+// scenario, lock, seed and both digests.
+TEST_CASE("--verify fails, exit 4, when an adapter's runs differ for one seed", "[hosted-time]") {
+  const fs::path dir = fs::temp_directory_path() / ("locksim-hosted-verify-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path counter = dir / "starts";
+  std::ofstream(counter) << "0\n";
+  std::ofstream(dir / "adapter.sh")
+      << "n=0\n"
+      << "while read -r line; do\n"
+      << "  rest=${line#*\\\"id\\\":}; id=${rest%%[,\\}]*}\n"
+      << "  case $line in\n"
+      << "    *'\"op\":\"hello\"'*) read -r n < '" << counter.string() << "'; echo $((n + 1)) > '" << counter.string()
+      << "'; echo \"{\\\"id\\\":$id,\\\"result\\\":true}\";;\n"
+      << "    *'\"op\":\"acquire\"'*) if [ \"$n\" -eq 0 ]; then echo \"{\\\"id\\\":$id,\\\"result\\\":true,"
+         "\\\"token\\\":\\\"t\\\"}\"; else echo \"{\\\"id\\\":$id,\\\"result\\\":false}\"; fi;;\n"
+      << "    *) echo \"{\\\"id\\\":$id,\\\"result\\\":true}\";;\n"
+      << "  esac\n"
+      << "done\n";
+  std::ofstream(dir / "counting.toml") << "name = \"counting-adapter\"\nduration = \"5s\"\n"
+                                       << "[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
+                                       << "[lock]\nkind = \"external\"\nacquire_timeout = \"1s\"\n"
+                                       << "command = [\"/bin/sh\", \"" << (dir / "adapter.sh").string() << "\"]\n"
+                                       << "[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+  const std::string run = std::string(LOCKSIM_BINARY) + " run " + (dir / "counting.toml").string() + " --seed 5";
+  auto [out, code] = locksim::tests::run_shell(run + " --verify 2>&1");
+  INFO(out);
+  CHECK(code == 4);
+  CHECK(out.find("nondeterministic run: scenario counting-adapter, lock external, seed 5: the first run's digest ") !=
+        std::string::npos);
+  CHECK(out.find(", the second's digest ") != std::string::npos);
+  // Without --verify the same command runs (once): the fixture itself works.
+  std::ofstream(counter) << "0\n";
+  auto [once, once_code] = locksim::tests::run_shell(run + " 2>&1");
+  INFO(once);
+  CHECK(once_code <= 1);
+  CHECK(once.find("digest ") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("--verify on a C++ lock: two runs, one digest, exit as without it", "[hosted-time]") {
+  const std::string run = std::string(LOCKSIM_BINARY) + " run gc-pause --lock token";
+  auto [out, code] = locksim::tests::run_shell(run + " --verify 2>&1");
+  auto [plain, plain_code] = locksim::tests::run_shell(run + " 2>&1");
+  INFO(out);
+  CHECK(code == plain_code);  // the verdict is unchanged
+  CHECK(out.find("verify    ran twice, digest ") != std::string::npos);
+  const auto digest = [](const std::string& text) { return text.substr(text.find("digest "), 23); };
+  REQUIRE(plain.find("digest ") != std::string::npos);
+  CHECK(out.find(digest(plain)) != std::string::npos);
+}
