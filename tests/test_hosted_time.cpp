@@ -686,3 +686,49 @@ TEST_CASE("--verify on a C++ lock: two runs, one digest, exit as without it", "[
   REQUIRE(plain.find("digest ") != std::string::npos);
   CHECK(out.find(digest(plain)) != std::string::npos);
 }
+
+// --verify compares the adapter's command stream too: a hosted client's
+// every command is a semantic trace record, words included
+// (hosted/hosted_client.cpp, "send"), so it is in the digest. This adapter
+// sends, at the same instant in both runs, a SET whose value it counts in a
+// file: only the words differ, and --verify says the runs do.
+TEST_CASE("--verify catches an adapter command whose words differ at the same instant", "[hosted-time]") {
+  const fs::path dir = fs::temp_directory_path() / ("locksim-hosted-stream-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path counter = dir / "starts";
+  std::ofstream(counter) << "0\n";
+  std::ofstream(dir / "adapter.py")
+      << "import json, socket, sys\n"
+      << "path = '" << counter.string() << "'\n"
+      << "n = int(open(path).read()); open(path, 'w').write(str(n + 1))\n"
+      << "sock, key = None, ''\n"
+      << "def send(*words):\n"
+      << "    out = '*%d\\r\\n' % len(words) + ''.join('$%d\\r\\n%s\\r\\n' % (len(w), w) for w in words)\n"
+      << "    sock.sendall(out.encode())\n"
+      << "    reply = b''\n"
+      << "    while not reply.endswith(b'\\r\\n'): reply += sock.recv(4096)\n"
+      << "    return reply\n"
+      << "for line in sys.stdin:\n"
+      << "    req = json.loads(line)\n"
+      << "    answer = {'id': req['id'], 'result': True}\n"
+      << "    if req['op'] == 'hello':\n"
+      << "        host, port = req['servers'][0].rsplit(':', 1)\n"
+      << "        sock, key = socket.create_connection((host, int(port))), req['key']\n"
+      << "        send('SET', 'side', 'run-%d' % n)\n"
+      << "    elif req['op'] == 'acquire':\n"
+      << "        answer['token'] = 't'\n"
+      << "        answer['result'] = send('SET', key, 't', 'NX', 'PX', '3000').startswith(b'+OK')\n"
+      << "    print(json.dumps(answer), flush=True)\n";
+  std::ofstream(dir / "stream.toml") << "name = \"stream-adapter\"\nduration = \"5s\"\n"
+                                     << "[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
+                                     << "[lock]\nkind = \"external\"\n"
+                                     << "command = [\"/usr/bin/python3\", \"" << (dir / "adapter.py").string() << "\"]\n"
+                                     << "[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+  const std::string run = std::string(LOCKSIM_BINARY) + " run " + (dir / "stream.toml").string();
+  auto [out, code] = locksim::tests::run_shell(run + " --verify 2>&1");
+  INFO(out);
+  CHECK(code == 4);
+  CHECK(out.find("nondeterministic run: scenario stream-adapter, lock external, seed 1: the first run's digest ") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}
