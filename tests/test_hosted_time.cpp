@@ -631,6 +631,27 @@ restart_after = "1s"
   CHECK(result->summary.acquisitions == 3);
 }
 
+// A folder holding an adapter that counts its starts in a file (state the
+// simulated world does not reset: the second run of a seed sees 1, not 0),
+// and a one-client scenario that runs it in simulated time; removed after.
+struct CountingAdapter {
+  fs::path dir, counter, scenario;
+  CountingAdapter(const std::string& name, const std::string& interpreter, const std::string& script)
+      : dir(fs::temp_directory_path() / ("locksim-hosted-" + name + "-" + std::to_string(getpid()))),
+        counter(dir / "starts"), scenario(dir / (name + ".toml")) {
+    fs::create_directories(dir);
+    std::ofstream(counter) << "0\n";
+    std::ofstream(dir / "adapter") << script;
+    std::ofstream(scenario) << "name = \"" << name << "\"\nduration = \"5s\"\n"
+                            << "[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
+                            << "[lock]\nkind = \"external\"\nacquire_timeout = \"1s\"\n"
+                            << "command = [\"" << interpreter << "\", \"" << (dir / "adapter").string() << "\"]\n"
+                            << "[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+  }
+  ~CountingAdapter() { fs::remove_all(dir); }
+  std::string run() const { return std::string(LOCKSIM_BINARY) + " run " + scenario.string(); }
+};
+
 // --verify (RunOptions::verify, docs/cli.md): the check must be able to
 // fail. This adapter keeps state outside the simulated world — a file it
 // counts its starts in — and grants the lock only at the first start, so the
@@ -638,28 +659,19 @@ restart_after = "1s"
 // where the first was granted: a nondeterministic run, exit 4, naming
 // scenario, lock, seed and both digests.
 TEST_CASE("--verify fails, exit 4, when an adapter's runs differ for one seed", "[hosted-time]") {
-  const fs::path dir = fs::temp_directory_path() / ("locksim-hosted-verify-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const fs::path counter = dir / "starts";
-  std::ofstream(counter) << "0\n";
-  std::ofstream(dir / "adapter.sh")
-      << "n=0\n"
-      << "while read -r line; do\n"
-      << "  rest=${line#*\\\"id\\\":}; id=${rest%%[,\\}]*}\n"
-      << "  case $line in\n"
-      << "    *'\"op\":\"hello\"'*) read -r n < '" << counter.string() << "'; echo $((n + 1)) > '" << counter.string()
-      << "'; echo \"{\\\"id\\\":$id,\\\"result\\\":true}\";;\n"
-      << "    *'\"op\":\"acquire\"'*) if [ \"$n\" -eq 0 ]; then echo \"{\\\"id\\\":$id,\\\"result\\\":true,"
-         "\\\"token\\\":\\\"t\\\"}\"; else echo \"{\\\"id\\\":$id,\\\"result\\\":false}\"; fi;;\n"
-      << "    *) echo \"{\\\"id\\\":$id,\\\"result\\\":true}\";;\n"
-      << "  esac\n"
-      << "done\n";
-  std::ofstream(dir / "counting.toml") << "name = \"counting-adapter\"\nduration = \"5s\"\n"
-                                       << "[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
-                                       << "[lock]\nkind = \"external\"\nacquire_timeout = \"1s\"\n"
-                                       << "command = [\"/bin/sh\", \"" << (dir / "adapter.sh").string() << "\"]\n"
-                                       << "[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
-  const std::string run = std::string(LOCKSIM_BINARY) + " run " + (dir / "counting.toml").string() + " --seed 5";
+  const CountingAdapter adapter("counting-adapter", "/bin/sh", R"sh(counter="${0%/*}/starts"
+n=0
+while read -r line; do
+  rest=${line#*\"id\":}; id=${rest%%[,\}]*}
+  case $line in
+    *'"op":"hello"'*) read -r n < "$counter"; echo $((n + 1)) > "$counter"; echo "{\"id\":$id,\"result\":true}";;
+    *'"op":"acquire"'*) if [ "$n" -eq 0 ]; then echo "{\"id\":$id,\"result\":true,\"token\":\"t\"}";
+                        else echo "{\"id\":$id,\"result\":false}"; fi;;
+    *) echo "{\"id\":$id,\"result\":true}";;
+  esac
+done
+)sh");
+  const std::string run = adapter.run() + " --seed 5";
   auto [out, code] = locksim::tests::run_shell(run + " --verify 2>&1");
   INFO(out);
   CHECK(code == 4);
@@ -667,12 +679,11 @@ TEST_CASE("--verify fails, exit 4, when an adapter's runs differ for one seed", 
         std::string::npos);
   CHECK(out.find(", the second's digest ") != std::string::npos);
   // Without --verify the same command runs (once): the fixture itself works.
-  std::ofstream(counter) << "0\n";
+  std::ofstream(adapter.counter) << "0\n";
   auto [once, once_code] = locksim::tests::run_shell(run + " 2>&1");
   INFO(once);
   CHECK(once_code <= 1);
   CHECK(once.find("digest ") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("--verify on a C++ lock: two runs, one digest, exit as without it", "[hosted-time]") {
@@ -693,42 +704,31 @@ TEST_CASE("--verify on a C++ lock: two runs, one digest, exit as without it", "[
 // sends, at the same instant in both runs, a SET whose value it counts in a
 // file: only the words differ, and --verify says the runs do.
 TEST_CASE("--verify catches an adapter command whose words differ at the same instant", "[hosted-time]") {
-  const fs::path dir = fs::temp_directory_path() / ("locksim-hosted-stream-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const fs::path counter = dir / "starts";
-  std::ofstream(counter) << "0\n";
-  std::ofstream(dir / "adapter.py")
-      << "import json, socket, sys\n"
-      << "path = '" << counter.string() << "'\n"
-      << "n = int(open(path).read()); open(path, 'w').write(str(n + 1))\n"
-      << "sock, key = None, ''\n"
-      << "def send(*words):\n"
-      << "    out = '*%d\\r\\n' % len(words) + ''.join('$%d\\r\\n%s\\r\\n' % (len(w), w) for w in words)\n"
-      << "    sock.sendall(out.encode())\n"
-      << "    reply = b''\n"
-      << "    while not reply.endswith(b'\\r\\n'): reply += sock.recv(4096)\n"
-      << "    return reply\n"
-      << "for line in sys.stdin:\n"
-      << "    req = json.loads(line)\n"
-      << "    answer = {'id': req['id'], 'result': True}\n"
-      << "    if req['op'] == 'hello':\n"
-      << "        host, port = req['servers'][0].rsplit(':', 1)\n"
-      << "        sock, key = socket.create_connection((host, int(port))), req['key']\n"
-      << "        send('SET', 'side', 'run-%d' % n)\n"
-      << "    elif req['op'] == 'acquire':\n"
-      << "        answer['token'] = 't'\n"
-      << "        answer['result'] = send('SET', key, 't', 'NX', 'PX', '3000').startswith(b'+OK')\n"
-      << "    print(json.dumps(answer), flush=True)\n";
-  std::ofstream(dir / "stream.toml") << "name = \"stream-adapter\"\nduration = \"5s\"\n"
-                                     << "[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
-                                     << "[lock]\nkind = \"external\"\n"
-                                     << "command = [\"/usr/bin/python3\", \"" << (dir / "adapter.py").string() << "\"]\n"
-                                     << "[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
-  const std::string run = std::string(LOCKSIM_BINARY) + " run " + (dir / "stream.toml").string();
-  auto [out, code] = locksim::tests::run_shell(run + " --verify 2>&1");
+  const CountingAdapter adapter("stream-adapter", "/usr/bin/python3", R"py(import json, socket, sys
+path = sys.argv[0].rsplit('/', 1)[0] + '/starts'
+n = int(open(path).read()); open(path, 'w').write(str(n + 1))
+sock, key = None, ''
+def send(*words):
+    out = '*%d\r\n' % len(words) + ''.join('$%d\r\n%s\r\n' % (len(w), w) for w in words)
+    sock.sendall(out.encode())
+    reply = b''
+    while not reply.endswith(b'\r\n'): reply += sock.recv(4096)
+    return reply
+for line in sys.stdin:
+    req = json.loads(line)
+    answer = {'id': req['id'], 'result': True}
+    if req['op'] == 'hello':
+        host, port = req['servers'][0].rsplit(':', 1)
+        sock, key = socket.create_connection((host, int(port))), req['key']
+        send('SET', 'side', 'run-%d' % n)
+    elif req['op'] == 'acquire':
+        answer['token'] = 't'
+        answer['result'] = send('SET', key, 't', 'NX', 'PX', '3000').startswith(b'+OK')
+    print(json.dumps(answer), flush=True)
+)py");
+  auto [out, code] = locksim::tests::run_shell(adapter.run() + " --verify 2>&1");
   INFO(out);
   CHECK(code == 4);
   CHECK(out.find("nondeterministic run: scenario stream-adapter, lock external, seed 1: the first run's digest ") !=
         std::string::npos);
-  fs::remove_all(dir);
 }
