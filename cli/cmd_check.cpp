@@ -43,10 +43,12 @@
 #include "cli/commands.hpp"
 #include "cli/output_files.hpp"
 #include "cli/parallel.hpp"
+#include "cli/process_locks.hpp"
 #include "cli/saved_examples.hpp"
 #include "cli/sweep.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
+#include "locks/registry.hpp"
 #include "reports/run_output.hpp"
 #include "reports/run_record.hpp"
 #include "scenarios/catalog.hpp"
@@ -147,6 +149,15 @@ std::vector<std::string> keep(const CheckArgs& a, const std::optional<std::strin
     if (auto path = save_failure("check", *folder, {s, a.lock, 1, kind, {kind}, found_by, program_name()}))
       kept.push_back(*path);
   return kept;
+}
+
+// A schedule that does not run: for a library lock its process failed (the
+// user's adapter or library: exit 2, as in `run`); for a C++ lock, a bug.
+[[noreturn]] void schedule_failed(const scenarios::CheckPlan& plan, std::uint64_t number, const std::string& why) {
+  const std::string what = "schedule " + std::to_string(number) + " does not run: " + why;
+  if (const auto lock = locks::find_lock(plan.lock_kind); lock && !lock->library.empty())
+    throw InputError("check: " + what);
+  throw std::runtime_error(what);
 }
 
 scenarios::RunOptions schedule_run_options(const scenarios::Scenario& s, const std::string& lock) {
@@ -305,7 +316,7 @@ Outcome run_schedules(const scenarios::CheckPlan& plan, const CheckArgs& a, std:
     options.stop = &stop_flag();  // a signal ends even a run in flight (it throws sim::Scheduler::Stopped)
     if (work->schedule.size() == 1 && plan.max_faults > 1) options.activity = &activity;
     auto run = scenarios::run_scenario(s, options);
-    if (!run) throw std::runtime_error("schedule " + std::to_string(work->number) + " does not run: " + run.error());
+    if (!run) schedule_failed(plan, work->number, run.error());
     cursor.learn(*work, scenarios::summarize(plan, *run, options.activity));
     auto kinds = work->mine ? scenarios::counted_violations(plan, *run) : std::vector<std::string>{};
     progress.ran(cursor, !kinds.empty());
@@ -369,7 +380,7 @@ void print_in_full(const scenarios::CheckPlan& plan, const Violating& v) {
   auto options = schedule_run_options(s, plan.lock_kind);
   if (!v.kept.empty()) options.scenario_ref = v.kept.front();  // a repro line that runs as printed
   const auto run = scenarios::run_scenario(s, options);
-  if (!run) throw std::runtime_error("schedule " + std::to_string(v.number) + " does not run: " + run.error());
+  if (!run) schedule_failed(plan, v.number, run.error());
   std::cout << reports::run_to_text(*run, s.description, stdout_style());
 }
 
@@ -490,6 +501,8 @@ int run_check(const CheckArgs& a) {
     if (!file) throw InputError(a.out + ": cannot write");
   }
   std::cout << "check     " << printable(plans.front().base.name) << " --lock " << plans.front().lock_kind << "\n";
+  if (const std::string line = process_locks_line(plans.front().lock_kind); !line.empty())
+    std::cout << "check     " << line << "\n";
   const std::size_t saved_failing = replay_first(a);
   int code = kMatched;
   for (std::size_t pass = 0; pass < plans.size() && code != kInterrupted; ++pass) {

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/process_locks.hpp"
 #include "cli/saved_examples.hpp"
 #include "cli/version.hpp"
 #include "vocab/joined.hpp"
@@ -128,6 +129,7 @@ std::size_t print_replayed(const std::string& folder, const std::vector<Replayed
     if (!r.run) std::cout << "  error   " << path << ": " << printable(r.error) << "\n";
     else if (r.fails()) std::cout << "  fails   " << path << ": " << kinds_text(*r.run) << "\n";
     else std::cout << "  passes  " << path << "\n";
+    if (r.run) print_mechanism(r.run->mechanism, std::cout);  // a library lock's processes (cli/process_locks.hpp)
   }
   return failing;
 }

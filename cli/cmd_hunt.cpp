@@ -30,6 +30,7 @@
 #include "cli/commands.hpp"
 #include "cli/vocabulary.hpp"
 #include "cli/output_files.hpp"
+#include "cli/process_locks.hpp"
 #include "cli/saved_examples.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
@@ -62,6 +63,7 @@ struct HuntArgs {
   std::string violation;
   std::string workload;              // empty: the lock workload
   std::vector<std::string> methods;  // an inventory's methods; empty: those that take the lock
+  bool verify = false;               // --verify: every run of the search and the shrink twice
   ExampleOptions examples;
 };
 
@@ -112,6 +114,7 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   if (!lock) throw InputError("hunt: --lock: " + locks::unknown_lock_message(a.lock));
   scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
+  o.verify = a.verify;
   if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--kinds", a.faults);
   o.limits.inventory_methods = sale_methods(a, *lock);
   if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});
@@ -225,8 +228,10 @@ int report_found(const HuntArgs& a, const scenarios::HuntResult& r) {
   options.seed = r.run_seed;
   options.scenario_ref = file;
   options.program = program_name();
+  options.verify = a.verify;
   const auto run = scenarios::run_scenario(minimal, options);
   if (!run) throw std::runtime_error("the minimal scenario does not run: " + run.error());
+  print_mechanism(run->mechanism, std::cout);
   std::cout << reports::run_to_text(*run, minimal.description, stdout_style());
   return kUnmatched;
 }
@@ -267,11 +272,14 @@ int run_hunt(const HuntArgs& a, bool budget_given) {
   refuse_output_over_input("hunt", "--out", a.out, {a.scenario});  // before the search, not after it
   scenarios::HuntOptions options = hunt_options(a, budget_given);
   print_assumptions(options);
+  if (const std::string line = process_locks_line(a.lock); !line.empty()) std::cout << "hunt      " << line << "\n";
   if (const auto code = replay_first(a, options)) return *code;
   Progress progress(time_limit(a.time), options.budget);
   options.keep_going = [&progress](std::uint64_t cases, bool found) { return progress.update(cases, found); };
   const scenarios::HuntResult result = scenarios::hunt(options);
   progress.finish();
+  if (!result.error.empty())
+    throw InputError("hunt: case " + std::to_string(result.cases) + " did not run: " + result.error);
   if (result.found) return report_found(a, result);
   std::cout << "hunt      " << a.lock << ": no violation in " << result.cases << " case(s) (seed " << a.seed << ")";
   if (const auto lock = locks::find_lock(a.lock); lock && lock->reproduces)
@@ -300,6 +308,7 @@ Handler add_hunt_command(CLI::App& app) {
                   "What generated clients do: lock (default) or inventory (a sale of a drawn stock)");
   cmd->add_option("--method", args->methods,
                   "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)");
+  add_verify_flag(*cmd, args->verify);
   add_example_options(*cmd, args->examples);
   add_color_option(*cmd);
   return [args, budget] {

@@ -32,6 +32,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output_files.hpp"
+#include "cli/process_locks.hpp"
 #include "reports/comparison.hpp"
 #include "reports/report.hpp"
 #include "cli/version.hpp"
@@ -166,8 +167,18 @@ std::vector<std::string> files_and_sources(const ReportArgs& args, const reports
   return inputs;
 }
 
+// The HTML report re-runs failing runs for its timelines: a library lock's
+// run starts its processes (cli/process_locks.hpp), said once per lock.
+void print_process_locks(const std::vector<reports::ReportFormat>& formats, const reports::Comparison& comparison) {
+  if (std::find(formats.begin(), formats.end(), reports::ReportFormat::Html) == formats.end()) return;
+  std::vector<std::string> locks;
+  for (const auto& [key, cell] : comparison.cells()) locks.push_back(cell.lock);
+  for (const std::string& line : process_locks_lines(locks)) std::cerr << "report: " << line << "\n";
+}
+
 void write_reports(const ReportArgs& args, const reports::Comparison& comparison) {
   const auto formats = parse_formats(args.format);
+  print_process_locks(formats, comparison);
   if (args.out.empty()) {
     if (formats.size() > 1) throw InputError("--format: several formats need --out DIR");
     std::cout << reports::render_report(comparison, formats.front());

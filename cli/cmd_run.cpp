@@ -23,12 +23,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/output_files.hpp"
+#include "cli/process_locks.hpp"
 #include "cli/run_store.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
-#include "hosted/process_lock_host.hpp"
-#include "live/external_lock.hpp"
-#include "live/server_preload.hpp"
 #include "reports/run_output.hpp"
 #include "reports/run_record.hpp"
 #include "reports/timeline_svg.hpp"
@@ -52,6 +50,7 @@ struct RunArgs {
   std::uint64_t seed = 1;
   std::string format = "text";
   bool trace = false;
+  bool verify = false;  // --verify: run it twice, compare the digests
   std::string timeline;
   std::string store;  // --store DIR (cli/run_store.hpp)
   std::vector<std::string> inputs;  // files read (the scenario, a replayed file): never written over
@@ -65,6 +64,7 @@ void add_run_options(CLI::App& cmd, RunArgs& args) {
   cmd.add_option("--seed", args.seed_text, "Seed of the run (0 to 2^64-1)")->capture_default_str();
   cmd.add_option("--format", args.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd.add_flag("--trace", args.trace, "Print the event trace (with --format json: a \"trace\" array)");
+  add_verify_flag(cmd, args.verify);
   cmd.add_option("--timeline", args.timeline, "Write an SVG timeline of the run to this file");
   cmd.add_option("--store", args.store,
                  "Keep the run's result, history (JSONL), timeline, trace and verdict under DIR/<scenario>/<lock>/"
@@ -85,32 +85,6 @@ void refuse_outputs_over_inputs(const std::string& command, RunArgs& args) {
   refuse_output_over_input(command, "--store", args.store, args.inputs);
 }
 
-// A library lock (lib:redis-py, ...) runs its adapter as a real process in
-// simulated time (hosted/process_lock_host.hpp): the adapter's command and
-// liblocksim_simtime.so. Null for every other lock.
-std::unique_ptr<hosted::ProcessLockHost> process_locks_for(const scenarios::Scenario& s, const std::string& lock) {
-  const auto info = locks::find_lock(lock.empty() ? s.lock_kind : lock);
-  if (!info || info->library.empty()) return nullptr;
-  const auto library = live::locate_simtime_library();
-  if (!library)
-    throw InputError("lock " + info->name + " runs its adapter in simulated time: liblocksim_simtime.so not found "
-                     "(build the locksim_simtime target)");
-  hosted::ProcessLockOptions options;
-  try {
-    options.command = live::adapter_command(info->name, s.lock);
-  } catch (const live::AdapterFailure& e) {
-    throw InputError(e.what());
-  }
-  options.preload = library->string();
-  // LOCKSIM_ZYGOTE=0: each process starts afresh (docs/external-clients.md).
-  if (const char* zygote = std::getenv("LOCKSIM_ZYGOTE")) {
-    if (std::string(zygote) != "0" && std::string(zygote) != "1")
-      throw InputError("environment variable LOCKSIM_ZYGOTE: '" + std::string(zygote) + "' is neither 0 nor 1");
-    options.zygote = std::string(zygote) == "1";
-  }
-  return std::make_unique<hosted::ProcessLockHost>(std::move(options));
-}
-
 scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   auto scenario = args.scenario_text.empty() ? scenarios::resolve_scenario(args.scenario)
                                              : scenarios::load_scenario_text(args.scenario_text, args.scenario);
@@ -125,14 +99,14 @@ scenarios::RunResult execute(const RunArgs& args, std::string* description) {
   options.record_trace = args.trace || !args.store.empty();
   options.scenario_ref = args.scenario;
   options.program = program_name();
-  const auto processes = process_locks_for(*scenario, args.lock);
-  options.process_locks = processes.get();
+  options.verify = args.verify;
   auto run = scenarios::run_scenario(*scenario, options);
   if (!run) throw InputError(run.error());
-  // Which process ran which client, and how (not in the digest: pids vary).
-  if (processes)
-    for (const std::string& line : processes->mechanism())
-      (args.format == "json" ? std::cerr : std::cout) << line << "\n";
+  // A library lock's processes (cli/process_locks.hpp): which ran which
+  // client, and how (not in the digest: pids vary); JSON keeps stdout JSON.
+  print_mechanism(run->mechanism, args.format == "json" ? std::cerr : std::cout);
+  if (args.verify && args.format != "json")
+    std::cout << "verify    ran twice, digest " << sim::Trace::hex(run->digest) << " both times\n";
   if (description) *description = scenario->description;
   return std::move(run.value());
 }
@@ -316,6 +290,7 @@ Handler add_replay_command(CLI::App& app) {
   cmd->add_option("--line", *line, "For a file of several runs (a sweep): the line to replay (1-based)");
   cmd->add_option("--format", base->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--trace", base->trace, "Print the event trace");
+  add_verify_flag(*cmd, base->verify);
   cmd->add_option("--timeline", base->timeline, "Write an SVG timeline of the run to this file");
   add_color_option(*cmd);
   return [repro, line, base] {

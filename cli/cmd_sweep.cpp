@@ -84,6 +84,7 @@ Handler add_sweep_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Output JSONL file (- for stdout)")->required();
   cmd->add_flag("--resume", o->resume, "Continue a partial output file");
   cmd->add_flag("--quiet", *quiet, "No progress on stderr (a bar on a terminal, a line every 10 % or 30 s off one)");
+  add_verify_flag(*cmd, o->verify);
   cmd->add_flag("--live", o->live, "Run against real redis-server, etcd or ZooKeeper processes (lines as `live --format json`)");
   cmd->add_option("--time-scale", o->time_scale,
                   "--live: real seconds per scenario second (default: each scenario's [live] time_scale, else 0.01, "

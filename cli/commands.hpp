@@ -1,6 +1,7 @@
 // The locksim subcommands. Each adds itself to the CLI11 app and returns the
 // process exit code from its handler (0 = every run matched its
-// expectation, 1 = a run did not, 2 = bad input or usage, 3 = internal error).
+// expectation, 1 = a run did not, 2 = bad input or usage, 3 = internal error,
+// 4 = --verify found a run that is not deterministic).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@ using locksim::kBadInput;
 using locksim::kInternal;
 using locksim::kInterrupted;
 using locksim::kMatched;
+using locksim::kNondeterministic;
 using locksim::kUnmatched;
 
 // Bad input found while handling a command: printed as one line, exit 2.
@@ -45,6 +47,15 @@ inline std::uint64_t option_number(const std::string& command, const std::string
   auto n = reports::parse_unsigned(text, option, bounds);
   if (!n) throw InputError(command + ": " + n.error());
   return *n;
+}
+
+// --verify (run, replay, sweep, hunt): the determinism self-check, as
+// Hermit's `hermit run --verify`: each run twice in a fresh world (fresh
+// processes for a library lock), the digests compared
+// (scenarios::RunOptions::verify); a difference exits kNondeterministic.
+inline void add_verify_flag(CLI::App& cmd, bool& verify) {
+  cmd.add_flag("--verify", verify,
+               "Run each run twice (fresh world, fresh processes) and compare the digests; exit 4 if they differ");
 }
 
 // The items of a comma-separated option (`--lock token,fenced`, given once

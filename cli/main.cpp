@@ -9,9 +9,11 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "cli/process_locks.hpp"
 #include "cli/version.hpp"
 #include "cli/vocabulary.hpp"
 #include "live/external_lock.hpp"
+#include "scenarios/runner.hpp"
 #include "vocab/printable.hpp"
 #include "vocab/spelling.hpp"
 
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
   using namespace locksim::cli;
   set_program_name(LOCKSIM_PROGRAM_NAME);
   locksim::live::register_library_locks();  // lib:redis-py, external, ...: known to every command
+  install_process_locks();                   // ... and run in simulated time by every command
   CLI::App app{std::string(LOCKSIM_PROGRAM_NAME) + ": deterministic simulation and fault injection for Redis distributed locks"};
   app.name(LOCKSIM_PROGRAM_NAME);  // "Usage: locksim run ...", also in `locksim help run`
   app.set_version_flag("--version", version_text(LOCKSIM_PROGRAM_NAME));
@@ -133,6 +136,9 @@ int main(int argc, char** argv) {
       if (auto it = handlers.find(sub); it != handlers.end()) return it->second();
     std::cout << app.help();
     return kMatched;
+  } catch (const locksim::scenarios::NondeterministicRun& e) {  // --verify: the two runs differed
+    std::cerr << "locksim: " << locksim::printable(e.what()) << "\n";
+    return kNondeterministic;
   } catch (const InputError& e) {  // one line each: a file or name in it is printable()
     std::cerr << "locksim: " << locksim::printable(e.what()) << "\n";
     return kBadInput;

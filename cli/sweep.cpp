@@ -22,6 +22,7 @@
 #include "cli/live_result.hpp"
 #include "cli/output_files.hpp"
 #include "cli/parallel.hpp"
+#include "cli/process_locks.hpp"
 #include "cli/version.hpp"
 #include "live/live_runner.hpp"
 #include "live/redis_cluster.hpp"
@@ -185,7 +186,7 @@ struct ItemResult {
 const Pair& pair_of(const Plan& plan, std::uint64_t item) { return plan.pairs[item / plan.seeds]; }
 std::uint64_t seed_of(const Plan& plan, std::uint64_t item) { return plan.seed_start + item % plan.seeds; }
 
-ItemResult simulate_item(const Plan& plan, std::uint64_t item) {
+ItemResult simulate_item(const Plan& plan, std::uint64_t item, bool verify) {
   const Pair& pair = pair_of(plan, item);
   scenarios::RunOptions options;
   options.lock_kind = pair.lock;
@@ -193,6 +194,7 @@ ItemResult simulate_item(const Plan& plan, std::uint64_t item) {
   options.scenario_ref = plan.refs[pair.scenario];
   options.program = program_name();
   options.stop = &stop_flag();  // Ctrl-C ends even a very long run (it throws sim::Scheduler::Stopped)
+  options.verify = verify;
   auto run = scenarios::run_scenario(plan.scenarios[pair.scenario], options);
   if (!run) throw InputError(run.error());
   return {reports::to_line(reports::record_of(*run)), run->matched, std::nullopt};
@@ -305,6 +307,15 @@ void check_options(const SweepOptions& o) {
     throw InputError("sweep: --seed-start " + std::to_string(o.seed_start) + " with --seeds " + std::to_string(o.seeds) +
                      " goes past the largest seed, 18446744073709551615");
   if (o.out.empty()) throw InputError("sweep: --out FILE.jsonl is required");
+  if (o.live && o.verify)
+    throw InputError("sweep: --verify compares two runs of a seed; a live run is not deterministic (drop --live)");
+}
+
+// How the sweep's library locks run (cli/process_locks.hpp), once each.
+void print_process_locks(const Plan& plan, std::ostream& log) {
+  std::vector<std::string> locks;
+  for (const Pair& pair : plan.pairs) locks.push_back(pair.lock);
+  for (const std::string& line : process_locks_lines(locks)) log << "sweep: " << line << "\n";
 }
 
 // Runs this shard's work on the workers into `writer`; the live skips into
@@ -322,7 +333,7 @@ void run_workers(const Plan& plan, const SweepOptions& o, WorkCursor& cursor, st
   // first run in installs them, the last one out puts the sweep's back
   // (live/live_runner.cpp, InterruptGuard).
   auto run_item = [&](std::uint64_t item) {
-    return o.live ? live_item(plan, item, o) : std::optional<ItemResult>(simulate_item(plan, item));
+    return o.live ? live_item(plan, item, o) : std::optional<ItemResult>(simulate_item(plan, item, o.verify));
   };
   auto step = [&]() -> WorkerPool::Next {
     const auto work = cursor.take();
@@ -369,6 +380,7 @@ SweepSummary run_sweep(const SweepOptions& o, std::ostream& log) {
   SweepSummary summary;
   const Plan plan = make_plan(o, summary);
   if (o.live) check_live_options(o, plan);
+  else print_process_locks(plan, log);
 
   // Nothing is read or truncated before the lock: a second sweep on this
   // --out is refused with the first one's file as it was.

@@ -50,6 +50,7 @@ struct SweepOptions {
   bool resume = false;
   ProgressMode progress = ProgressMode::Off;  // on stderr (cli/terminal.hpp)
   bool live = false;         // real redis-server processes (one job)
+  bool verify = false;       // --verify: each run twice, digests compared (not with --live)
   std::optional<double> time_scale;  // live: --time-scale (else the scenario's [live] time_scale, else 0.01)
   std::string redis_server;  // live: the binary (empty = search PATH)
 };

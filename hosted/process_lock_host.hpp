@@ -70,7 +70,7 @@ class ProcessLockHost final : public scenarios::ProcessLocks {
 
   // One line per process started: "simulated time: client A's adapter ran
   // as process N under liblocksim_simtime.so" (pids are not in the trace).
-  const std::vector<std::string>& mechanism() const { return mechanism_; }
+  std::vector<std::string> mechanism() const override { return mechanism_; }
 
   // The lock's operations (ProcessLock in the .cpp): one request, its
   // checked answer; call_now runs the process until it answers.

@@ -265,20 +265,18 @@ std::set<std::string> RunResult::violation_kinds() const {
   return kinds;
 }
 
-Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunOptions& options) {
-  const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
-  auto info = locks::find_lock(lock_kind);
-  if (!info) return failure(locks::unknown_lock_message(lock_kind));
-  if (auto why = unsupported_lock(scenario, *info)) return failure(*why);
-  if (!info->library.empty() && !options.process_locks)  // live/external_lock.hpp, scenarios/process_locks.hpp
-    return failure("lock " + info->name + " runs a client library in its own process (" + info->library +
-                   "): the simulator runs it only through the hosted mechanism (`locksim run`, `replay`: "
-                   "liblocksim_simtime.so), or `locksim live`");
-  if (!info->library.empty() && scenario.topology != locks::Topology::Redis)  // hosted/sim_socket_server.hpp
-    return failure("lock " + info->name + " talks to " + std::string(locks::topology_name(scenario.topology)) +
-                   ": the hosted mechanism serves simulated Redis nodes only; run it with `locksim live`");
+namespace {
 
-  RunContext ctx(scenario, *info, options.seed);
+ProcessLocksFactory& installed_factory() {
+  static ProcessLocksFactory factory;
+  return factory;
+}
+
+// One run; `processes` runs a library lock's clients (null for the others).
+Result<RunResult, std::string> run_once(const Scenario& scenario, const RunOptions& options,
+                                        const locks::LockInfo& info, ProcessLocks* processes) {
+  const std::string& lock_kind = info.name;
+  RunContext ctx(scenario, info, options.seed);
   ctx.world.trace().set_recording(options.record_trace, options.trace_limit);
   ctx.world.scheduler().set_stop_flag(options.stop);
   ctx.world.scheduler().set_activity(options.activity);
@@ -291,7 +289,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   ctx.history.sale = sale_terms(scenario);
   ctx.storage = &ctx.world.add_host(kStorageHost);
   ctx.world.network().register_service(ctx.storage->id(), &storage);
-  if (!info->library.empty()) use_processes(ctx, *options.process_locks);
+  if (processes) use_processes(ctx, *processes);
   build_clients(ctx);
   schedule_faults(ctx);
   if (options.activity) {  // every host is built: their clocks record into it
@@ -305,7 +303,7 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   if (ctx.sentinel) ctx.world.find_host(kSentinelHost)->start();
   for (ClientState& c : ctx.clients) c.host->start();
   try {
-    if (options.process_locks && !info->library.empty()) run_story_with_processes(ctx, *options.process_locks);
+    if (processes) run_story_with_processes(ctx, *processes);
     else run_story(ctx);
   } catch (const ProcessFailure& e) {
     return failure(std::string(e.what()));
@@ -321,7 +319,59 @@ Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunO
   r.repro = run_repro(ref, lock_kind, options.seed, options.program);
   for (std::size_t h = 0; h < ctx.world.host_count(); ++h) r.host_names.push_back(ctx.world.host_name(static_cast<sim::HostId>(h)));
   r.trace = ctx.world.trace().records();
+  if (processes) r.mechanism = processes->mechanism();
   return r;
+}
+
+// One run with processes of its own for a library lock: the caller's
+// (RunOptions::process_locks), else the installed factory's.
+Result<RunResult, std::string> run_with_processes(const Scenario& scenario, const RunOptions& options,
+                                                  const locks::LockInfo& info) {
+  if (info.library.empty()) return run_once(scenario, options, info, nullptr);
+  if (options.process_locks) return run_once(scenario, options, info, options.process_locks);
+  try {
+    const auto processes = installed_factory()(scenario, info);
+    return run_once(scenario, options, info, processes.get());
+  } catch (const ProcessFailure& e) {
+    return failure(std::string(e.what()));
+  }
+}
+
+std::string verify_side(const Result<RunResult, std::string>& run) {
+  return run ? "digest " + sim::Trace::hex(run->digest) : "failed (" + run.error() + ")";
+}
+
+}  // namespace
+
+void set_process_locks_factory(ProcessLocksFactory factory) { installed_factory() = std::move(factory); }
+const ProcessLocksFactory& process_locks_factory() { return installed_factory(); }
+
+Result<RunResult, std::string> run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const std::string lock_kind = options.lock_kind.empty() ? scenario.lock_kind : options.lock_kind;
+  auto info = locks::find_lock(lock_kind);
+  if (!info) return failure(locks::unknown_lock_message(lock_kind));
+  if (auto why = unsupported_lock(scenario, *info)) return failure(*why);
+  if (!info->library.empty() && !options.process_locks && !installed_factory())  // scenarios/process_locks.hpp
+    return failure("lock " + info->name + " runs a client library in its own process (" + info->library +
+                   "): the simulator runs it only through the hosted mechanism (liblocksim_simtime.so, "
+                   "which the locksim program installs: scenarios/process_locks.hpp), or `locksim live`");
+  if (!info->library.empty() && scenario.topology != locks::Topology::Redis)  // hosted/sim_socket_server.hpp
+    return failure("lock " + info->name + " talks to " + std::string(locks::topology_name(scenario.topology)) +
+                   ": the hosted mechanism serves simulated Redis nodes only; run it with `locksim live`");
+
+  if (options.verify && options.process_locks)  // the second run needs processes of its own
+    return failure(std::string("--verify runs each run twice: give no RunOptions::process_locks"));
+  auto first = run_with_processes(scenario, options, *info);
+  if (!options.verify) return first;
+  // The determinism self-check (--verify): the same run again, in a fresh
+  // world with fresh processes; any difference is a nondeterministic run.
+  const auto second = run_with_processes(scenario, options, *info);
+  if (static_cast<bool>(first) != static_cast<bool>(second) || (first && first->digest != second->digest) ||
+      (first && first->mechanism.size() != second->mechanism.size()))
+    throw NondeterministicRun("nondeterministic run: scenario " + scenario.name + ", lock " + info->name + ", seed " +
+                              std::to_string(options.seed) + ": the first run's " + verify_side(first) +
+                              ", the second's " + verify_side(second) + " (--verify)");
+  return first;
 }
 
 }  // namespace locksim::scenarios

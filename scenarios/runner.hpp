@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,20 @@ struct RunOptions {
   // (sim/activity.hpp): `locksim check` reads it to remove equivalent schedules.
   sim::Activity* activity = nullptr;
   // Runs a library lock's client processes in simulated time
-  // (scenarios/process_locks.hpp); null: a library lock is refused.
+  // (scenarios/process_locks.hpp); null: the installed factory makes the
+  // run's own, and without one a library lock is refused.
   ProcessLocks* process_locks = nullptr;
+  // The determinism self-check (--verify): run it twice, each in a fresh
+  // world (a library lock with fresh processes), and throw
+  // NondeterministicRun unless both give the same digest.
+  bool verify = false;
+};
+
+// Two runs of one (scenario, lock, seed) differed (RunOptions::verify): the
+// message names scenario, lock, seed and both digests. The CLI exits
+// kNondeterministic (vocab/exit_code.hpp).
+struct NondeterministicRun : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // A sale's throughput, measured in simulated time (issue 17 item 4): the
@@ -83,6 +96,9 @@ struct RunResult {
   History history;                        // for timelines and reports
   std::vector<sim::TraceRecord> trace;    // when record_trace
   std::vector<std::string> host_names;    // by HostId, to print the trace
+  // A library lock's run: which process ran which client, under which
+  // mechanism (ProcessLocks::mechanism); not in the digest nor the record.
+  std::vector<std::string> mechanism;
 
   std::set<std::string> violation_kinds() const;
 };

@@ -717,11 +717,13 @@ Scenario shrink_scenario(Scenario failing, const ScenarioPredicate& still_fails,
   return failing;
 }
 
-ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t seed, const std::string& kind) {
-  return [lock_kind, seed, kind](const Scenario& s) {
+ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t seed, const std::string& kind,
+                                  bool verify) {
+  return [lock_kind, seed, kind, verify](const Scenario& s) {
     RunOptions options;
     options.lock_kind = lock_kind;
     options.seed = seed;
+    options.verify = verify;
     const auto run = run_scenario(s, options);
     if (!run) return false;
     for (const Violation& v : run->violations)
@@ -731,8 +733,9 @@ ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t se
 }
 
 ScenarioPredicate shows_violation_unlike(const std::string& lock_kind, const std::string& baseline,
-                                         std::uint64_t seed, const std::string& kind) {
-  return [shows = shows_violation(lock_kind, seed, kind), fixed = shows_violation(baseline, seed, kind)](
+                                         std::uint64_t seed, const std::string& kind, bool verify) {
+  return [shows = shows_violation(lock_kind, seed, kind, verify),
+          fixed = shows_violation(baseline, seed, kind, verify)](
              const Scenario& s) { return shows(s) && !fixed(s); };
 }
 
@@ -762,23 +765,32 @@ HuntResult hunt(const HuntOptions& o) {
   HuntResult result;
   result.run_seed = o.seed;
   const Scenario* base = o.base ? &*o.base : nullptr;
+  const auto lock = locks::find_lock(o.lock_kind);
+  const std::string library = lock ? lock->library : std::string();
   for (std::uint64_t i = 0; i < o.budget; ++i) {
     Scenario s = generate_scenario(case_seed(o.seed, i), o.lock_kind, o.limits, base);
     RunOptions options;
     options.lock_kind = o.lock_kind;
     options.seed = o.seed;
+    options.verify = o.verify;
     const auto run = run_scenario(s, options);
     result.cases = i + 1;
+    if (!run && !library.empty()) {  // a process failed: no verdict; never "no violation"
+      result.error = run.error();
+      return result;
+    }
     std::string kind = run ? violation_to_shrink(*run, o.violation) : std::string();
-    if (!kind.empty() && !o.baseline_lock.empty() && shows_violation(o.baseline_lock, o.seed, kind)(s)) kind.clear();
+    if (!kind.empty() && !o.baseline_lock.empty() && shows_violation(o.baseline_lock, o.seed, kind, o.verify)(s))
+      kind.clear();
     if (!kind.empty()) {
       result.found = true;
       result.case_index = i;
       result.violation = kind;
       result.original = s;
       const ScenarioPredicate still_fails = o.baseline_lock.empty()
-                                                ? shows_violation(o.lock_kind, o.seed, kind)
-                                                : shows_violation_unlike(o.lock_kind, o.baseline_lock, o.seed, kind);
+                                                ? shows_violation(o.lock_kind, o.seed, kind, o.verify)
+                                                : shows_violation_unlike(o.lock_kind, o.baseline_lock, o.seed, kind,
+                                                                         o.verify);
       result.minimal = shrink_scenario(std::move(s), still_fails, o.shrink_runs, &result.shrink);
       if (o.keep_going) o.keep_going(result.cases, true);
       return result;

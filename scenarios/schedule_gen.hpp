@@ -172,11 +172,13 @@ Scenario shrink_scenario(Scenario failing, const ScenarioPredicate& still_fails,
                          ShrinkStats* stats = nullptr);
 
 // The predicate `hunt` shrinks with: a run of lock_kind with `seed` shows a
-// violation of `kind`.
-ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t seed, const std::string& kind);
+// violation of `kind`. With `verify`, each run is run twice
+// (RunOptions::verify: a difference throws NondeterministicRun).
+ScenarioPredicate shows_violation(const std::string& lock_kind, std::uint64_t seed, const std::string& kind,
+                                  bool verify = false);
 // ... and a run of `baseline` (the fixed lock) on the same scenario does not.
 ScenarioPredicate shows_violation_unlike(const std::string& lock_kind, const std::string& baseline,
-                                         std::uint64_t seed, const std::string& kind);
+                                         std::uint64_t seed, const std::string& kind, bool verify = false);
 
 // --- Hunting ------------------------------------------------------------------
 
@@ -192,6 +194,7 @@ struct HuntOptions {
   // the reported bug, not a weakness both versions share). Empty: none.
   std::string baseline_lock;
   std::size_t shrink_runs = 1500;
+  bool verify = false;  // every run twice, search and shrink (RunOptions::verify)
   // Called after every case with (cases run, found); false stops the search
   // (the CLI's --time and progress line live there, not in scenarios/).
   std::function<bool(std::uint64_t, bool)> keep_going;
@@ -206,6 +209,9 @@ struct HuntResult {
   Scenario original;              // the failing case as drawn
   Scenario minimal;               // after shrinking; [lock] kind = the hunted lock
   ShrinkStats shrink;
+  // A case a library lock's processes could not run (the adapter exited,
+  // the mechanism refused it): the search stopped there, with this reason.
+  std::string error;
 };
 
 HuntResult hunt(const HuntOptions& options);

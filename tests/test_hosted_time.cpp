@@ -1073,3 +1073,105 @@ TEST_CASE("own adapter, a shell script: refused at the first program it starts (
   CHECK(code == 0);
   CHECK(out.find("A  gave-up  lock:x") != std::string::npos);
 }
+
+// A folder holding an adapter that counts its starts in a file (state the
+// simulated world does not reset: the second run of a seed sees 1, not 0),
+// and a one-client scenario that runs it in simulated time; removed after.
+struct CountingAdapter {
+  fs::path dir, counter, scenario;
+  CountingAdapter(const std::string& name, const std::string& interpreter, const std::string& script)
+      : dir(fs::temp_directory_path() / ("locksim-hosted-" + name + "-" + std::to_string(getpid()))),
+        counter(dir / "starts"), scenario(dir / (name + ".toml")) {
+    fs::create_directories(dir);
+    std::ofstream(counter) << "0\n";
+    std::ofstream(dir / "adapter") << script;
+    std::ofstream(scenario) << "name = \"" << name << "\"\nduration = \"5s\"\n"
+                            << "[workload]\nkind = \"lock\"\nkey = \"lock:x\"\n"
+                            << "[lock]\nkind = \"external\"\nacquire_timeout = \"1s\"\n"
+                            << "command = [\"" << interpreter << "\", \"" << (dir / "adapter").string() << "\"]\n"
+                            << "[redis]\nmasters = 1\n[[client]]\nname = \"A\"\nwork = \"1s\"\n";
+  }
+  ~CountingAdapter() { fs::remove_all(dir); }
+  std::string run() const { return std::string(LOCKSIM_BINARY) + " run " + scenario.string(); }
+};
+
+// --verify (RunOptions::verify, docs/cli.md): the check must be able to
+// fail. This adapter keeps state outside the simulated world — a file it
+// counts its starts in — and grants the lock only at the first start, so the
+// second run of the same seed (fresh processes, fresh world) is refused
+// where the first was granted: a nondeterministic run, exit 4, naming
+// scenario, lock, seed and both digests.
+TEST_CASE("--verify fails, exit 4, when an adapter's runs differ for one seed", "[hosted-time]") {
+  const CountingAdapter adapter("counting-adapter", "/bin/sh", R"sh(counter="${0%/*}/starts"
+n=0
+while read -r line; do
+  rest=${line#*\"id\":}; id=${rest%%[,\}]*}
+  case $line in
+    *'"op":"hello"'*) read -r n < "$counter"; echo $((n + 1)) > "$counter"; echo "{\"id\":$id,\"result\":true}";;
+    *'"op":"acquire"'*) if [ "$n" -eq 0 ]; then echo "{\"id\":$id,\"result\":true,\"token\":\"t\"}";
+                        else echo "{\"id\":$id,\"result\":false}"; fi;;
+    *) echo "{\"id\":$id,\"result\":true}";;
+  esac
+done
+)sh");
+  const std::string run = adapter.run() + " --seed 5";
+  auto [out, code] = locksim::tests::run_shell(run + " --verify 2>&1");
+  INFO(out);
+  CHECK(code == 4);
+  CHECK(out.find("nondeterministic run: scenario counting-adapter, lock external, seed 5: the first run's digest ") !=
+        std::string::npos);
+  CHECK(out.find(", the second's digest ") != std::string::npos);
+  // Without --verify the same command runs (once): the fixture itself works.
+  std::ofstream(adapter.counter) << "0\n";
+  auto [once, once_code] = locksim::tests::run_shell(run + " 2>&1");
+  INFO(once);
+  CHECK(once_code <= 1);
+  CHECK(once.find("digest ") != std::string::npos);
+}
+
+TEST_CASE("--verify on a C++ lock: two runs, one digest, exit as without it", "[hosted-time]") {
+  const std::string run = std::string(LOCKSIM_BINARY) + " run gc-pause --lock token";
+  auto [out, code] = locksim::tests::run_shell(run + " --verify 2>&1");
+  auto [plain, plain_code] = locksim::tests::run_shell(run + " 2>&1");
+  INFO(out);
+  CHECK(code == plain_code);  // the verdict is unchanged
+  CHECK(out.find("verify    ran twice, digest ") != std::string::npos);
+  const auto digest = [](const std::string& text) { return text.substr(text.find("digest "), 23); };
+  REQUIRE(plain.find("digest ") != std::string::npos);
+  CHECK(out.find(digest(plain)) != std::string::npos);
+}
+
+// --verify compares the adapter's command stream too: a hosted client's
+// every command is a semantic trace record, words included
+// (hosted/hosted_client.cpp, "send"), so it is in the digest. This adapter
+// sends, at the same instant in both runs, a SET whose value it counts in a
+// file: only the words differ, and --verify says the runs do.
+TEST_CASE("--verify catches an adapter command whose words differ at the same instant", "[hosted-time]") {
+  const CountingAdapter adapter("stream-adapter", "/usr/bin/python3", R"py(import json, socket, sys
+path = sys.argv[0].rsplit('/', 1)[0] + '/starts'
+sock, key = None, ''
+def send(*words):
+    out = '*%d\r\n' % len(words) + ''.join('$%d\r\n%s\r\n' % (len(w), w) for w in words)
+    sock.sendall(out.encode())
+    reply = b''
+    while not reply.endswith(b'\r\n'): reply += sock.recv(4096)
+    return reply
+for line in sys.stdin:
+    req = json.loads(line)
+    answer = {'id': req['id'], 'result': True}
+    if req['op'] == 'hello':  # counted after the start, which a zygote makes once for both runs
+        n = int(open(path).read()); open(path, 'w').write(str(n + 1))
+        host, port = req['servers'][0].rsplit(':', 1)
+        sock, key = socket.create_connection((host, int(port))), req['key']
+        send('SET', 'side', 'run-%d' % n)
+    elif req['op'] == 'acquire':
+        answer['token'] = 't'
+        answer['result'] = send('SET', key, 't', 'NX', 'PX', '3000').startswith(b'+OK')
+    print(json.dumps(answer), flush=True)
+)py");
+  auto [out, code] = locksim::tests::run_shell(adapter.run() + " --verify 2>&1");
+  INFO(out);
+  CHECK(code == 4);
+  CHECK(out.find("nondeterministic run: scenario stream-adapter, lock external, seed 1: the first run's digest ") !=
+        std::string::npos);
+}
