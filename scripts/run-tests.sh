@@ -17,8 +17,8 @@
 # makes deadlines slip. The simulation is deterministic, so the first phase
 # gets no second chance; a real-time suite may, on a loaded machine, miss a
 # deadline, so the second phase's failures are re-run once and that run
-# decides. The Clang tree of the hardening passes builds beside the second
-# phase, under SCHED_IDLE (below).
+# decides. The Clang tree of the hardening passes builds beside both
+# phases, under SCHED_IDLE (below).
 #
 # Then the hardening passes (scripts/hardening.sh, docs/hardening.md). By
 # default "clang fuzz": the Clang ASan+UBSan build whose catalog sweep must
@@ -35,8 +35,9 @@ export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 
 ctest_phase() { (cd build && ctest --output-on-failure "$@"); }
 
-# The real-time phase leaves most of the CPU idle, so the Clang tree the
-# hardening passes need is built beside it under SCHED_IDLE (and idle I/O):
+# The real-time phase leaves most of the CPU idle, and the first phase some
+# (its longest suites run one core each), so the Clang tree the hardening
+# passes need is built beside them under SCHED_IDLE (and idle I/O):
 # the kernel runs it only when no test wants the core, and a test that wakes
 # preempts it at once, so the tests' deadlines see it as little as possible.
 clang_build_pid=
@@ -63,8 +64,8 @@ finish_clang_build() {
   ((status == 0)) || { cat build-clang/background-build.log >&2; return "$status"; }
 }
 
-ctest_phase --parallel "$(nproc)" --label-exclude realtime "$@"
 start_clang_build
+ctest_phase --parallel "$(nproc)" --label-exclude realtime "$@"
 status=0
 ctest_phase --parallel 2 --label-regex realtime "$@" || status=$?
 if ((status != 0)); then
