@@ -171,12 +171,22 @@ void ControlledProcess::open_channel(const ProcessSpec& spec, int& child_channel
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) fail("socketpair");
   channel_ = pair[0];
+  const timeval slice{0, kLookSliceMs * 1000};  // receive()'s wait for a report
+  if (setsockopt(channel_, SOL_SOCKET, SO_RCVTIMEO, &slice, sizeof slice) != 0) fail("setsockopt(SO_RCVTIMEO)");
   child_channel = high_fd(pair[1]);
   page = high_fd(static_cast<int>(syscall(SYS_memfd_create, "locksim-simtime", MFD_CLOEXEC)));
   if (ftruncate(page, sizeof(locksim_simtime_clocks)) != 0) fail("ftruncate");
   clocks_ = mmap(nullptr, sizeof(locksim_simtime_clocks), PROT_READ | PROT_WRITE, MAP_SHARED, page, 0);
   if (clocks_ == MAP_FAILED) fail("mmap");
-  static_cast<locksim_simtime_clocks*>(clocks_)->magic = LOCKSIM_SIMTIME_MAGIC;
+  auto* shared = static_cast<locksim_simtime_clocks*>(clocks_);
+  shared->magic = LOCKSIM_SIMTIME_MAGIC;
+  if (spec.ports.size() > LOCKSIM_SIMTIME_MAX_PORTS)
+    throw std::invalid_argument("hosted process: more than " + std::to_string(LOCKSIM_SIMTIME_MAX_PORTS) +
+                                " ports to map");
+  for (const auto& [told, real] : spec.ports) {
+    shared->told[shared->ports] = told;
+    shared->real[shared->ports++] = real;
+  }
   seed_ = spec.seed;
   settle_monotonic_ns_ = spec.monotonic_ns;
   settle_wall_ns_ = spec.wall_ns;
@@ -275,25 +285,28 @@ Stop ControlledProcess::run_until_blocked() {
 
 // The next report within the real-time bound, answering the hello of the
 // program's start on the way.
+// One recv, blocking for up to a slice (SO_RCVTIMEO, open_channel) rather
+// than a poll and a recv: a system call less at every block. The process's
+// end closes when it dies (EOF); a slice without a report looks at the
+// pidfd, for an end kept open elsewhere, and at the kernel waits the shim
+// cannot report.
 Stop ControlledProcess::receive() {
   const auto until = Clock::now() + bound_;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-    const auto slice = std::min<std::int64_t>(left, kLookSliceMs);
-    pollfd fds[2] = {{channel_, POLLIN, 0}, {pidfd_, POLLIN, 0}};
-    const int ready = poll(fds, 2, slice > 0 ? static_cast<int>(slice) : 0);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0 && program_.empty() && sleeps_in_kernel() && !hello_pending()) return refuse(unloaded_reason());
-    if (ready == 0)
-      if (auto wait = stdin_read_wait()) return std::move(*wait);
-    if (ready == 0 && slice < left) continue;
-    if (ready == 0) return refuse(stuck_reason());
-    if (!(fds[0].revents & POLLIN)) return exited();
     locksim_simtime_report report{};
     const ssize_t got = recv(channel_, &report, sizeof report, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (pollfd done = {pidfd_, POLLIN, 0}; poll(&done, 1, 0) > 0) return exited();
+      if (program_.empty() && sleeps_in_kernel() && !hello_pending()) return refuse(unloaded_reason());
+      if (auto wait = stdin_read_wait()) return std::move(*wait);
+      if (Clock::now() < until) continue;
+      return refuse(stuck_reason());
+    }
     if (got != static_cast<ssize_t>(sizeof report)) return exited();
     report.text[sizeof report.text - 1] = '\0';
     const std::string text = report.text;
+    if (report.kind == LOCKSIM_SIMTIME_HELLO) threads_checked_ = false;  // a new image, maybe an exec'd one
     if (report.kind == LOCKSIM_SIMTIME_HELLO && program_.empty()) {
       program_ = text;
       shim_address_ = report.deadline_ns;
@@ -322,6 +335,7 @@ Stop ControlledProcess::receive() {
     }
     if (report.kind == LOCKSIM_SIMTIME_REFUSE) return refuse(who() + " called " + text);
     if (std::string problem = threads_problem(); !problem.empty()) return refuse(std::move(problem));
+    threads_checked_ = true;
     Blocked blocked{{}, std::nullopt, text};
     for (std::uint32_t i = 0; i < report.nfds && i < LOCKSIM_SIMTIME_MAX_FDS; ++i)
       blocked.fds.push_back({report.fds[i], report.events[i]});
@@ -331,8 +345,13 @@ Stop ControlledProcess::receive() {
   }
 }
 
-// More threads than the process may run, at a block ("": none).
+// More threads than the process may run, at a block ("": none). Without
+// helper threads one look, at the first block, is enough: from the shim's
+// hello on, pthread_create is refused and its seccomp filter traps a raw
+// clone (simtime_seccomp.c), so only a thread started before the hello
+// could be there, and this spares a /proc read at every block.
 std::string ControlledProcess::threads_problem() const {
+  if (helper_threads_ == 0 && threads_checked_) return {};
   const int threads = thread_count(stat_fd_);
   if (threads <= 1 + helper_threads_) return {};
   if (helper_threads_ == 0)

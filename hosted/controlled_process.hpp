@@ -76,6 +76,9 @@ struct ProcessSpec {
   std::string preload;  // liblocksim_simtime.so's path
   std::uint64_t seed = 0;
   std::int64_t monotonic_ns = 0, wall_ns = 0;  // the clocks at the start
+  // The address map (simtime_protocol.h): a connect to 127.0.0.1:first
+  // reaches 127.0.0.1:second.
+  std::vector<std::pair<std::uint16_t, std::uint16_t>> ports;
   // -1: the caller's. A stdin of the owner's is also a wait the controller
   // sees without the shim: a libc-internal read of it (stdio).
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
@@ -163,6 +166,7 @@ class ControlledProcess {
   bool owner_stdin_ = false;  // stdin is the owner's (spec.stdin_fd): only it writes there
   bool kernel_wait_ = false;  // the wait is stdin_read_wait's, not the shim's
   int helper_threads_ = 0;
+  bool threads_checked_ = false;  // since the last hello (threads_problem)
   std::string exec_pending_;        // the program an exec reported, until its hello
   std::int64_t shim_address_ = 0;   // the shim's syscall function in the first program
 };

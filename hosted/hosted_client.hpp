@@ -5,7 +5,8 @@
 // The process runs under liblocksim_simtime.so (ControlledProcess): its
 // clocks are its host's local clocks, and each of its waits stops it. It
 // reaches node n through a loopback socket of its own (SimSocketServer, one
-// per node); what it wrote there leaves its host as simulated commands
+// per node), at an address that is the same in every run (127.0.0.1:6379+n,
+// mapped by its shim to the socket's ephemeral port); what it wrote there leaves its host as simulated commands
 // (send_commands) to whichever host serves node n now (the directory: a
 // failover is followed), and each reply is written back when it arrives.
 // A wait's deadline is a sleep on the host (its drift applies, a pause
@@ -43,7 +44,10 @@ class HostedClient {
   HostedClient(const HostedClient&) = delete;
   HostedClient& operator=(const HostedClient&) = delete;
 
+  // The real port of node n's socket, and the address the process is told
+  // (127.0.0.1:6379+n, the same in every run; its shim maps one to the other).
   int port(std::size_t node) const { return servers_.at(node)->port(); }
+  std::string address(std::size_t node) const;
   sim::Host& host() { return *host_; }
   // Starts the program now (forked from `zygote` when given); the clocks
   // and the seed are filled in here (the seed from the world's stream

@@ -286,7 +286,7 @@ void ProcessLockHost::start_process(std::size_t c, locks::SimRuntime& runtime, c
                        (no_zygote.empty() ? "" : ", started afresh: no zygote, " + no_zygote));
   std::vector<std::string> servers;
   for (std::size_t n = 0; n < runtime.node_count(); ++n)
-    servers.push_back("127.0.0.1:" + std::to_string(cl.hosted->port(n)));
+    servers.push_back(cl.hosted->address(n));
   json hello = locks::adapter_hello(cl.name, std::move(servers), config, runtime.command_timeout(), 1.0);
   cl.next_id = 0;
   send(cl, hello);

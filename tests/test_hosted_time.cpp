@@ -1175,3 +1175,29 @@ for line in sys.stdin:
   CHECK(out.find("nondeterministic run: scenario stream-adapter, lock external, seed 1: the first run's digest ") !=
         std::string::npos);
 }
+
+// The address map (simtime_protocol.h): the process is told a port that is
+// the same in every run; its shim sends the connect to the real socket's
+// ephemeral port and shows the told port in getpeername, so nothing the
+// library says names the port the kernel picked.
+#include "hosted/sim_socket_server.hpp"
+
+TEST_CASE("hosted time: a told port reaches the real socket, and getpeername shows the told one", "[hosted-time]") {
+  SimSocketServer server;
+  Python py(R"(import socket
+c = socket.create_connection(("127.0.0.1", 6379))
+print(c.getpeername()[1])
+)", 1);
+  py.spec.ports = {{6379, static_cast<std::uint16_t>(server.port())}};
+  ControlledProcess p(py.spec);
+  Stop stop = run_to_end(p);
+  for (int i = 0; i < 10 && std::holds_alternative<Blocked>(stop); ++i) {  // the handshake, if it waited
+    std::vector<int> fds;
+    for (const auto& f : std::get<Blocked>(stop).fds) fds.push_back(f.fd);
+    p.resume_ready(fds);
+    stop = run_to_end(p);
+  }
+  REQUIRE(exited_zero(stop));
+  CHECK(py.output() == "6379\n");
+  CHECK(server.drain().opened.size() == 1);
+}

@@ -37,6 +37,8 @@
 #include <sched.h>
 #include <spawn.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -567,9 +569,37 @@ int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
   return (int)syscall(SYS_accept4, fd, addr, len, flags);
 }
 
+/* The address map (simtime_protocol.h): `addr`, if it is 127.0.0.1 and a
+ * port in `from`, rewritten in `copy` to the port at the same place in
+ * `to`; else `addr` itself. */
+static const struct sockaddr* mapped(const struct sockaddr* addr, socklen_t len, const uint16_t* from,
+                                     const uint16_t* to, struct sockaddr_in* copy) {
+  if (!controlled() || !addr || len < sizeof *copy || addr->sa_family != AF_INET) return addr;
+  memcpy(copy, addr, sizeof *copy);
+  if (copy->sin_addr.s_addr != htonl(INADDR_LOOPBACK)) return addr;
+  for (uint32_t i = 0; i < clocks->ports && i < LOCKSIM_SIMTIME_MAX_PORTS; ++i)
+    if (ntohs(copy->sin_port) == from[i]) {
+      copy->sin_port = htons(to[i]);
+      return (const struct sockaddr*)copy;
+    }
+  return addr;
+}
+
+int getpeername(int fd, struct sockaddr* addr, socklen_t* len) {
+  const int r = (int)syscall(SYS_getpeername, fd, addr, len);
+  struct sockaddr_in copy;
+  if (r == 0 && addr && *len >= sizeof copy && mapped(addr, *len, clocks ? clocks->real : NULL,
+                                                      clocks ? clocks->told : NULL, &copy) != addr)
+    memcpy(addr, &copy, sizeof copy);
+  return r;
+}
+
 /* A blocking connect is made non-blocking for the call, and its wait for
- * the handshake reported (POLLOUT); the result is the socket's error. */
-int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+ * the handshake reported (POLLOUT); the result is the socket's error. The
+ * address goes through the address map. */
+int connect(int fd, const struct sockaddr* told, socklen_t len) {
+  struct sockaddr_in copy;
+  const struct sockaddr* addr = mapped(told, len, clocks ? clocks->told : NULL, clocks ? clocks->real : NULL, &copy);
   const long flags = controlled() ? syscall(SYS_fcntl, fd, F_GETFL) : -1;
   if (flags < 0 || (flags & O_NONBLOCK)) return (int)syscall(SYS_connect, fd, addr, len);
   syscall(SYS_fcntl, fd, F_SETFL, flags | O_NONBLOCK);

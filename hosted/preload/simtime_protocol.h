@@ -9,7 +9,12 @@
  *  - the clocks page (LOCKSIM_SIMTIME_CLOCKS): a memfd the controller maps
  *    read-write and the shim read-only, holding the host's simulated
  *    monotonic and wall instants. The controller writes it only while the
- *    process is blocked, so plain atomic loads suffice;
+ *    process is blocked, so plain atomic loads suffice. It also holds the
+ *    process's address map: the 127.0.0.1 ports the process is told (one
+ *    per simulated node, the same in every run) and the real, ephemeral
+ *    ports locksim's sockets listen on; connect() goes to the real one and
+ *    getpeername() shows the told one, so nothing the library says or
+ *    does depends on which port the kernel gave out;
  *  - the channel (LOCKSIM_SIMTIME_CHANNEL): one end of an AF_UNIX
  *    SOCK_SEQPACKET pair (one message per send, never merged or split).
  *    The shim sends a report when the process would block (what it waits
@@ -49,10 +54,18 @@
 #define LOCKSIM_SIMTIME_MAX_FDS 64
 #define LOCKSIM_SIMTIME_NO_DEADLINE INT64_MAX
 
+/* The most simulated nodes one process's address map holds. */
+#define LOCKSIM_SIMTIME_MAX_PORTS 16
+
 struct locksim_simtime_clocks {
   uint64_t magic;
   int64_t monotonic_ns; /* CLOCK_MONOTONIC*, CLOCK_BOOTTIME* */
   int64_t wall_ns;      /* CLOCK_REALTIME*, CLOCK_TAI, gettimeofday, time */
+  /* The address map (written before the process starts): 127.0.0.1:told[i]
+   * is 127.0.0.1:real[i]. */
+  uint32_t ports;
+  uint16_t told[LOCKSIM_SIMTIME_MAX_PORTS];
+  uint16_t real[LOCKSIM_SIMTIME_MAX_PORTS];
 };
 
 enum locksim_simtime_kind {
