@@ -60,6 +60,7 @@ void HostedClient::start(ProcessSpec spec, const std::string& seed_stream, Contr
   spec.wall_ns = ns_of(host_->wall_now());
   if (process_) process_->kill();
   blocked_.reset();
+  resumed_.reset();
   deadline_id_.reset();
   end_ = {};
   process_ = zygote ? std::make_unique<ControlledProcess>(spec, *zygote) : std::make_unique<ControlledProcess>(spec);
@@ -77,6 +78,13 @@ bool HostedClient::run() {
 void HostedClient::run_once() {
   runnable_ = false;
   ran_ = true;
+  if (resumed_) {  // the wait's end, decided during the instant (resume)
+    if (resumed_->timed_out)
+      process_->resume_timed_out();
+    else
+      process_->resume_ready(resumed_->fds);
+    resumed_.reset();
+  }
   const Stop stop = process_->run_until_blocked();
   if (const auto* b = std::get_if<Blocked>(&stop)) return on_blocked(*b);
   ended_ = true;
@@ -100,17 +108,18 @@ void HostedClient::on_blocked(const Blocked& b) {
   deadline_id_ = host_->spawn(deadline_task(this, host_, Duration{left}, wait));
 }
 
+// The wait ends now, in simulated time, but the process is told so only
+// when it next runs (run_once), after every event of this instant: told at
+// once, it would run beside them in real time, and whether it saw the
+// instant's other replies, or a request written after this one, would
+// depend on which got there first.
 void HostedClient::resume(bool timed_out) {
   if (deadline_id_ && !timed_out) host_->cancel(*deadline_id_);
   deadline_id_.reset();
   process_->set_clocks(ns_of(host_->monotonic_now()), ns_of(host_->wall_now()));
-  if (timed_out) {
-    process_->resume_timed_out();
-  } else {
-    std::vector<int> fds;
-    for (const auto& f : blocked_->fds) fds.push_back(f.fd);
-    process_->resume_ready(fds);
-  }
+  resumed_ = Resumed{timed_out, {}};
+  if (!timed_out)
+    for (const auto& f : blocked_->fds) resumed_->fds.push_back(f.fd);
   blocked_.reset();
   runnable_ = true;
 }
@@ -123,6 +132,7 @@ void HostedClient::input_ready(int fd) {
 
 void HostedClient::kill() {
   if (process_) process_->kill();
+  resumed_.reset();
   for (auto& s : servers_) s->reset_all();
   blocked_.reset();
   deadline_id_.reset();  // the crash dropped the host's tasks

@@ -86,6 +86,11 @@ class HostedClient {
   std::vector<std::unique_ptr<SimSocketServer>> servers_;  // one per node
   std::unique_ptr<ControlledProcess> process_;
   std::optional<Blocked> blocked_;  // the wait it is in, if any
+  struct Resumed {
+    bool timed_out = false;
+    std::vector<int> fds;  // ready, when not timed out
+  };
+  std::optional<Resumed> resumed_;  // a wait that ended, not yet told (resume)
   bool runnable_ = false;
   bool ran_ = false;  // since the last send_commands
   std::uint64_t wait_ = 0;                   // the current wait's number: a stale deadline is ignored

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -1200,4 +1201,37 @@ print(c.getpeername()[1])
   REQUIRE(exited_zero(stop));
   CHECK(py.output() == "6379\n");
   CHECK(server.drain().opened.size() == 1);
+}
+
+// HostedClient::resume: a wait that ends during an instant is told to the
+// process only when it next runs, after every event of the instant — told
+// at once, it would run beside them in real time (node-redlock's ready
+// checks, three replies at one instant, gave three digests for one seed
+// under load). Here the process would print within the real-time pause.
+#include "hosted/hosted_client.hpp"
+#include "sim/world.hpp"
+
+TEST_CASE("hosted time: a wait that ends is told to the process only when it next runs", "[hosted-time]") {
+  int in[2];
+  REQUIRE(pipe2(in, O_CLOEXEC) == 0);
+  Python py("import sys\nline = sys.stdin.readline()\nprint('read', line.strip(), flush=True)\n", 1, in[0]);
+  locksim::sim::World world(1);
+  locksim::sim::Host& host = world.add_host("A");
+  host.start();
+  {
+    HostedClient client(host, 0, [](std::size_t) { return locksim::sim::HostId{}; });
+    client.start(py.spec, "hosted-A");
+    client.run();
+    REQUIRE(client.blocked());  // on its stdin
+    REQUIRE(write(in[1], "hello\n", 6) == 6);
+    client.input_ready(0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(py.output().empty());
+    client.run();
+    CHECK(py.output() == "read hello\n");
+    CHECK(client.ended());
+  }
+  close(in[0]);
+  close(in[1]);
+  world.destroy_hosts();
 }
