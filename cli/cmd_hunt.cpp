@@ -32,6 +32,7 @@
 #include "cli/output_files.hpp"
 #include "cli/process_locks.hpp"
 #include "cli/saved_examples.hpp"
+#include "cli/sweep.hpp"
 #include "cli/terminal.hpp"
 #include "cli/version.hpp"
 #include "locks/registry.hpp"
@@ -64,6 +65,7 @@ struct HuntArgs {
   std::string workload;              // empty: the lock workload
   std::vector<std::string> methods;  // an inventory's methods; empty: those that take the lock
   bool verify = false;               // --verify: every run of the search and the shrink twice
+  std::string jobs;                  // --jobs: threads for the search (default: the cores)
   ExampleOptions examples;
 };
 
@@ -115,6 +117,7 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
   o.verify = a.verify;
+  o.jobs = static_cast<unsigned>(option_number("hunt", "--jobs", a.jobs, {1, kMaxJobs}));
   if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--kinds", a.faults);
   o.limits.inventory_methods = sale_methods(a, *lock);
   if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});
@@ -308,6 +311,11 @@ Handler add_hunt_command(CLI::App& app) {
                   "What generated clients do: lock (default) or inventory (a sale of a drawn stock)");
   cmd->add_option("--method", args->methods,
                   "Inventory methods to draw, comma separated (default: lock,segmented, the ones that take the lock)");
+  args->jobs = std::to_string(default_jobs());
+  cmd->add_option("--jobs", args->jobs,
+                  "Threads that run the search's cases (1.." + std::to_string(kMaxJobs) +
+                      "; default: the cores); the result is the same for any number")
+      ->capture_default_str();
   add_verify_flag(*cmd, args->verify);
   add_example_options(*cmd, args->examples);
   add_color_option(*cmd);

@@ -195,6 +195,9 @@ struct HuntOptions {
   std::string baseline_lock;
   std::size_t shrink_runs = 1500;
   bool verify = false;  // every run twice, search and shrink (RunOptions::verify)
+  // Threads that run the search's cases (the shrink is one run after
+  // another); the result is the same for any number.
+  unsigned jobs = 1;
   // Called after every case with (cases run, found); false stops the search
   // (the CLI's --time and progress line live there, not in scenarios/).
   std::function<bool(std::uint64_t, bool)> keep_going;

@@ -465,7 +465,9 @@ TEST_CASE("the shrinker drops the replicas and masters that a partition names", 
   CHECK(minimal.faults.front().groups == std::vector<std::vector<std::string>>{{"A"}, {"redis-1"}});
 }
 
-TEST_CASE("the same hunt seed and budget find the same minimal scenario", "[property]") {
+// ... for any number of search threads (HuntOptions::jobs): the cases are
+// taken in index order, so the first failing one is the same.
+TEST_CASE("the same hunt seed and budget find the same minimal scenario, with any --jobs", "[property]") {
   HuntOptions o;
   o.lock_kind = "naive-del";
   o.limits = limits_of(default_hunt_kinds(), 4, 3);
@@ -475,6 +477,18 @@ TEST_CASE("the same hunt seed and budget find the same minimal scenario", "[prop
   REQUIRE(a.found);
   CHECK(a.case_index == b.case_index);
   CHECK(scenario_to_toml(a.minimal) == scenario_to_toml(b.minimal));
+  o.jobs = 3;
+  const HuntResult threaded = hunt(o);
+  REQUIRE(threaded.found);
+  CHECK(threaded.case_index == a.case_index);
+  CHECK(threaded.cases == a.cases);
+  CHECK(scenario_to_toml(threaded.minimal) == scenario_to_toml(a.minimal));
+  if (a.case_index > 0) {  // a budget that stops short of it: none found, every case run
+    o.budget = a.case_index;
+    const HuntResult short_of_it = hunt(o);
+    CHECK_FALSE(short_of_it.found);
+    CHECK(short_of_it.cases == a.case_index);
+  }
 }
 
 // --- reproductions of shipped client bugs (docs/reproductions.md) ----------------

@@ -44,7 +44,7 @@ _locksim() {
     run) opts="--lock --expect --seed --format --trace --verify --timeline --store --color" ;;
     replay) opts="--format --trace --verify --timeline --line --color" ;;
     sweep) opts="--scenario --lock --expect --seeds --seed-start --jobs --shard --out --resume --quiet --verify --live --time-scale --redis-server" ;;
-    hunt) opts="--lock --scenario --kinds --budget --time --seed --out --property --workload --method --verify --examples-dir --no-examples --color" ;;
+    hunt) opts="--lock --scenario --kinds --budget --time --seed --out --property --workload --method --jobs --verify --examples-dir --no-examples --color" ;;
     check) opts="--scenario --lock --faults --kinds --property --jobs --shard --out --merge --examples-dir --no-examples --color" ;;
     report) opts="--format --out" ;;
     live) opts="--lock --time-scale --redis-server --format --seed --redis --prefix --allow-remote --client --color" ;;
