@@ -30,6 +30,7 @@
 #include "cli/commands.hpp"
 #include "cli/vocabulary.hpp"
 #include "cli/output_files.hpp"
+#include "cli/parallel.hpp"
 #include "cli/process_locks.hpp"
 #include "cli/saved_examples.hpp"
 #include "cli/sweep.hpp"
@@ -117,7 +118,7 @@ scenarios::HuntOptions hunt_options(const HuntArgs& a, bool budget_given) {
   scenarios::HuntOptions o = scenarios::default_hunt_options(*lock);
   o.seed = option_number("hunt", "--seed", a.seed);
   o.verify = a.verify;
-  o.jobs = static_cast<unsigned>(option_number("hunt", "--jobs", a.jobs, {1, kMaxJobs}));
+  o.case_source = hunt_cases_on_threads(static_cast<unsigned>(option_number("hunt", "--jobs", a.jobs, {1, kMaxJobs})));
   if (!a.faults.empty()) o.limits.kinds = option_fault_kinds("hunt", "--kinds", a.faults);
   o.limits.inventory_methods = sale_methods(a, *lock);
   if (budget_given) o.budget = option_number("hunt", "--budget", a.budget, {1, reports::Bounds{}.max});

@@ -11,10 +11,12 @@
 #include <cstring>
 #include <condition_variable>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "cli/commands.hpp"
@@ -243,6 +245,78 @@ bool MemoryReserve::retirement_requested() {
   while (n > 0 && !retirements_requested.compare_exchange_weak(n, n - 1)) {
   }
   return n > 0;
+}
+
+namespace {
+
+class ThreadedHuntCases final : public scenarios::HuntCaseSource {
+ public:
+  ThreadedHuntCases(const scenarios::HuntOptions& o, unsigned jobs) : o_(o), jobs_(jobs) {
+    try {
+      for (unsigned t = 0; t < jobs; ++t) threads_.emplace_back([this] { work(); });
+    } catch (const std::system_error&) {  // no more threads: the search goes on with those it has
+    }
+  }
+  ~ThreadedHuntCases() override {
+    {
+      std::lock_guard lock(mutex_);
+      stopped_ = true;
+    }
+    room_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  ThreadedHuntCases(const ThreadedHuntCases&) = delete;
+  ThreadedHuntCases& operator=(const ThreadedHuntCases&) = delete;
+
+  scenarios::HuntCase take(std::uint64_t index) override {
+    if (threads_.empty()) return scenarios::run_hunt_case(o_, index);
+    std::unique_lock lock(mutex_);
+    done_changed_.wait(lock, [&] { return done_.count(index) != 0; });
+    scenarios::HuntCase c = std::move(done_.at(index));
+    done_.erase(index);
+    taken_ = index + 1;
+    lock.unlock();
+    room_.notify_all();
+    return c;
+  }
+
+ private:
+  static constexpr std::uint64_t kAhead = 4;
+
+  void work() {
+    for (;;) {
+      std::uint64_t index = 0;
+      {
+        std::unique_lock lock(mutex_);
+        room_.wait(lock, [&] { return stopped_ || next_ >= o_.budget || next_ < taken_ + kAhead * jobs_; });
+        if (stopped_ || next_ >= o_.budget) return;
+        index = next_++;
+      }
+      scenarios::HuntCase c = scenarios::run_hunt_case(o_, index);
+      {
+        std::lock_guard lock(mutex_);
+        done_.emplace(index, std::move(c));
+      }
+      done_changed_.notify_all();
+    }
+  }
+
+  const scenarios::HuntOptions& o_;
+  const unsigned jobs_;
+  std::mutex mutex_;
+  std::condition_variable done_changed_, room_;
+  std::map<std::uint64_t, scenarios::HuntCase> done_;
+  std::uint64_t next_ = 0, taken_ = 0;
+  bool stopped_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
+std::function<std::unique_ptr<scenarios::HuntCaseSource>(const scenarios::HuntOptions&)> hunt_cases_on_threads(
+    unsigned jobs) {
+  if (jobs <= 1) return {};
+  return [jobs](const scenarios::HuntOptions& o) { return std::make_unique<ThreadedHuntCases>(o, jobs); };
 }
 
 }  // namespace locksim::cli

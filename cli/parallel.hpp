@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/terminal.hpp"
+#include "scenarios/schedule_gen.hpp"
 
 namespace locksim::cli {
 
@@ -165,5 +166,14 @@ class OrderedWriter {
   std::uint64_t unmatched_ = 0;
   bool failed_ = false;
 };
+
+// hunt --jobs: a hunt's cases (scenarios::HuntCaseSource) run on `jobs`
+// threads, kept for the whole search (a library lock's zygote is per
+// thread) and taken in index order, so the case found is the same for any
+// number. The threads run at most 4 cases each past the one taken last
+// (what they ran past a failing case is work thrown away) and stop when the
+// source goes. With jobs 1: none (the cases run where hunt() runs).
+std::function<std::unique_ptr<scenarios::HuntCaseSource>(const scenarios::HuntOptions&)> hunt_cases_on_threads(
+    unsigned jobs);
 
 }  // namespace locksim::cli

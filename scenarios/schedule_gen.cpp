@@ -5,12 +5,6 @@
 #include "scenarios/schedule_gen.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <exception>
-#include <map>
-#include <mutex>
-#include <system_error>
-#include <thread>
 
 #include "locks/registry.hpp"
 #include "scenarios/inventory_workload.hpp"
@@ -765,18 +759,10 @@ std::string violation_to_shrink(const RunResult& run, const std::string& wanted)
   return {};
 }
 
-// One generated case: its scenario and what it showed — the violation to
-// shrink for ("" for none), or the reason a library lock's processes gave
-// no verdict, or what the run threw (a nondeterministic run under verify).
-struct CaseOutcome {
-  Scenario scenario;
-  std::string kind;
-  std::string error;
-  std::exception_ptr thrown;
-};
+}  // namespace
 
-CaseOutcome run_case(const HuntOptions& o, std::uint64_t index) {
-  CaseOutcome c;
+HuntCase run_hunt_case(const HuntOptions& o, std::uint64_t index) {
+  HuntCase c;
   try {
     c.scenario = generate_scenario(case_seed(o.seed, index), o.lock_kind, o.limits, o.base ? &*o.base : nullptr);
     RunOptions options;
@@ -799,83 +785,14 @@ CaseOutcome run_case(const HuntOptions& o, std::uint64_t index) {
   return c;
 }
 
-// The cases of a search, run by `jobs` threads (kept for the whole search:
-// a library lock's zygote is per thread) and taken in index order, so that
-// the first case that fails is the same one for any number of jobs. The
-// threads run at most kAhead cases a thread past the one taken last: what
-// they ran past a failing case is work thrown away.
-class CaseRunner {
- public:
-  explicit CaseRunner(const HuntOptions& o) : o_(o) {
-    try {
-      for (unsigned t = 0; o.jobs > 1 && t < o.jobs; ++t) threads_.emplace_back([this] { work(); });
-    } catch (const std::system_error&) {  // no more threads: the search goes on with those it has
-    }
-  }
-  ~CaseRunner() {
-    {
-      std::lock_guard lock(mutex_);
-      stopped_ = true;
-    }
-    room_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  CaseRunner(const CaseRunner&) = delete;
-  CaseRunner& operator=(const CaseRunner&) = delete;
-
-  // Case `index`'s outcome; the cases are taken in order 0, 1, 2, ...
-  CaseOutcome take(std::uint64_t index) {
-    if (threads_.empty()) return run_case(o_, index);
-    std::unique_lock lock(mutex_);
-    done_changed_.wait(lock, [&] { return done_.count(index) != 0; });
-    CaseOutcome c = std::move(done_.at(index));
-    done_.erase(index);
-    taken_ = index + 1;
-    lock.unlock();
-    room_.notify_all();
-    return c;
-  }
-
- private:
-  static constexpr std::uint64_t kAhead = 4;
-
-  void work() {
-    for (;;) {
-      std::uint64_t index = 0;
-      {
-        std::unique_lock lock(mutex_);
-        room_.wait(lock, [&] { return stopped_ || next_ >= o_.budget || next_ < taken_ + kAhead * o_.jobs; });
-        if (stopped_ || next_ >= o_.budget) return;
-        index = next_++;
-      }
-      CaseOutcome c = run_case(o_, index);
-      {
-        std::lock_guard lock(mutex_);
-        done_.emplace(index, std::move(c));
-      }
-      done_changed_.notify_all();
-    }
-  }
-
-  const HuntOptions& o_;
-  std::mutex mutex_;
-  std::condition_variable done_changed_, room_;
-  std::map<std::uint64_t, CaseOutcome> done_;
-  std::uint64_t next_ = 0, taken_ = 0;
-  bool stopped_ = false;
-  std::vector<std::thread> threads_;
-};
-
-}  // namespace
-
 HuntResult hunt(const HuntOptions& o) {
   HuntResult result;
   result.run_seed = o.seed;
-  std::optional<CaseOutcome> failing;
+  std::optional<HuntCase> failing;
   {
-    CaseRunner runner(o);
+    const std::unique_ptr<HuntCaseSource> source = o.case_source ? o.case_source(o) : nullptr;
     for (std::uint64_t i = 0; i < o.budget; ++i) {
-      CaseOutcome c = runner.take(i);
+      HuntCase c = source ? source->take(i) : run_hunt_case(o, i);
       result.cases = i + 1;
       if (c.thrown) std::rethrow_exception(c.thrown);
       if (!c.error.empty()) {
@@ -889,7 +806,7 @@ HuntResult hunt(const HuntOptions& o) {
       }
       if (o.keep_going && !o.keep_going(result.cases, false)) break;
     }
-  }  // the search's threads end here, before the shrink
+  }  // the source is gone before the shrink (a threaded one has stopped)
   if (!failing) return result;
   result.found = true;
   result.violation = failing->kind;

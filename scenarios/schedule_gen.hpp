@@ -31,7 +31,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -182,6 +184,28 @@ ScenarioPredicate shows_violation_unlike(const std::string& lock_kind, const std
 
 // --- Hunting ------------------------------------------------------------------
 
+// One generated case of a hunt and what it showed: the violation to shrink
+// for ("" for none), or why a library lock's processes gave no verdict, or
+// what the run threw (a nondeterministic run under verify).
+struct HuntCase {
+  Scenario scenario;
+  std::string kind;
+  std::string error;
+  std::exception_ptr thrown;
+};
+
+struct HuntOptions;
+
+// Where a hunt's cases come from: hunt() takes them in index order 0, 1,
+// 2, ... and destroys the source before it shrinks. A source may run cases
+// ahead (the CLI's hunt --jobs, on threads: cli/parallel.hpp), never
+// change one.
+class HuntCaseSource {
+ public:
+  virtual ~HuntCaseSource() = default;
+  virtual HuntCase take(std::uint64_t index) = 0;
+};
+
 struct HuntOptions {
   std::string lock_kind;
   std::optional<Scenario> base;   // topology and workload to search on
@@ -195,9 +219,8 @@ struct HuntOptions {
   std::string baseline_lock;
   std::size_t shrink_runs = 1500;
   bool verify = false;  // every run twice, search and shrink (RunOptions::verify)
-  // Threads that run the search's cases (the shrink is one run after
-  // another); the result is the same for any number.
-  unsigned jobs = 1;
+  // The search's cases; empty: run here, one after another.
+  std::function<std::unique_ptr<HuntCaseSource>(const HuntOptions&)> case_source;
   // Called after every case with (cases run, found); false stops the search
   // (the CLI's --time and progress line live there, not in scenarios/).
   std::function<bool(std::uint64_t, bool)> keep_going;
@@ -218,6 +241,9 @@ struct HuntResult {
 };
 
 HuntResult hunt(const HuntOptions& options);
+
+// Case `index` of the search `options` describes, run now.
+HuntCase run_hunt_case(const HuntOptions& options, std::uint64_t index);
 
 // What `locksim hunt --lock NAME` searches with no other option: the default
 // fault kinds and budget (1000 cases); for a reproduction of a shipped bug

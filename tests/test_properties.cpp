@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/parallel.hpp"
 #include "cli/sweep.hpp"
 #include "locks/lock_base.hpp"
 #include "locks/registry.hpp"
@@ -465,8 +466,9 @@ TEST_CASE("the shrinker drops the replicas and masters that a partition names", 
   CHECK(minimal.faults.front().groups == std::vector<std::vector<std::string>>{{"A"}, {"redis-1"}});
 }
 
-// ... for any number of search threads (HuntOptions::jobs): the cases are
-// taken in index order, so the first failing one is the same.
+// ... for any number of search threads (hunt --jobs: cli/parallel.hpp's
+// hunt_cases_on_threads): the cases are taken in index order, so the first
+// failing one is the same.
 TEST_CASE("the same hunt seed and budget find the same minimal scenario, with any --jobs", "[property]") {
   HuntOptions o;
   o.lock_kind = "naive-del";
@@ -477,7 +479,7 @@ TEST_CASE("the same hunt seed and budget find the same minimal scenario, with an
   REQUIRE(a.found);
   CHECK(a.case_index == b.case_index);
   CHECK(scenario_to_toml(a.minimal) == scenario_to_toml(b.minimal));
-  o.jobs = 3;
+  o.case_source = locksim::cli::hunt_cases_on_threads(3);
   const HuntResult threaded = hunt(o);
   REQUIRE(threaded.found);
   CHECK(threaded.case_index == a.case_index);
