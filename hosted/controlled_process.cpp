@@ -284,12 +284,11 @@ Stop ControlledProcess::run_until_blocked() {
 }
 
 // The next report within the real-time bound, answering the hello of the
-// program's start on the way.
-// One recv, blocking for up to a slice (SO_RCVTIMEO, open_channel) rather
-// than a poll and a recv: a system call less at every block. The process's
-// end closes when it dies (EOF); a slice without a report looks at the
-// pidfd, for an end kept open elsewhere, and at the kernel waits the shim
-// cannot report.
+// program's start on the way. Each wait for it is one recv, blocking for up
+// to a slice (SO_RCVTIMEO, open_channel) rather than a poll and a recv: a
+// system call less at every block. The process's end of the channel closes
+// when it dies (EOF); a slice without a report looks at the pidfd (for an
+// end kept open elsewhere) and at the kernel waits the shim cannot report.
 Stop ControlledProcess::receive() {
   const auto until = Clock::now() + bound_;
   for (;;) {
