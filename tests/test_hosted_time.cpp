@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "hosted/controlled_process.hpp"
@@ -82,6 +83,14 @@ Stop run_to_end(ControlledProcess& p) {
     p.set_clocks(mono, wall);
     p.resume_timed_out();
   }
+}
+
+// Writes `bytes` to `fd`, whose other end the process waits on as its fd
+// 0, ends that wait and runs the process to its next stop.
+Stop feed(ControlledProcess& p, int fd, std::string_view bytes) {
+  REQUIRE(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  p.resume_ready({0});
+  return p.run_until_blocked();
 }
 
 std::string reason_of(const Stop& stop) {
@@ -188,16 +197,12 @@ print(s.recv(100))
   CHECK(std::get<Blocked>(stop).call == "poll");  // Python polls a socket with a timeout first
   CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
   CHECK(std::get<Blocked>(stop).deadline_ns == kStartMonotonic + 5 * kSecond);
-  REQUIRE(write(pair[0], "hello", 5) == 5);
-  p.resume_ready({0});
-  stop = p.run_until_blocked();  // a blocking recv: no poll of Python's own
+  stop = feed(p, pair[0], "hello");  // a blocking recv: no poll of Python's own
   REQUIRE(std::holds_alternative<Blocked>(stop));
   CHECK(std::get<Blocked>(stop).call == "recv");
   CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
   CHECK_FALSE(std::get<Blocked>(stop).deadline_ns);
-  REQUIRE(write(pair[0], "world", 5) == 5);
-  p.resume_ready({0});
-  stop = p.run_until_blocked();
+  stop = feed(p, pair[0], "world");
   INFO(reason_of(stop));
   REQUIRE(exited_zero(stop));
   CHECK(py.output() == "b'hello'\nb'world'\n");
@@ -434,9 +439,7 @@ print(buf.value.decode(), end='')
   REQUIRE(std::holds_alternative<Blocked>(stop));
   CHECK(std::get<Blocked>(stop).fds == std::vector<WaitFd>{{0, POLLIN}});
   CHECK_FALSE(std::get<Blocked>(stop).deadline_ns);
-  REQUIRE(write(pipe_fds[1], "hello\n", 6) == 6);
-  p.resume_ready({0});
-  stop = p.run_until_blocked();
+  stop = feed(p, pipe_fds[1], "hello\n");
   INFO(reason_of(stop));
   REQUIRE(exited_zero(stop));
   CHECK(py.output() == "hello\n");
