@@ -42,19 +42,19 @@ HostedClient::~HostedClient() {
   if (process_) process_->kill();
 }
 
-// A port no ephemeral one takes (those start at 32768), so a told address
-// never shadows a real socket of locksim's.
-constexpr int kFirstToldPort = 6379;
+// The port node n's address names: 6379 + n, below the ephemeral ports
+// (from 32768), so a told address never shadows a real socket of locksim's.
+static std::uint16_t told_port(std::size_t node) { return static_cast<std::uint16_t>(6379 + node); }
 
 std::string HostedClient::address(std::size_t node) const {
   (void)servers_.at(node);  // a node it has
-  return "127.0.0.1:" + std::to_string(kFirstToldPort + node);
+  return "127.0.0.1:" + std::to_string(told_port(node));
 }
 
 void HostedClient::start(ProcessSpec spec, const std::string& seed_stream, ControlledProcess* zygote) {
   spec.ports.clear();
   for (std::size_t n = 0; n < servers_.size(); ++n)
-    spec.ports.emplace_back(static_cast<std::uint16_t>(kFirstToldPort + n), static_cast<std::uint16_t>(port(n)));
+    spec.ports.emplace_back(told_port(n), static_cast<std::uint16_t>(port(n)));
   spec.seed = host_->world().stream(seed_stream).next();
   spec.monotonic_ns = ns_of(host_->monotonic_now());
   spec.wall_ns = ns_of(host_->wall_now());

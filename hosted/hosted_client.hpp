@@ -6,8 +6,9 @@
 // clocks are its host's local clocks, and each of its waits stops it. It
 // reaches node n through a loopback socket of its own (SimSocketServer, one
 // per node), at an address that is the same in every run (127.0.0.1:6379+n,
-// mapped by its shim to the socket's ephemeral port); what it wrote there leaves its host as simulated commands
-// (send_commands) to whichever host serves node n now (the directory: a
+// mapped by its shim to the socket's ephemeral port); what it wrote there
+// leaves its host as simulated commands (send_commands) to whichever host
+// serves node n now (the directory: a
 // failover is followed), and each reply is written back when it arrives.
 // A wait's deadline is a sleep on the host (its drift applies, a pause
 // defers it, a crash drops it); a pause of the host is a process that is

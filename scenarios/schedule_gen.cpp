@@ -770,10 +770,12 @@ HuntCase run_hunt_case(const HuntOptions& o, std::uint64_t index) {
     options.seed = o.seed;
     options.verify = o.verify;
     const auto run = run_scenario(c.scenario, options);
-    const auto lock = locks::find_lock(o.lock_kind);
-    if (!run && lock && !lock->library.empty()) {  // a process failed: no verdict; never "no violation"
-      c.error = run.error();
-      return c;
+    if (!run) {
+      const auto lock = locks::find_lock(o.lock_kind);
+      if (lock && !lock->library.empty()) {  // a process failed: no verdict; never "no violation"
+        c.error = run.error();
+        return c;
+      }
     }
     c.kind = run ? violation_to_shrink(*run, o.violation) : std::string();
     if (!c.kind.empty() && !o.baseline_lock.empty() &&

@@ -570,13 +570,15 @@ int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
 }
 
 /* The address map (simtime_protocol.h): `addr`, if it is 127.0.0.1 and a
- * port in `from`, rewritten in `copy` to the port at the same place in
- * `to`; else `addr` itself. */
-static const struct sockaddr* mapped(const struct sockaddr* addr, socklen_t len, const uint16_t* from,
-                                     const uint16_t* to, struct sockaddr_in* copy) {
+ * told port (to_real) or a real one (!to_real), rewritten in `copy` to its
+ * counterpart; else `addr` itself. */
+static const struct sockaddr* mapped(const struct sockaddr* addr, socklen_t len, int to_real,
+                                     struct sockaddr_in* copy) {
   if (!controlled() || !addr || len < sizeof *copy || addr->sa_family != AF_INET) return addr;
   memcpy(copy, addr, sizeof *copy);
   if (copy->sin_addr.s_addr != htonl(INADDR_LOOPBACK)) return addr;
+  const uint16_t* from = to_real ? clocks->told : clocks->real;
+  const uint16_t* to = to_real ? clocks->real : clocks->told;
   for (uint32_t i = 0; i < clocks->ports && i < LOCKSIM_SIMTIME_MAX_PORTS; ++i)
     if (ntohs(copy->sin_port) == from[i]) {
       copy->sin_port = htons(to[i]);
@@ -588,9 +590,7 @@ static const struct sockaddr* mapped(const struct sockaddr* addr, socklen_t len,
 int getpeername(int fd, struct sockaddr* addr, socklen_t* len) {
   const int r = (int)syscall(SYS_getpeername, fd, addr, len);
   struct sockaddr_in copy;
-  if (r == 0 && addr && *len >= sizeof copy && mapped(addr, *len, clocks ? clocks->real : NULL,
-                                                      clocks ? clocks->told : NULL, &copy) != addr)
-    memcpy(addr, &copy, sizeof copy);
+  if (r == 0 && addr && mapped(addr, *len, 0, &copy) != addr) memcpy(addr, &copy, sizeof copy);
   return r;
 }
 
@@ -599,7 +599,7 @@ int getpeername(int fd, struct sockaddr* addr, socklen_t* len) {
  * address goes through the address map. */
 int connect(int fd, const struct sockaddr* told, socklen_t len) {
   struct sockaddr_in copy;
-  const struct sockaddr* addr = mapped(told, len, clocks ? clocks->told : NULL, clocks ? clocks->real : NULL, &copy);
+  const struct sockaddr* addr = mapped(told, len, 1, &copy);
   const long flags = controlled() ? syscall(SYS_fcntl, fd, F_GETFL) : -1;
   if (flags < 0 || (flags & O_NONBLOCK)) return (int)syscall(SYS_connect, fd, addr, len);
   syscall(SYS_fcntl, fd, F_SETFL, flags | O_NONBLOCK);
